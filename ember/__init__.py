@@ -1,0 +1,48 @@
+"""ember: PyTorch's autograd API in pure Python on NumPy. `import ember as torch`."""
+from .dtypes import (bool_ as bool, uint8, int8, int16, int32, int64, float16, float32,
+                     float64, complex64, complex128, half, float, double, short, int, long,
+                     cfloat, cdouble, dtype, set_default_dtype, get_default_dtype,
+                     promote_types)
+from .tensor import Tensor, Size, device
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
+                                 inference_mode)
+from .printing import set_printoptions, get_printoptions
+from .creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
+                       arange, linspace, logspace, rand, randn, randint, randperm, normal,
+                       zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
+                       randint_like, Generator, default_generator, manual_seed, seed,
+                       initial_seed, get_rng_state, set_rng_state)
+from .ops.pointwise import *   # noqa: F401,F403  (each family module lists its names in __all__)
+from .ops.reduce import *      # noqa: F401,F403
+from .ops.shape import *       # noqa: F401,F403
+from .ops.join import *        # noqa: F401,F403
+from .ops.convert import *     # noqa: F401,F403
+from . import autograd
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def result_type(tensor1, tensor2):
+    from .dtypes import result_type as _rt
+    return _rt(tensor1, tensor2)
+
+
+def can_cast(from_, to):
+    from .ops._common import can_cast as _cc
+    return _cc(from_.np, to.np)

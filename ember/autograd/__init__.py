@@ -1,0 +1,131 @@
+"""torch.autograd's front end: argument checks, then one call into the engine."""
+import numpy as np
+
+from . import grad_mode
+from .engine import run_backward
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
+                        inference_mode)
+from .graph import Node, accumulator
+from . import graph
+
+
+def _tensors(x):
+    from ..tensor import Tensor
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs, grad_outputs, is_grads_batched=False):
+    from ..tensor import Tensor, Size, wrap
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._data.dtype.kind != "f":
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
+                g = wrap(np.ones(out._data.shape, out._data.dtype))
+        elif isinstance(g, Tensor):
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{Size(g._data.shape)} and output[{i}] has a shape of "
+                                   f"{Size(out._data.shape)}.")
+            if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+                raise RuntimeError(f"For complex Tensors, both grad_output and output are "
+                                   f"required to have the same dtype. Mismatch in dtype: "
+                                   f"grad_output[{i}] has a dtype of {g.dtype} and output[{i}] "
+                                   f"has a dtype of {out.dtype}.")
+            if g._data.dtype != out._data.dtype:
+                g = g.to(out.dtype)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+        grads.append(g)
+    return grads
+
+
+def _roots(outputs, grads):
+    roots = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        edge = graph.edge(out)
+        roots.append((edge, g))
+    return roots
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    outputs = _tensors(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    grads = _tensors(grad_tensors) if grad_tensors is not None else [None] * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+    if inputs is not None:
+        inputs = _tensors(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(outputs, grads)
+    roots = _roots(outputs, grads)
+    only = None
+    if inputs is not None:
+        only, capture = set(), {}
+        for t in inputs:
+            if t._grad_fn is None:
+                only.add(accumulator(t))
+            else:
+                capture[(t._grad_fn, t._output_nr)] = None
+        run_backward(roots, retain_graph, create_graph, capture=capture or None, only=only)
+        for t in inputs:
+            if t._grad_fn is not None:
+                g = capture[(t._grad_fn, t._output_nr)]
+                if g is not None:
+                    t._grad = g.detach() if t._grad is None else t._grad + g.detach()
+        return
+    run_backward(roots, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    from ..tensor import Tensor
+    single = isinstance(inputs, Tensor)
+    outputs = _tensors(outputs)
+    inputs = _tensors(inputs)
+    grad_outputs = _tensors(grad_outputs) if grad_outputs is not None else [None] * len(outputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outputs, grad_outputs)
+    roots = _roots(outputs, grads)
+    keys = [(accumulator(t), 0) if t._grad_fn is None else (t._grad_fn, t._output_nr)
+            for t in inputs]
+    capture = {k: None for k in keys}
+    run_backward(roots, retain_graph, create_graph, capture=capture, accumulate=False)
+    result = []
+    for t, k in zip(inputs, keys):
+        g = capture[k]
+        if g is None:
+            if materialize_grads:
+                from ..creation import zeros_like
+                g = zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+        elif not create_graph:
+            g = g.detach()
+        result.append(g)
+    return tuple(result)

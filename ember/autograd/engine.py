@@ -1,0 +1,157 @@
+"""The backward engine: count dependencies, then run ready nodes, newest first.
+
+Note [Engine order]: a node runs once all nodes that feed it have run (dependency counts
+from one traversal). Among ready nodes the one created last runs first (a heap on the
+creation sequence number, as torch's CPU engine orders by sequence_nr); AccumulateGrad nodes
+carry the largest numbers, so leaves receive their gradient as soon as it is complete.
+Nothing here recurses: depth is bounded only by memory."""
+from heapq import heappop, heappush
+
+from .grad_mode import STATE
+from .graph import AccumulateGrad, SECOND_BACKWARD
+
+
+def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
+                 only=None):
+    """roots: list of ((node, output_nr), grad Tensor). capture: dict {(node, nr): None}
+    filled with the gradient flowing into each edge (autograd.grad). accumulate=False skips
+    AccumulateGrad (autograd.grad). only: set of AccumulateGrad nodes allowed to run
+    (backward(inputs=...))."""
+    buffers = {}
+    for (node, nr), grad in roots:
+        _add_to_buffer(buffers, node, nr, grad)
+    deps = _dependencies([e[0][0] for e in roots])
+    heap = []
+    for node in buffers:
+        if not deps.get(node):
+            heappush(heap, (-node._seq, node))
+    prev = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        while heap:
+            node = heappop(heap)[1]
+            grad = buffers.pop(node, None)
+            if capture is not None and grad is not None:
+                _capture(capture, node, grad)
+            if type(node) is AccumulateGrad:
+                if grad is not None and accumulate and (only is None or node in only):
+                    node.apply(grad)
+                continue
+            if grad is not None:
+                if node._freed:
+                    raise RuntimeError(SECOND_BACKWARD)
+                hooks = node._hooks
+                if hooks is not None:
+                    grad = _pre_hooks(node, hooks, grad)
+                outs = node.apply(grad)
+                if hooks is not None and "post" in hooks:
+                    outs = _post_hooks(hooks["post"], outs, grad)
+                if not retain_graph:
+                    node.release()
+            else:
+                outs = None
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                if outs is not None:
+                    g = outs[i]
+                    if g is not None:
+                        meta = nxt._meta if nxt._n_outputs == 1 else nxt._meta[nr]
+                        data = g._data
+                        if data.shape != meta[0]:
+                            g = _sum_to(g, meta[0])
+                        if g._data.dtype != meta[1]:
+                            g = g.to(_dtype_of(meta[1]))
+                        _add_to_buffer(buffers, nxt, nr, g)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if not left:
+                    heappush(heap, (-nxt._seq, nxt))
+    finally:
+        STATE.enabled = prev
+
+
+def _dependencies(starts):
+    """Number of edges arriving at each node reachable from the roots (iterative DFS)."""
+    deps = {}
+    stack = list(starts)
+    seen = set(stack)
+    while stack:
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _add_to_buffer(buffers, node, nr, grad):
+    """Sum gradients arriving at the same node output (torch's InputBuffer)."""
+    if node._n_outputs == 1:
+        old = buffers.get(node)
+        buffers[node] = grad if old is None else old + grad
+    else:
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_outputs
+        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+
+
+def _capture(capture, node, grad):
+    if node._n_outputs == 1:
+        if (node, 0) in capture:
+            capture[(node, 0)] = grad
+    else:
+        for nr, g in enumerate(grad):
+            if (node, nr) in capture:
+                capture[(node, nr)] = g
+
+
+def _pre_hooks(node, hooks, grad):
+    multi = node._n_outputs != 1
+    grads = list(grad) if multi else [grad]
+    for nr, fn in hooks.get("tensor_pre", ()):
+        if grads[nr] is not None:
+            out = fn(grads[nr])
+            if out is not None:
+                grads[nr] = out
+    for nr, ref in hooks.get("retain", {}).items():
+        t = ref()
+        if t is not None and grads[nr] is not None:
+            g = grads[nr]
+            if t._grad is None:
+                t._grad = g if STATE.enabled else g.detach().clone()
+            else:
+                t._grad = t._grad + g if STATE.enabled else t._grad.detach() + g.detach()
+    for fn in hooks.get("pre", ()):
+        out = fn(tuple(grads))
+        if out is not None:
+            grads = list(out)
+    return grads if multi else grads[0]
+
+
+def _post_hooks(hooks, outs, grad):
+    for fn in hooks:
+        res = fn(tuple(outs), grad if isinstance(grad, list) else (grad,))
+        if res is not None:
+            outs = tuple(res)
+    return outs
+
+
+def _sum_to(g, shape):
+    """Sum a broadcast gradient down to `shape` (with ember ops, so it is differentiable)."""
+    lead = g.ndim - len(shape)
+    dims = list(range(lead))
+    dims += [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead or g.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def _dtype_of(np_dtype):
+    from ..dtypes import FROM_NP
+    return FROM_NP[np_dtype]

@@ -1,0 +1,165 @@
+"""Graph nodes: the Node base class, AccumulateGrad, and `link`, which attaches a node to an
+op's output. Each op's own node class lives beside its forward function in ember/ops/."""
+import itertools
+import weakref
+from sys import getrefcount
+
+from .grad_mode import STATE
+
+_counter = itertools.count()
+# AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
+_ACC_SEQ = 1 << 62
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+class Node:
+    """A backward function. `next_functions[i]` is the (node, output_nr) edge that receives the
+    gradient for input i; `_meta` is (shape, numpy dtype) of this node's output, which the
+    engine uses to sum a broadcast gradient back and cast it once, for every node."""
+
+    __slots__ = ("next_functions", "_seq", "_meta", "_freed", "_hooks", "__weakref__")
+    _saved_names = ()   # slots holding saved tensors, dropped after backward
+    _n_outputs = 1
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def apply(self, grad):
+        """Gradients for each input (a tuple aligned with next_functions; None = no gradient)."""
+        raise NotImplementedError(type(self).__name__ + ".apply")
+
+    def release(self):
+        if self._saved_names:
+            for name in self._saved_names:
+                setattr(self, name, None)
+            self._freed = True
+
+    def __call__(self, *grads):
+        return self.apply(grads[0] if self._n_outputs == 1 else list(grads))
+
+    @property
+    def metadata(self):
+        return self._extra().setdefault("metadata", {})
+
+    def _extra(self):
+        if self._hooks is None:
+            self._hooks = {}
+        return self._hooks
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) after the node runs; may return new grad_inputs."""
+        return _Handle(self._extra().setdefault("post", []), fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) before the node runs; may return new grad_outputs."""
+        return _Handle(self._extra().setdefault("pre", []), fn)
+
+
+class _Handle:
+    __slots__ = ("hooks", "fn")
+
+    def __init__(self, hooks, fn):
+        self.hooks, self.fn = hooks, fn
+        hooks.append(fn)
+
+    def remove(self):
+        if self.fn in self.hooks:
+            self.hooks.remove(self.fn)
+
+
+class AccumulateGrad(Node):
+    """Sink for a leaf tensor: adds the incoming gradient to `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_functions = ()
+        self._seq = _ACC_SEQ + next(_counter)
+        self._meta = (variable._data.shape, variable._data.dtype)
+        self._freed = False
+        self._hooks = None
+
+    def apply(self, grad):
+        var = self.variable
+        for hook in var._tensor_hooks():
+            out = hook(grad)
+            if out is not None:
+                grad = out
+        old = var._grad
+        if old is None:
+            var._grad = grad if STATE.enabled or _owned(grad) else grad.detach().clone()
+        elif STATE.enabled:
+            var._grad = old + grad
+        else:
+            old._data += grad._data    # torch accumulates in place when not building a graph
+        return ()
+
+
+def _owned(t):
+    """True when nothing but the engine refers to this gradient or its array, so .grad can
+    take it without a copy (torch steals an unshared gradient the same way). The counts are
+    the references the engine and this call chain hold themselves."""
+    arr = t._data
+    return (t._grad_fn is None and arr.base is None and getrefcount(arr) <= 2
+            and getrefcount(t) <= _ENGINE_REFS)
+
+
+_ENGINE_REFS = 4
+
+
+def accumulator(t):
+    """The leaf's AccumulateGrad, cached weakly on the tensor as torch does."""
+    ref = t._acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._acc = weakref.ref(acc)
+    return acc
+
+
+def edge(t):
+    """The (node, output_nr) edge through which a gradient reaches tensor t."""
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (accumulator(t), 0)
+    return (None, 0)
+
+
+def link(out, node, *inputs):
+    """Make `node` the grad_fn of `out` with edges to `inputs` (tensors, or None for
+    non-tensor arguments)."""
+    node.next_functions = tuple(edge(t) if t is not None else (None, 0) for t in inputs)
+    node._seq = next(_counter)
+    node._meta = (out._data.shape, out._data.dtype)
+    node._freed = False
+    node._hooks = None
+    out._grad_fn = node
+    out._output_nr = 0
+    out._requires_grad = True
+    return out
+
+
+def link_multi(outs, node, *inputs):
+    """Like link for a node with several differentiable outputs."""
+    node.next_functions = tuple(edge(t) if t is not None else (None, 0) for t in inputs)
+    node._seq = next(_counter)
+    node._meta = [(o._data.shape, o._data.dtype) for o in outs]
+    node._freed = False
+    node._hooks = None
+    for i, o in enumerate(outs):
+        o._grad_fn = node
+        o._output_nr = i
+        o._requires_grad = True
+    return outs

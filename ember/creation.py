@@ -1,0 +1,465 @@
+"""Tensor creation: tensor(), factories, *_like, random sampling and Generator objects."""
+import numbers
+
+import numpy as np
+
+from . import dtypes as D
+from .ops.shape import size_args
+from .tensor import Tensor, device as _device, wrap
+
+
+def _finish(arr, requires_grad):
+    t = wrap(arr)
+    if requires_grad:
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t._requires_grad = True
+    return t
+
+
+def _check_device(device):
+    if device is not None:
+        _device(device)
+
+
+def _infer(data):
+    """NumPy array for nested Python data, with torch's dtype inference."""
+    if isinstance(data, Tensor):
+        return data._data.copy()
+    if isinstance(data, np.ndarray):
+        D.from_numpy_dtype(data.dtype)
+        return data.copy()
+    if isinstance(data, np.generic):
+        return np.array(data)
+    if isinstance(data, (list, tuple)):
+        _check_ragged(data, 0)
+        if _contains_tensor(data):
+            arr = np.array([_infer(d) for d in data])
+        else:
+            arr = np.array(data)
+    elif isinstance(data, (bool, numbers.Number)):
+        arr = np.array(data)
+    else:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if arr.dtype == np.float64 and not _has_np_float64(data):
+        arr = arr.astype(D.get_default_dtype().np)
+    elif arr.dtype == np.complex128:
+        arr = arr.astype(D.DEFAULT.complex.np)
+    elif arr.dtype.kind == "i" and arr.dtype != np.int64:
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind == "O" or arr.dtype.kind == "U":
+        raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
+    return arr
+
+
+def _contains_tensor(data):
+    return any(isinstance(d, Tensor) or (isinstance(d, (list, tuple)) and _contains_tensor(d))
+               for d in data)
+
+
+def _has_np_float64(data):
+    if isinstance(data, np.float64) or (isinstance(data, np.ndarray) and data.dtype == np.float64):
+        return True
+    if isinstance(data, (list, tuple)):
+        return any(_has_np_float64(d) for d in data[:1])
+    return False
+
+
+def _first_leaf(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def _check_ragged(data, dim):
+    """torch's error for nested sequences of unequal lengths."""
+    lists = [isinstance(d, (list, tuple)) for d in data]
+    if not True in lists:
+        return
+    if False in lists:
+        raise TypeError("not a sequence")
+    n = len(data[0])
+    for d in data:
+        if len(d) != n:
+            raise ValueError(f"expected sequence of length {n} at dim {dim + 1} (got {len(d)})")
+    for d in data:
+        _check_ragged(d, dim + 1)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _check_device(device)
+    arr = _infer(data)
+    if dtype is not None:
+        arr = _cast(arr, dtype)
+    return _finish(arr, requires_grad)
+
+
+def _cast(arr, dtype):
+    if arr.dtype.kind == "c" and dtype.category < D.COMPLEX:
+        arr = arr.real
+    return arr.astype(dtype.np, copy=False)
+
+
+def as_tensor(data, dtype=None, device=None):
+    _check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtype is data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        t = from_numpy(data)
+        return t if dtype is None or dtype.np == data.dtype else wrap(_cast(data, dtype))
+    return tensor(data, dtype=dtype)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray):
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    D.from_numpy_dtype(ndarray.dtype)
+    return wrap(ndarray)
+
+
+def _dtype(dtype, fill=None):
+    if dtype is not None:
+        return dtype
+    if fill is None:
+        return D.get_default_dtype()
+    if isinstance(fill, Tensor):
+        return fill.dtype if fill.ndim else D.result_type(fill.item())
+    return D.result_type(fill)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None):
+    _check_device(device)
+    return _finish(np.zeros(size_args(size), _dtype(dtype).np), requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, memory_format=None):
+    _check_device(device)
+    return _finish(np.ones(size_args(size), _dtype(dtype).np), requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None):
+    # zero-filled: uninitialised memory would make results depend on allocator history
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False):
+    _check_device(device)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dt = _dtype(dtype, fill_value)
+    return _finish(np.full(size_args((size,)), fill_value, dt.np), requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False):
+    _check_device(device)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    return _finish(np.eye(n, n if m is None else m, dtype=_dtype(dtype).np), requires_grad)
+
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False):
+    _check_device(device)
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
+    n = int(np.ceil((end - start) / step))
+    # torch computes start + i * step in double (or int64) precision, then casts
+    if dtype.category <= D.INT and all(isinstance(v, int) for v in vals):
+        arr = start + np.arange(n, dtype=np.int64) * step
+    else:
+        arr = start + np.arange(n, dtype=np.float64) * step
+    return _finish(arr.astype(dtype.np), requires_grad)
+
+
+def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
+    n = int(np.floor((end - start) / step)) + 1
+    arr = start + np.arange(n, dtype=np.float64) * step
+    return _finish(arr.astype(_dtype(dtype).np), requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    _check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = _dtype(dtype)
+    if dt.category <= D.INT:
+        arr = np.linspace(start, end, steps).astype(dt.np)
+        return _finish(arr, requires_grad)
+    # torch fills the first half forwards from start and the second half backwards from end
+    ft = dt.np
+    step = (ft.type(end) - ft.type(start)) / ft.type(steps - 1) if steps > 1 else ft.type(0)
+    i = np.arange(steps)
+    half = steps // 2
+    arr = np.where(i < half, ft.type(start) + step * i.astype(ft),
+                   ft.type(end) - step * (steps - 1 - i).astype(ft)).astype(ft)
+    return _finish(arr, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    lin = linspace(start, end, steps, dtype=D.float64)
+    arr = np.power(base, lin._data).astype(_dtype(dtype).np)
+    return _finish(arr, requires_grad)
+
+
+# ---------------------------------------------------------------- random
+
+class Generator:
+    """A seedable random source (NumPy's PCG64 underneath; values differ from torch's)."""
+
+    def __init__(self, device="cpu"):
+        _check_device(device)
+        self._seed = 67280421310721
+        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+
+    @property
+    def device(self):
+        return _device("cpu")
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        self._seed = seed
+        self._rng = np.random.Generator(np.random.PCG64(seed & ((1 << 64) - 1)))
+        return self
+
+    def seed(self):
+        s = int(np.random.SeedSequence().entropy % (1 << 63))
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        from .tensor import wrap as _w
+        import pickle
+        return _w(np.frombuffer(pickle.dumps(self._rng.bit_generator.state), np.uint8).copy())
+
+    def set_state(self, state):
+        import pickle
+        self._rng.bit_generator.state = pickle.loads(state._data.tobytes())
+        return self
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state):
+    default_generator.set_state(state)
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def _float_dtype(dtype, name):
+    dt = _dtype(dtype)
+    if dt.category < D.FLOAT:
+        raise RuntimeError(f"\"{name}\" not implemented for '{_long_name(dt)}'")
+    return dt
+
+
+def _long_name(dt):
+    from .ops._common import type_name
+    return type_name(dt.np)
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False):
+    _check_device(device)
+    dt = _float_dtype(dtype, "check_uniform_bounds")
+    shape = size_args(size)
+    if dt.is_complex:
+        r = _rng(generator)
+        real = dt.to_real().np
+        arr = (r.random(shape, dtype=np.float64).astype(real) +
+               1j * r.random(shape, dtype=np.float64).astype(real)).astype(dt.np)
+    else:
+        arr = _rng(generator).random(shape, dtype=np.float64).astype(dt.np)
+    return _finish(arr, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
+    _check_device(device)
+    dt = _float_dtype(dtype, "normal_kernel_cpu")
+    shape = size_args(size)
+    r = _rng(generator)
+    if dt.is_complex:
+        real = dt.to_real().np
+        s = np.sqrt(0.5)
+        arr = (r.standard_normal(shape) * s + 1j * r.standard_normal(shape) * s).astype(dt.np)
+    else:
+        arr = r.standard_normal(shape).astype(dt.np)
+    return _finish(arr, requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None,
+            layout=None, device=None, requires_grad=False, pin_memory=False):
+    _check_device(device)
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing 1 required positional arguments: \"size\"")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    dt = dtype or D.int64
+    arr = _rng(generator).integers(low, high, size_args((size,))).astype(dt.np)
+    return _finish(arr, requires_grad)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    dt = dtype or D.int64
+    return _finish(_rng(generator).permutation(n).astype(dt.np), requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
+           layout=None, device=None, requires_grad=False, pin_memory=False):
+    r = _rng(generator)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if mt or st:
+        m = mean._data if mt else mean
+        s = std._data if st else std
+        if np.any(np.asarray(s) < 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        ref = mean if mt else std
+        arr = (m + s * r.standard_normal(shape)).astype(ref._data.dtype)
+        return wrap(arr)
+    if size is None:
+        raise TypeError("normal() received an invalid combination of arguments")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    dt = _float_dtype(dtype, "normal_kernel_cpu")
+    arr = (mean + std * r.standard_normal(size_args((size,)))).astype(dt.np)
+    return _finish(arr, requires_grad)
+
+
+# ---------------------------------------------------------------- *_like and new_*
+
+def _like(factory):
+    def like(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
+             memory_format=None, **kwargs):
+        return factory(input._data.shape, *args, dtype=dtype or input.dtype,
+                       requires_grad=requires_grad, **kwargs)
+    like.__name__ = factory.__name__ + "_like"
+    return like
+
+
+zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
+rand_like, randn_like = _like(rand), _like(randn)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=None):
+    return full(input._data.shape, fill_value, dtype=dtype or input.dtype,
+                requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None, generator=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input._data.shape, dtype=dtype or input.dtype,
+                   generator=generator, requires_grad=requires_grad)
+
+
+def _new(factory):
+    def new(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+        return factory(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    new.__name__ = "new_" + factory.__name__
+    return new
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _legacy_new(self, args, kwargs):
+    """torch.Tensor(...) legacy constructor: data or sizes, default dtype."""
+    if kwargs.pop("device", None) not in (None, "cpu"):
+        raise RuntimeError("ember runs on the CPU only")
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray, Tensor)) and not \
+            (isinstance(args[0], tuple) and all(isinstance(a, int) for a in args[0])
+             and type(args[0]) is not tuple):
+        arr = _infer(args[0])
+        arr = arr.astype(D.get_default_dtype().np) if arr.dtype.kind != "c" else arr
+    else:
+        arr = np.zeros(size_args(args), D.get_default_dtype().np)
+    self._data = arr
+    self._requires_grad = False
+    self._grad_fn = None
+    self._grad = None
+    self._acc = None
+    self._x = None
+
+
+def _zero_(self):
+    return _fill_(self, 0)
+
+
+def _fill_(self, value):
+    from .ops._common import inplace, inplace_source
+    from .autograd.grad_mode import STATE
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        if STATE.enabled and (value._requires_grad or self._requires_grad):
+            src = inplace_source(self)
+            return inplace(self, src * 0 + value.expand(self._data.shape))
+        value = value.item()
+    if STATE.enabled and self._requires_grad:
+        src = inplace_source(self)
+        return inplace(self, src * 0 + value)
+    np.copyto(self._data, value, casting="unsafe")
+    return self
+
+
+def _bind():
+    T = Tensor
+    T.new_zeros, T.new_ones, T.new_empty = _new(zeros), _new(ones), _new(empty)
+    T.new_full, T.new_tensor = _new_full, _new_tensor
+    T.zero_, T.fill_ = _zero_, _fill_
+
+
+_bind()

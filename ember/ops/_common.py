@@ -1,0 +1,136 @@
+"""Helpers shared by the op families: operand preparation with torch's promotion, in-place
+writes, dim normalisation. Kept small: every op's hot path calls into here at most once."""
+import numpy as np
+
+from .. import dtypes as D
+from ..autograd.grad_mode import STATE
+from ..tensor import Tensor, wrap
+
+_FLOAT_KINDS = "fc"
+
+
+def operands(input, other):
+    """NumPy operands of a binary op, cast to torch's result dtype (Python scalars stay
+    weak: NumPy 2 keeps the array's dtype for them, as torch does)."""
+    x = input._data
+    if isinstance(other, Tensor):
+        y = other._data
+        if x.dtype is not y.dtype and x.dtype != y.dtype:
+            rt = D.result_type(input, other).np
+            if x.dtype != rt:
+                x = x.astype(rt)
+            if y.dtype != rt:
+                y = y.astype(rt)
+        return x, y
+    k = type(other)
+    if k is float:
+        if x.dtype.kind in _FLOAT_KINDS:
+            return x, other
+    elif k is int:
+        if x.dtype.kind != "b":
+            return x, other
+    elif k is bool:
+        return x, other
+    elif isinstance(other, np.generic):
+        return operands(input, other.item())
+    elif not isinstance(other, (int, float, complex)):
+        raise TypeError(f"unsupported operand type: '{type(other).__name__}'")
+    rt = D.result_type(input, other).np
+    return (x if x.dtype == rt else x.astype(rt)), other
+
+
+def as_tensor_arg(x, like):
+    """A Python scalar argument as a 0-dim tensor (for ops whose formulas need a tensor)."""
+    if isinstance(x, Tensor):
+        return x
+    return wrap(np.asarray(x, dtype=D.result_type(like, x).np))
+
+
+def needs(node, i):
+    """Whether input i of node receives a gradient (torch's output_mask)."""
+    return node.next_functions[i][0] is not None
+
+
+def requires(*ts):
+    """Whether an op on these arguments must record a node."""
+    if not STATE.enabled:
+        return False
+    for t in ts:
+        if isinstance(t, Tensor) and t._requires_grad:
+            return True
+    return False
+
+
+def inplace(self, result):
+    """Write `result` (computed out of place) into `self`, rebasing self's history on
+    result's node. The write goes into self's own array, so views of it see it."""
+    if result._grad_fn is not None and self._grad_fn is None and self._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    rd, sd = result._data, self._data
+    if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
+        raise RuntimeError(f"result type {type_name(rd.dtype)} can't be cast to the desired "
+                           f"output type {type_name(sd.dtype)}")
+    if rd.shape != sd.shape and np.broadcast_shapes(rd.shape, sd.shape) != sd.shape:
+        raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the broadcast "
+                           f"shape {list(np.broadcast_shapes(rd.shape, sd.shape))}")
+    np.copyto(sd, rd, casting="unsafe")
+    if result._grad_fn is not None:
+        self._grad_fn = result._grad_fn
+        self._output_nr = result._output_nr
+        self._requires_grad = True
+        meta = self._grad_fn._meta
+        self._grad_fn._meta = (sd.shape, sd.dtype) if not isinstance(meta, list) else meta
+    return self
+
+
+def inplace_source(self):
+    """The operand an in-place op computes from: while recording, a copy carrying self's
+    history, so a node that saves it is not changed by the write that follows."""
+    if STATE.enabled and self._requires_grad:
+        src = wrap(self._data.copy())
+        src._requires_grad = True
+        src._grad_fn = self._grad_fn
+        if self._grad_fn is not None:
+            src._output_nr = self._output_nr
+        else:
+            src._acc = self._acc
+        return src
+    return self
+
+
+def can_cast(src, dst):
+    """torch's in-place rule: the result's category may not exceed the output's."""
+    cat = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+    return cat[src.kind] <= cat[dst.kind]
+
+
+_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def type_name(np_dtype):
+    """torch's C++ scalar type name (Float, Long, ...) used in error messages."""
+    return _NAMES[np_dtype.name]
+
+
+def wrap_dim(dim, ndim):
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def wrap_dims(dim, ndim):
+    """A tuple of normalised dims from an int, a list/tuple, or None (all dims)."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (int, np.integer)):
+        return (wrap_dim(int(dim), ndim),)
+    out = tuple(wrap_dim(int(d), ndim) for d in dim)
+    if len(set(out)) != len(out):
+        d = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
