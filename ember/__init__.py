@@ -17,7 +17,9 @@ from .ops.reduce import *      # noqa: F401,F403
 from .ops.shape import *       # noqa: F401,F403
 from .ops.join import *        # noqa: F401,F403
 from .ops.convert import *     # noqa: F401,F403
-from . import autograd
+from .ops.index import *       # noqa: F401,F403
+from .ops.linalg import *      # noqa: F401,F403
+from . import autograd, linalg, nn
 
 __version__ = "0.1.0"
 

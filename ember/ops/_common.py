@@ -39,13 +39,6 @@ def operands(input, other):
     return (x if x.dtype == rt else x.astype(rt)), other
 
 
-def as_tensor_arg(x, like):
-    """A Python scalar argument as a 0-dim tensor (for ops whose formulas need a tensor)."""
-    if isinstance(x, Tensor):
-        return x
-    return wrap(np.asarray(x, dtype=D.result_type(like, x).np))
-
-
 def needs(node, i):
     """Whether input i of node receives a gradient (torch's output_mask)."""
     return node.next_functions[i][0] is not None
@@ -134,3 +127,59 @@ def wrap_dims(dim, ndim):
         d = next(d for d in out if out.count(d) > 1)
         raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return out
+
+
+def broadcast_error(a, b):
+    """torch's message for shapes that do not broadcast."""
+    sa = getattr(a, "shape", ())
+    sb = getattr(b, "shape", ())
+    for i in range(1, max(len(sa), len(sb)) + 1):
+        x = sa[-i] if i <= len(sa) else 1
+        y = sb[-i] if i <= len(sb) else 1
+        if x != y and x != 1 and y != 1:
+            return RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                                f"({y}) at non-singleton dimension {max(len(sa), len(sb)) - i}")
+    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast")
+
+
+def saved_output(node, saved):
+    """A saved output: plain when not recording, else reconnected to the node that made it
+    (an output is saved detached so that it does not keep its own node alive in a cycle)."""
+    if not STATE.enabled or saved is None:
+        return saved
+    t = wrap(saved._data)
+    t._requires_grad = True
+    t._grad_fn = node
+    t._output_nr = 0
+    return t
+
+
+def conj_if_complex(t):
+    """Complex formulas use the conjugate (torch's convention); real ones are unchanged."""
+    if isinstance(t, Tensor):
+        return t.conj() if t._data.dtype.kind == "c" else t
+    return t.conjugate() if isinstance(t, complex) else t
+
+
+def floating(x):
+    """Integer and bool inputs of float-valued ops compute in the default float dtype."""
+    return x if x.dtype.kind in "fc" else x.astype(D.get_default_dtype().np)
+
+
+def scalar_tensor(value, like=None):
+    """A Python scalar argument as a 0-dim tensor of its own default dtype."""
+    return wrap(np.asarray(value, dtype=D.result_type(value).np))
+
+
+def write_out(res, out):
+    """Support for the out= argument: copy the result into `out` (resizing if empty)."""
+    if out is None:
+        return res
+    if out._requires_grad and STATE.enabled and res._requires_grad:
+        raise RuntimeError("functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    if out._data.shape != res._data.shape:
+        out._data = np.empty(res._data.shape, out._data.dtype)
+    np.copyto(out._data, res._data, casting="unsafe")
+    return out
+

@@ -7,7 +7,7 @@ from .. import dtypes as D
 from ..autograd.graph import Node, link
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
-from ._common import wrap_dim
+from ._common import wrap_dim, write_out
 
 
 class CatBackward0(Node):                    # derivatives.yaml: cat
@@ -48,8 +48,7 @@ def cat(tensors, dim=0, *, out=None):
         node._sizes = [t._data.shape[d] for t in parts]
         link(res, node, *parts)
     if out is not None:
-        from .pointwise import _out
-        return _out(res, out)
+        return write_out(res, out)
     return res
 
 
@@ -83,8 +82,7 @@ def stack(tensors, dim=0, *, out=None):
         node._saved_dim = d
         link(res, node, *tensors)
     if out is not None:
-        from .pointwise import _out
-        return _out(res, out)
+        return write_out(res, out)
     return res
 
 

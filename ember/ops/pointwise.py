@@ -1,7 +1,7 @@
 """Pointwise ops: arithmetic, comparisons, unary math. Each op: its forward (one NumPy call
 after torch's promotion), its node class (torch's name) and derivative formula, written with
 ember ops so that the same formula serves double backward."""
-__all__ = ["add", "sub", "subtract", "rsub", "neg", "negative", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "reciprocal", "pow", "exp", "log", "sqrt", "where", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal", "conj"]
+__all__ = ["add", "sub", "subtract", "rsub", "neg", "negative", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "reciprocal", "pow", "exp", "log", "sqrt", "where", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor", "logical_not", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal", "conj"]
 
 import numpy as np
 
@@ -9,20 +9,8 @@ from .. import dtypes as D
 from ..autograd.graph import Node, link
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
-from ._common import operands, needs, inplace, inplace_source, type_name
-
-
-def broadcast_error(a, b):
-    """torch's message for shapes that do not broadcast."""
-    sa = getattr(a, "shape", ())
-    sb = getattr(b, "shape", ())
-    for i in range(1, max(len(sa), len(sb)) + 1):
-        x = sa[-i] if i <= len(sa) else 1
-        y = sb[-i] if i <= len(sb) else 1
-        if x != y and x != 1 and y != 1:
-            return RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
-                                f"({y}) at non-singleton dimension {max(len(sa), len(sb)) - i}")
-    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast")
+from ._common import (operands, needs, inplace, inplace_source, type_name, broadcast_error,
+                      saved_output, conj_if_complex, floating, scalar_tensor, write_out)
 
 
 def _grad_needed(input, o):
@@ -41,9 +29,9 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
 
 def add(input, other, *, alpha=1, out=None):
     if not isinstance(input, Tensor):
-        input, other = _as_tensor(input, other), input
+        input, other = scalar_tensor(input, other), input
         if alpha != 1:
-            return add(_as_tensor(other, input), input, alpha=alpha, out=out)
+            return add(scalar_tensor(other, input), input, alpha=alpha, out=out)
     o = other if isinstance(other, Tensor) else None
     x, y = operands(input, other)
     try:
@@ -55,7 +43,7 @@ def add(input, other, *, alpha=1, out=None):
         node = AddBackward0()
         node._saved_alpha = alpha
         link(res, node, input, o)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
@@ -88,7 +76,7 @@ def sub(input, other, *, alpha=1, out=None):
         node = SubBackward0()
         node._saved_alpha = alpha
         link(res, node, input, o)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 subtract = sub
@@ -114,7 +102,7 @@ def rsub(input, other, *, alpha=1):
     """other - alpha * input."""
     if isinstance(other, Tensor):
         if not isinstance(input, Tensor):
-            input = _as_tensor(input, other)
+            input = scalar_tensor(input, other)
         x, y = operands(input, other)
         res = wrap(y - x * alpha if alpha != 1 else y - x)
         if _grad_needed(input, other):
@@ -146,7 +134,7 @@ def neg(input, *, out=None):
     res = wrap(np.negative(input._data))
     if STATE.enabled and input._requires_grad:
         link(res, NegBackward0(), input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 negative = neg
@@ -160,8 +148,8 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
 
     def apply(self, grad):
         nf = self.next_functions
-        return (grad * _conj(self._saved_other) if nf[0][0] is not None else None,
-                grad * _conj(self._saved_self) if nf[1][0] is not None else None)
+        return (grad * conj_if_complex(self._saved_other) if nf[0][0] is not None else None,
+                grad * conj_if_complex(self._saved_self) if nf[1][0] is not None else None)
 
 
 def mul(input, other, *, out=None):
@@ -180,7 +168,7 @@ def mul(input, other, *, out=None):
         node._saved_other = other if input._requires_grad else None
         node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 multiply = mul
@@ -192,9 +180,9 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
 
     def apply(self, grad):
         nf = self.next_functions
-        other = _conj(self._saved_other)
+        other = conj_if_complex(self._saved_other)
         return (grad / other if nf[0][0] is not None else None,
-                -grad * _conj(self._saved_self) / (other * other)
+                -grad * conj_if_complex(self._saved_self) / (other * other)
                 if nf[1][0] is not None else None)
 
 
@@ -207,7 +195,7 @@ class DivBackward1(Node):                    # derivatives.yaml: div.Tensor_mode
 
 def div(input, other, *, rounding_mode=None, out=None):
     if not isinstance(input, Tensor):
-        input = _as_tensor(input, other)
+        input = scalar_tensor(input, other)
     o = other if isinstance(other, Tensor) else None
     if rounding_mode is not None:
         return _div_rounding(input, other, o, rounding_mode)
@@ -233,7 +221,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         node._saved_other = other
         node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 divide = true_divide = div
@@ -284,7 +272,7 @@ class ReciprocalBackward0(Node):
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
-        r = _conj(self._saved_result)
+        r = conj_if_complex(self._saved_result)
         return -grad * r * r,
 
 
@@ -298,7 +286,7 @@ def reciprocal(input, *, out=None):
         node = ReciprocalBackward0()
         node._saved_result = res.detach()
         link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 def _rdiv(self, other):
@@ -315,7 +303,7 @@ class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scal
         e = self._saved_exponent
         if e == 0:
             return grad * 0,
-        return grad * (e * _conj(self._saved_self) ** (e - 1)),
+        return grad * (e * conj_if_complex(self._saved_self) ** (e - 1)),
 
 
 class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tensor
@@ -333,7 +321,7 @@ class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tens
         return gs, ge
 
     def _result(self):
-        return _saved_output(self, self._saved_result)
+        return saved_output(self, self._saved_result)
 
 
 class PowBackward2(Node):                    # derivatives.yaml: pow.Scalar
@@ -342,7 +330,7 @@ class PowBackward2(Node):                    # derivatives.yaml: pow.Scalar
 
     def apply(self, grad):
         base = self._saved_self
-        r = _saved_output(self, self._saved_result)
+        r = saved_output(self, self._saved_result)
         if base == 0:
             return grad * where(self._saved_exponent >= 0, 0.0, r * np.log(base + 0j).real),
         return grad * r * float(np.log(base)) if not isinstance(base, complex) else \
@@ -374,7 +362,7 @@ def pow(input, exponent, *, out=None):
             node._saved_exponent = e
             node._saved_result = res.detach()
             link(res, node, input, e)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 def _scalar_pow(base, exponent):
@@ -392,18 +380,6 @@ def _scalar_pow(base, exponent):
     return res
 
 
-def _saved_output(node, saved):
-    """A saved output: plain when not recording, else reconnected to the node that made it
-    (an output is saved detached so that it does not keep its own node alive in a cycle)."""
-    if not STATE.enabled or saved is None:
-        return saved
-    t = wrap(saved._data)
-    t._requires_grad = True
-    t._grad_fn = node
-    t._output_nr = 0
-    return t
-
-
 # ---------------------------------------------------------------- unary math used by formulas
 
 class ExpBackward0(Node):
@@ -411,16 +387,16 @@ class ExpBackward0(Node):
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
-        return grad * _conj(_saved_output(self, self._saved_result)),
+        return grad * conj_if_complex(saved_output(self, self._saved_result)),
 
 
 def exp(input, *, out=None):
-    res = wrap(np.exp(_floating(input._data)))
+    res = wrap(np.exp(floating(input._data)))
     if STATE.enabled and input._requires_grad:
         node = ExpBackward0()
         node._saved_result = res.detach()
         link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class LogBackward0(Node):
@@ -428,17 +404,17 @@ class LogBackward0(Node):
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
-        return grad / _conj(self._saved_self),
+        return grad / conj_if_complex(self._saved_self),
 
 
 def log(input, *, out=None):
     with np.errstate(divide="ignore", invalid="ignore"):
-        res = wrap(np.log(_floating(input._data)))
+        res = wrap(np.log(floating(input._data)))
     if STATE.enabled and input._requires_grad:
         node = LogBackward0()
         node._saved_self = input
         link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class SqrtBackward0(Node):
@@ -446,17 +422,17 @@ class SqrtBackward0(Node):
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
-        return grad / (2 * _conj(_saved_output(self, self._saved_result))),
+        return grad / (2 * conj_if_complex(saved_output(self, self._saved_result))),
 
 
 def sqrt(input, *, out=None):
     with np.errstate(invalid="ignore"):
-        res = wrap(np.sqrt(_floating(input._data)))
+        res = wrap(np.sqrt(floating(input._data)))
     if STATE.enabled and input._requires_grad:
         node = SqrtBackward0()
         node._saved_result = res.detach()
         link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class WhereBackward0(Node):                  # derivatives.yaml: where.self
@@ -502,7 +478,7 @@ def where(condition, input=None, other=None, *, out=None):
         node = WhereBackward0()
         node._saved_condition = condition
         link(res, node, ti, to)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 # ---------------------------------------------------------------- comparisons (no gradient)
@@ -510,10 +486,10 @@ def where(condition, input=None, other=None, *, out=None):
 def _compare(ufunc):
     def op(input, other, *, out=None):
         if not isinstance(input, Tensor):
-            input = _as_tensor(input, other)
+            input = scalar_tensor(input, other)
         x, y = operands(input, other)
         try:
-            return _out(wrap(ufunc(x, y)), out)
+            return write_out(wrap(ufunc(x, y)), out)
         except ValueError:
             raise broadcast_error(x, y) from None
     op.__name__ = ufunc.__name__
@@ -540,37 +516,58 @@ def _ne_op(self, other):
     return ne(self, other)
 
 
+# ---------------------------------------------------------------- bitwise and logical
+
+def _bitwise(ufunc, name):
+    def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            input = scalar_tensor(input, other)
+        x, y = operands(input, other)
+        if x.dtype.kind not in "biu" or np.asarray(y).dtype.kind not in "biu":
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for "
+                               f"'{type_name(x.dtype if x.dtype.kind not in 'biu' else np.asarray(y).dtype)}'")
+        try:
+            return write_out(wrap(ufunc(x, y)), out)
+        except ValueError:
+            raise broadcast_error(x, y) from None
+    op.__name__ = name
+    return op
+
+
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
+
+
+def bitwise_not(input, *, out=None):
+    x = input._data
+    if x.dtype.kind not in "biu":
+        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{type_name(x.dtype)}'")
+    return write_out(wrap(np.invert(x)), out)
+
+
+def _logical(ufunc):
+    def op(input, other, *, out=None):
+        x = input._data
+        y = other._data if isinstance(other, Tensor) else other
+        try:
+            return write_out(wrap(ufunc(x, y)), out)
+        except ValueError:
+            raise broadcast_error(x, y) from None
+    op.__name__ = ufunc.__name__
+    return op
+
+
+logical_and = _logical(np.logical_and)
+logical_or = _logical(np.logical_or)
+logical_xor = _logical(np.logical_xor)
+
+
+def logical_not(input, *, out=None):
+    return write_out(wrap(np.logical_not(input._data)), out)
+
+
 # ---------------------------------------------------------------- helpers
-
-def _conj(t):
-    """Complex formulas use the conjugate (torch's convention); real ones are unchanged."""
-    if isinstance(t, Tensor):
-        return t.conj() if t._data.dtype.kind == "c" else t
-    return t.conjugate() if isinstance(t, complex) else t
-
-
-def _floating(x):
-    """Integer and bool inputs of float-valued ops compute in the default float dtype."""
-    return x if x.dtype.kind in "fc" else x.astype(D.get_default_dtype().np)
-
-
-def _as_tensor(value, like):
-    """A Python scalar first argument as a 0-dim tensor of its own default dtype."""
-    return wrap(np.asarray(value, dtype=D.result_type(value).np))
-
-
-def _out(res, out):
-    """Support for the out= argument: copy the result into `out` (resizing if empty)."""
-    if out is None:
-        return res
-    if out._requires_grad and STATE.enabled and res._requires_grad:
-        raise RuntimeError(f"{'op'}(): functions with out=... arguments don't support "
-                           "automatic differentiation, but one of the arguments requires grad.")
-    if out._data.shape != res._data.shape:
-        out._data = np.empty(res._data.shape, out._data.dtype)
-    np.copyto(out._data, res._data, casting="unsafe")
-    return out
-
 
 def conj(input):
     if input._data.dtype.kind != "c":
@@ -643,7 +640,7 @@ def _bind():
     T.__rtruediv__ = _rdiv
     T.__itruediv__ = T.div_ = T.divide_ = T.true_divide_ = div_
     T.__floordiv__ = T.floor_divide = floor_divide
-    T.__rfloordiv__ = lambda self, other: floor_divide(_as_tensor(other, self), self)
+    T.__rfloordiv__ = lambda self, other: floor_divide(scalar_tensor(other, self), self)
     T.__ifloordiv__ = T.floor_divide_ = floor_divide_
     T.__pow__ = T.pow = pow
     T.__rpow__ = lambda self, other: _scalar_pow(other, self)
@@ -660,6 +657,12 @@ def _bind():
     T.eq, T.ne, T.not_equal = eq, ne, ne
     T.eq_, T.ne_, T.lt_, T.le_, T.gt_, T.ge_ = eq_, ne_, lt_, le_, gt_, ge_
     T.where = lambda self, condition, other: where(condition, self, other)
+    T.__and__ = T.__rand__ = T.bitwise_and = bitwise_and
+    T.__or__ = T.__ror__ = T.bitwise_or = bitwise_or
+    T.__xor__ = T.__rxor__ = T.bitwise_xor = bitwise_xor
+    T.__invert__ = T.bitwise_not = bitwise_not
+    T.logical_and, T.logical_or, T.logical_xor, T.logical_not = \
+        logical_and, logical_or, logical_xor, logical_not
     T.conj = conj
 
 

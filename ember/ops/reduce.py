@@ -8,7 +8,7 @@ from ..autograd.graph import Node, link
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 from ._common import wrap_dims, type_name
-from .pointwise import _out
+from ._common import write_out
 
 
 def _unsqueeze_dims(grad, dims, keepdim):
@@ -49,7 +49,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
             node = SumBackward0()
             node._saved_self_sym_sizes = x.shape
             link(res, node, input)
-        return _out(res, out)
+        return write_out(res, out)
     dims = wrap_dims(dim, x.ndim) if not (isinstance(dim, (list, tuple)) and len(dim) == 0) \
         else tuple(range(x.ndim))
     axis = tuple(d for d in dims if x.ndim) if x.ndim else None
@@ -60,7 +60,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         node._saved_keepdim = keepdim
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class MeanBackward0(Node):                   # derivatives.yaml: mean
@@ -93,7 +93,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             node._saved_self_sym_sizes = x.shape
             node._saved_self_sym_numel = x.size
             link(res, node, input)
-        return _out(res, out)
+        return write_out(res, out)
     dims = wrap_dims(dim, x.ndim) if not (isinstance(dim, (list, tuple)) and len(dim) == 0) \
         else tuple(range(x.ndim))
     axis = dims if x.ndim else None
@@ -109,7 +109,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             count *= x.shape[d]
         node._count = count
         link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_norm
@@ -117,9 +117,10 @@ class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_no
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
-        from .pointwise import _saved_output, where
+        from .pointwise import where
+        from ._common import saved_output
         s, p = self._saved_self, self._saved_ord
-        r = _saved_output(self, self._saved_result)
+        r = saved_output(self, self._saved_result)
         dims = self._saved_dim
         grad = _unsqueeze_dims(grad, dims, self._saved_keepdim)
         r = _unsqueeze_dims(r, dims, self._saved_keepdim)
@@ -172,7 +173,7 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         node._saved_keepdim = keepdim
         node._saved_result = res.detach()
         link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -191,7 +192,7 @@ def all(input, dim=None, keepdim=False, *, out=None):
     if x.ndim == 0:
         axis = None
     r = np.all(x, axis=axis, keepdims=keepdim and axis is not None)
-    return _out(wrap(r if x.dtype != np.uint8 else r.astype(np.uint8)), out)
+    return write_out(wrap(r if x.dtype != np.uint8 else r.astype(np.uint8)), out)
 
 
 def any(input, dim=None, keepdim=False, *, out=None):
@@ -200,7 +201,7 @@ def any(input, dim=None, keepdim=False, *, out=None):
     if x.ndim == 0:
         axis = None
     r = np.any(x, axis=axis, keepdims=keepdim and axis is not None)
-    return _out(wrap(r if x.dtype != np.uint8 else r.astype(np.uint8)), out)
+    return write_out(wrap(r if x.dtype != np.uint8 else r.astype(np.uint8)), out)
 
 
 def _bind():

@@ -1,0 +1,1 @@
+"""torch.linalg namespace."""

@@ -1,0 +1,2 @@
+"""torch.nn (functional only for now)."""
+from . import functional  # noqa: F401
