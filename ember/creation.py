@@ -205,6 +205,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         return _finish(arr, requires_grad)
     # torch fills the first half forwards from start and the second half backwards from end
     ft = dt.np
+    if steps == 1:
+        return _finish(np.full(1, start, ft), requires_grad)
     step = (ft.type(end) - ft.type(start)) / ft.type(steps - 1) if steps > 1 else ft.type(0)
     i = np.arange(steps)
     half = steps // 2
@@ -315,7 +317,9 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     _check_device(device)
-    dt = _float_dtype(dtype, "normal_kernel_cpu")
+    dt = _dtype(dtype)
+    if dt.category < D.FLOAT:
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_long_name(dt)}'")
     shape = size_args(size)
     r = _rng(generator)
     if dt.is_complex:
@@ -330,8 +334,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None,
             layout=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device)
-    if high is None:
-        low, high = 0, low
+    if high is None or (size is None and isinstance(high, (tuple, list))):
+        low, high, size = 0, low, high if size is None else size
     if size is None:
         raise TypeError("randint() missing 1 required positional arguments: \"size\"")
     if low >= high:
@@ -438,7 +442,7 @@ def _zero_(self):
 
 
 def _fill_(self, value):
-    from .ops._common import inplace, inplace_source
+    from .ops._common import inplace, inplace_source, mark_written
     from .autograd.grad_mode import STATE
     if isinstance(value, Tensor):
         if value.ndim:
@@ -452,6 +456,7 @@ def _fill_(self, value):
         src = inplace_source(self)
         return inplace(self, src * 0 + value)
     np.copyto(self._data, value, casting="unsafe")
+    mark_written(self)
     return self
 
 

@@ -126,6 +126,10 @@ class Tensor:
         return self
 
     @property
+    def _version(self):
+        return self._x.get("version", 0) if self._x else 0
+
+    @property
     def is_leaf(self):
         return self._grad_fn is None
 

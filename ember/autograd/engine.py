@@ -8,7 +8,7 @@ Nothing here recurses: depth is bounded only by memory."""
 from heapq import heappop, heappush
 
 from .grad_mode import STATE
-from .graph import AccumulateGrad, SECOND_BACKWARD
+from .graph import AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions
 
 
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
@@ -40,6 +40,8 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
             if grad is not None:
                 if node._freed:
                     raise RuntimeError(SECOND_BACKWARD)
+                if INPLACE[0] and node._saved_names:
+                    check_versions(node)
                 hooks = node._hooks
                 if hooks is not None:
                     grad = _pre_hooks(node, hooks, grad)

@@ -18,6 +18,46 @@ SECOND_BACKWARD = (
     "calling backward.")
 
 
+# Note [Versions]: an in-place write stamps the written tensor with a version count and the
+# sequence number current at the write. A node created before that stamp that saved the
+# tensor would compute with the new values, so the engine refuses it, as torch's version
+# counters do. The check runs only once some in-place write has happened (INPLACE[0]).
+INPLACE = [0]
+
+
+def bump_version(t, saver=None):
+    """Record an in-place write to tensor t (saver: the node whose saved output it is)."""
+    INPLACE[0] += 1
+    x = t._x
+    if x is None:
+        x = t._x = {}
+    x["version"] = x.get("version", 0) + 1
+    x.setdefault("mods", []).append(next(_counter))
+    if saver is not None:
+        x["saver"] = saver
+
+
+def check_versions(node):
+    for name in node._saved_names:
+        t = getattr(node, name, None)
+        x = getattr(t, "_x", None)
+        if not x or "mods" not in x:
+            continue
+        later = sum(1 for m in x["mods"] if m > node._seq)
+        if later:
+            fn = x.get("saver") or t._grad_fn
+            what = "" if fn is None else \
+                f", which is output 0 of {fn.name().rsplit('Backward', 1)[0]},"
+            from ..ops._common import type_name
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [torch.{type_name(t._data.dtype)}Tensor "
+                f"{list(t._data.shape)}]{what} is at version {x['version']}; expected version "
+                f"{x['version'] - later} instead. Hint: enable anomaly detection to find the "
+                "operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
 class Node:
     """A backward function. `next_functions[i]` is the (node, output_nr) edge that receives the
     gradient for input i; `_meta` is (shape, numpy dtype) of this node's output, which the

@@ -4,9 +4,12 @@ import numpy as np
 
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
+from ..autograd.graph import bump_version
 from ..tensor import Tensor, wrap
 
 _FLOAT_KINDS = "fc"
+_INT_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
+              for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)}
 
 
 def operands(input, other):
@@ -27,12 +30,19 @@ def operands(input, other):
         if x.dtype.kind in _FLOAT_KINDS:
             return x, other
     elif k is int:
-        if x.dtype.kind != "b":
+        kind = x.dtype.kind
+        if kind in _FLOAT_KINDS:
             return x, other
+        if kind != "b":
+            lo, hi = _INT_RANGE[x.dtype]
+            # torch wraps an out-of-range Python int into the tensor's dtype; NumPy raises
+            return x, (other if lo <= other <= hi else np.array(other).astype(x.dtype))
     elif k is bool:
         return x, other
     elif isinstance(other, np.generic):
         return operands(input, other.item())
+    elif isinstance(other, np.ndarray):
+        return operands(input, wrap(other))
     elif not isinstance(other, (int, float, complex)):
         raise TypeError(f"unsupported operand type: '{type(other).__name__}'")
     rt = D.result_type(input, other).np
@@ -68,6 +78,7 @@ def inplace(self, result):
         raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the broadcast "
                            f"shape {list(np.broadcast_shapes(rd.shape, sd.shape))}")
     np.copyto(sd, rd, casting="unsafe")
+    mark_written(self)
     if result._grad_fn is not None:
         self._grad_fn = result._grad_fn
         self._output_nr = result._output_nr
@@ -75,6 +86,18 @@ def inplace(self, result):
         meta = self._grad_fn._meta
         self._grad_fn._meta = (sd.shape, sd.dtype) if not isinstance(meta, list) else meta
     return self
+
+
+def mark_written(t):
+    """Version bookkeeping for an in-place write into t (see Note [Versions] in graph.py):
+    t itself, and the detached copy its grad_fn saved if that shares t's memory."""
+    bump_version(t)
+    fn = t._grad_fn
+    if fn is not None:
+        for name in fn._saved_names:
+            saved = getattr(fn, name, None)
+            if saved is not None and saved is not t and getattr(saved, "_data", None) is t._data:
+                bump_version(saved, fn)
 
 
 def inplace_source(self):
