@@ -183,9 +183,7 @@ class Tensor:
         if self._grad_fn is None:
             return _Handle(self._extra().setdefault("hooks", []), hook)
         pre = self._grad_fn._extra().setdefault("tensor_pre", [])
-        entry = (self._output_nr, hook)
-        pre.append(entry)
-        return _Handle(pre, entry)
+        return _Handle(pre, (self._output_nr, hook))
 
     def _tensor_hooks(self):
         return self._x.get("hooks", ()) if self._x else ()

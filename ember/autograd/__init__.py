@@ -7,6 +7,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                         inference_mode)
 from .graph import Node, accumulator
 from . import graph
+from .function import Function, FunctionCtx, once_differentiable
 
 
 def _tensors(x):
@@ -21,6 +22,12 @@ def _tensors(x):
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):
     from ..tensor import Tensor, Size, wrap
     grads = []
+    for g in grad_outputs:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients")
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
             if out._requires_grad:
@@ -66,12 +73,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if grad_tensors is None:
         grad_tensors = grad_variables
     grads = _tensors(grad_tensors) if grad_tensors is not None else [None] * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
     if inputs is not None:
         inputs = _tensors(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, grads)
@@ -115,16 +120,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     capture = {k: None for k in keys}
     run_backward(roots, retain_graph, create_graph, capture=capture, accumulate=False)
     result = []
-    for t, k in zip(inputs, keys):
+    for i, (t, k) in enumerate(zip(inputs, keys)):
         g = capture[k]
         if g is None:
             if materialize_grads:
                 from ..creation import zeros_like
                 g = zeros_like(t)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is "
+                                   "the desired behavior.")
         elif not create_graph:
             g = g.detach()
         result.append(g)

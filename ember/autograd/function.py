@@ -1,0 +1,141 @@
+"""torch.autograd.Function: user-defined ops with forward/backward staticmethods and a ctx.
+
+The ctx object *is* the graph node (as in torch, where ctx is the BackwardCFunction): each
+Function subclass gets a node class named `<Name>Backward`, created once and cached."""
+import functools
+
+from .grad_mode import STATE, no_grad
+from .graph import Node, SECOND_BACKWARD, link, link_multi
+
+
+class FunctionCtx:
+    """ctx methods available inside forward/setup_context/backward."""
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(SECOND_BACKWARD)
+        return tuple(self._to_save or ())
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize = value
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """Base of the per-Function node classes; attributes set by user code live in __dict__."""
+
+    _function = None
+    _saved_names = ("_to_save",)
+
+    def __init__(self):
+        self._to_save = None
+        self._dirty = ()
+        self._non_diff = ()
+        self._materialize = True
+        self.needs_input_grad = ()
+        self._n_outputs = 1
+        self._tensor_pos = ()
+
+    def apply(self, grad):
+        grads = list(grad) if self._n_outputs != 1 else [grad]
+        if self._materialize:
+            from ..creation import zeros
+            grads = [g if g is not None else zeros(shape, dtype=dt)
+                     for g, (shape, dt) in zip(grads, self._out_specs)]
+        res = self._function.backward(self, *grads)
+        if not isinstance(res, tuple):
+            res = (res,)
+        expected = len(self.needs_input_grad)
+        if len(res) != expected:
+            if len(res) > expected and all(r is None for r in res[expected:]):
+                res = res[:expected]
+            else:
+                raise RuntimeError(f"function {type(self).__name__} returned an incorrect number "
+                                   f"of gradients (expected {expected}, got {len(res)})")
+        return tuple(res[i] for i in self._tensor_pos)
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_function": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Subclass with `forward(ctx, *args)` (or `forward(*args)` + `setup_context(ctx, inputs,
+    output)`) and `backward(ctx, *grad_outputs)`; call with `MyFn.apply(*args)`."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from ..tensor import Tensor, wrap
+        ctx = cls._backward_cls()
+        tensor_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ctx._tensor_pos = tensor_pos
+        uses_setup = cls.setup_context is not Function.setup_context
+        with no_grad():
+            if uses_setup:
+                out = cls.forward(*args, **kwargs)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
+        if uses_setup:
+            cls.setup_context(ctx, args, out)
+        single = not isinstance(out, tuple)
+        outs = [out] if single else list(out)
+        record = STATE.enabled and any(ctx.needs_input_grad)
+        inputs = [args[i] for i in tensor_pos]
+        for k, o in enumerate(outs):
+            # an input returned unchanged becomes a new tensor on this node (unless dirty)
+            if isinstance(o, Tensor) and record and any(o is a for a in inputs) and \
+                    not any(o is d for d in ctx._dirty):
+                outs[k] = wrap(o._data)
+        if record:
+            # every tensor output is an output of the node (backward gets a grad for each);
+            # non-differentiable ones are then cut loose
+            touts = [o for o in outs if isinstance(o, Tensor)]
+            ctx._out_specs = [(o._data.shape, o.dtype) for o in touts]
+            if len(touts) == 1:
+                link(touts[0], ctx, *inputs)
+            elif touts:
+                ctx._n_outputs = len(touts)
+                link_multi(touts, ctx, *inputs)
+            for o in touts:
+                if any(o is n for n in ctx._non_diff):
+                    o._grad_fn = None
+                    o._requires_grad = False
+        return outs[0] if single else tuple(outs)
+
+
+def once_differentiable(fn):
+    """Run a backward without recording it (its result cannot be differentiated again)."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+    return wrapper
