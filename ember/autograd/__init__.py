@@ -69,6 +69,17 @@ def _roots(outputs, grads):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
+    fn = getattr(tensors, "_grad_fn", None)
+    if fn is not None and grad_tensors is None and grad_variables is None and inputs is None:
+        # the common call, loss.backward(): the implicit gradient of a scalar
+        data = tensors._data
+        if data.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if data.dtype.kind == "f":
+            from ..tensor import wrap
+            run_backward([((fn, tensors._output_nr), wrap(np.ones(data.shape, data.dtype)))],
+                         create_graph if retain_graph is None else retain_graph, create_graph)
+            return
     outputs = _tensors(tensors)
     if grad_tensors is None:
         grad_tensors = grad_variables
