@@ -132,7 +132,7 @@ def result_type(*args):
     scalar_cat = -1
     for a in args:
         d = getattr(a, "dtype", None)
-        if d is None:
+        if d is None or isinstance(a, np.generic):      # NumPy scalars count as Python ones
             scalar_cat = max(scalar_cat, scalar_category(a))
         elif a.ndim:
             dim_t = d if dim_t is None else PROMOTE[(dim_t, d)]
