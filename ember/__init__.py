@@ -13,6 +13,7 @@ from .creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empt
                        randint_like, Generator, default_generator, manual_seed, seed,
                        initial_seed, get_rng_state, set_rng_state)
 from .ops.pointwise import *   # noqa: F401,F403  (each family module lists its names in __all__)
+from .ops.special import *     # noqa: F401,F403
 from .ops.reduce import *      # noqa: F401,F403
 from .ops.shape import *       # noqa: F401,F403
 from .ops.join import *        # noqa: F401,F403
