@@ -85,6 +85,14 @@ def inplace(self, result):
         self._requires_grad = True
         meta = self._grad_fn._meta
         self._grad_fn._meta = (sd.shape, sd.dtype) if not isinstance(meta, list) else meta
+        x = self._x     # a view (made by indexing or a shape op): its base's history
+        if x is not None:                       # changes too; a base: its views read it
+            if "ichain" in x or "vchain" in x:
+                from .shape import rebase_view_chain
+                rebase_view_chain(self)
+            elif "vviews" in x or "views" in x:
+                from .shape import refresh_views
+                refresh_views(self)
     return self
 
 

@@ -1,41 +1,119 @@
-"""Shape ops and views. A view shares its base's NumPy memory exactly when torch's does."""
-__all__ = ["view", "reshape", "expand", "unsqueeze", "squeeze", "unbind"]
+"""Shape ops and views. A view shares its base's NumPy memory exactly when torch's does:
+view ops return NumPy views of the input's array (never a copy); ops that copy in torch
+(flip, roll, repeat, tril, ...) return fresh arrays."""
+__all__ = ["reshape", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze",
+           "permute", "transpose", "swapaxes", "swapdims", "t", "adjoint", "movedim",
+           "moveaxis", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "repeat_interleave",
+           "tile", "unbind", "select", "flip", "fliplr", "flipud", "roll", "rot90", "tril",
+           "triu", "diag", "diag_embed", "diagflat", "diagonal", "trace", "meshgrid",
+           "atleast_1d", "atleast_2d", "atleast_3d", "select_scatter", "diagonal_scatter",
+           "tril_indices", "triu_indices"]
+
+import warnings
+from weakref import ref as _weakref
 
 import numpy as np
 
+from .. import dtypes as D
 from ..autograd.graph import Node, link, link_multi
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, Size, wrap
-from ._common import wrap_dim
+from ._common import wrap_dim, wrap_dims, type_name
+from operator import index as _index
+
+_as_strided = np.lib.stride_tricks.as_strided
 
 
-def size_args(args):
-    """Sizes given as varargs, a tuple, a list, a Size, or a 1-elem tensor list."""
+def size_args(args, name=None, arg="size"):
+    """Sizes given as varargs, a tuple, a list or a Size (ints, NumPy ints or integer
+    tensors of one element); floats are refused with a TypeError as torch does."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
-    return tuple(int(a) for a in args)
+    try:
+        return tuple([a if type(a) is int else _index(a) for a in args])
+    except TypeError:
+        i, bad = next((i, a) for i, a in enumerate(args) if not _is_index(a))
+        what = f"{name}(): argument '{arg}'" if name else f"argument '{arg}'"
+        raise TypeError(f"{what} must be tuple of ints, but found element of type "
+                        f"{type(bad).__name__} at pos {i}") from None
+
+
+def _is_index(a):
+    try:
+        _index(a)
+        return True
+    except TypeError:
+        return False
 
 
 def infer_size(shape, numel):
     """Resolve one -1 in a view shape; torch's errors for bad shapes."""
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
-        if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+    infer = None
     known = 1
-    for s in shape:
-        if s != -1:
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s >= 0:
             known *= s
-    if neg:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape = tuple(numel // known if s == -1 else s for s in shape)
-    elif known != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-    return shape
+        else:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape "
+                               f"{list(shape)}")
+    if numel == known or (infer is not None and known > 0 and numel % known == 0):
+        if infer is not None:
+            if known == 0:
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape "
+                                   f"{list(shape)} because the unspecified dimension size -1 "
+                                   f"can be any value and is ambiguous")
+            shape = shape[:infer] + (numel // known,) + shape[infer + 1:]
+        return shape
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
+
+def viewof(res, input, op, args):
+    """Mark `res` as a view of input's base (torch's `_base`: the root of a chain of views).
+    _x["vchain"] = (root, steps) replays it: op(t, *args) for each step, applied to root (see
+    Note [In-place writes into views])."""
+    x = input._x
+    if x:
+        base = x.get("base", input)
+        if "vchain" in x:
+            chain = x["vchain"]
+            # a chain too long to replay cheaply is dropped: writes into it are not tracked
+            chain = (chain[0], chain[1] + ((op, args),)) \
+                if chain is not None and len(chain[1]) < 32 else None
+            res._x = {"base": base, "vchain": chain}
+            if "multi" in x:
+                res._x["multi"] = True
+            if chain is not None and chain[0]._grad_fn is not None:
+                _register_view(chain[0], res)
+            return res
+        res._x = {"base": base, "vchain": (input, ((op, args),))}
+        if input._grad_fn is not None:      # (a leaf's views can't be written with grad)
+            _register_view(input, res)
+        return res
+    res._x = {"base": input, "vchain": (input, ((op, args),))}
+    if input._grad_fn is not None:
+        _register_view(input, res)
+    return res
+
+
+def _register_view(root, view):
+    """Remember a live view of a non-leaf root: a write into one view rebases the
+    root's history, and its other views then read the new root (Note [In-place writes...])."""
+    x = root._extra()
+    refs = x.get("vviews")
+    if refs is None:
+        refs = x["vviews"] = []
+        x["vviews_cap"] = 64
+    refs.append(_weakref(view))
+    if len(refs) >= x["vviews_cap"]:        # drop dead views; amortised O(1) per view
+        refs[:] = [r for r in refs if r() is not None]
+        x["vviews_cap"] = 2 * len(refs) + 64
+
+
+# ------------------------------------------------------------------ view / reshape / flatten
 
 class ViewBackward0(Node):                   # derivatives.yaml: view
     __slots__ = ("_saved_self_sym_sizes",)
@@ -44,20 +122,55 @@ class ViewBackward0(Node):                   # derivatives.yaml: view
         return grad.reshape(self._saved_self_sym_sizes),
 
 
-def view(input, *shape):
+VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
+              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+def view(input, *shape, size=None):
+    if size is not None:
+        shape = (size,)
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        return _view_dtype(input, shape[0])
     x = input._data
-    shape = infer_size(size_args(shape), x.size)
+    shape = infer_size(size_args(shape, "view"), x.size)
     try:
         r = np.reshape(x, shape, copy=False)
     except ValueError:
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
-                           "least one dimension spans across two contiguous subspaces). Use "
-                           ".reshape(...) instead.") from None
-    return _view_result(input, r, shape)
+        raise RuntimeError(VIEW_ERROR) from None
+    return _view_result(input, r)
 
 
-def _view_result(input, r, shape):
-    res = wrap(r)
+def _view_dtype(input, dtype):
+    """Reinterpret the bytes (torch records no history for a dtype view)."""
+    x = input._data
+    new = dtype.np.itemsize
+    old = x.dtype.itemsize
+    if new != old:
+        what = (f"to view {type_name(x.dtype)} as {type_name(dtype.np)} (different element "
+                f"sizes)")
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        ratio = new // old
+        if new > old and x.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got "
+                               f"{x.shape[-1]}")
+        if x.strides[-1] != old:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got "
+                               f"{x.strides[-1] // old}")
+        if new > old:
+            root = x
+            while isinstance(root.base, np.ndarray):
+                root = root.base
+            off = (x.__array_interface__["data"][0] - root.__array_interface__["data"][0]) \
+                // old
+            if off % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} "
+                                   f"{what}, but got {off}")
+    return wrap(x.view(dtype.np))        # shares memory; torch reports no _base for it
+
+
+def _view_result(input, r):
+    res = viewof(wrap(r), input, reshape, (r.shape,))
     if STATE.enabled and input._requires_grad:
         node = ViewBackward0()
         node._saved_self_sym_sizes = input._data.shape
@@ -72,15 +185,19 @@ class UnsafeViewBackward0(Node):             # derivatives.yaml: _unsafe_view
         return grad.reshape(self._saved_self_sym_sizes),
 
 
-def reshape(input, *shape):
+def reshape(input, *shape, **kwargs):
+    if "shape" in kwargs:
+        shape = (kwargs.pop("shape"),)
+    if kwargs:
+        raise TypeError(f"reshape() got an unexpected keyword argument '{next(iter(kwargs))}'")
     x = input._data
-    shape = infer_size(size_args(shape), x.size)
+    shape = infer_size(size_args(shape, "reshape", "shape"), x.size)
     try:
         r = np.reshape(x, shape, copy=False)
     except ValueError:
-        # not viewable: torch copies (clone) and then views the copy
-        return input.clone(memory_format=None)._reshape_copy(shape)
-    return _view_result(input, r, shape)
+        # not viewable: torch copies (clone) and then views the copy without sharing
+        return _reshape_copy(input.clone(), shape)
+    return _view_result(input, r)
 
 
 def _reshape_copy(copied, shape):
@@ -92,53 +209,56 @@ def _reshape_copy(copied, shape):
     return res
 
 
-class ExpandBackward0(Node):                 # derivatives.yaml: expand
-    __slots__ = ("_saved_self_sym_sizes",)
-
-    def apply(self, grad):
-        from ..autograd.engine import _sum_to
-        return _sum_to(grad, self._saved_self_sym_sizes),
+def view_as(input, other):
+    return view(input, other._data.shape)
 
 
-def expand(input, *sizes):
+def reshape_as(input, other):
+    return reshape(input, other._data.shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
     x = input._data
-    sizes = size_args(sizes)
-    if len(sizes) < x.ndim:
-        raise RuntimeError(f"expand(torch.{input.dtype.name}{{{list(x.shape)}}}, size="
-                           f"{list(sizes)}): the number of sizes provided ({len(sizes)}) must be "
-                           f"greater or equal to the number of dimensions in the tensor "
-                           f"({x.ndim})")
-    lead = len(sizes) - x.ndim
-    target = []
-    for i, s in enumerate(sizes):
-        if i < lead:
-            if s < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
-                                   f"leading, non-existing dimension {i}")
-            target.append(s)
-            continue
-        cur = x.shape[i - lead]
-        if s == -1:
-            s = cur
-        elif cur != s and cur != 1:
-            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
-                               f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
-                               f"{list(sizes)}.  Tensor sizes: {list(x.shape)}")
-        target.append(s)
-    target = tuple(target)
-    if target == x.shape:
-        r = x.view()
-    else:
-        r = np.broadcast_to(x, target)
-    res = wrap(r)
-    if STATE.enabled and input._requires_grad:
-        node = ExpandBackward0()
-        node._saved_self_sym_sizes = x.shape
-        link(res, node, input)
-    return res
+    if x.ndim == 0:
+        wrap_dim(start_dim, 0)
+        wrap_dim(end_dim, 0)
+        return reshape(input, (1,))
+    s = wrap_dim(start_dim, x.ndim)
+    e = wrap_dim(end_dim, x.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    n = 1
+    for k in x.shape[s:e + 1]:
+        n *= k
+    return reshape(input, x.shape[:s] + (n,) + x.shape[e + 1:])
 
 
-class UnsqueezeBackward0(Node):
+def unflatten(input, dim, sizes):
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n = x.shape[d]
+    try:
+        full = infer_size(sizes, n)
+    except RuntimeError as e:
+        if str(e).startswith(("only one", "invalid shape")):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({n}) in the input tensor") from None
+    return view(input, x.shape[:d] + full + x.shape[d + 1:])
+
+
+def ravel(input):
+    return view(input.contiguous(), -1)
+
+
+# ------------------------------------------------------------------ squeeze / unsqueeze
+
+class UnsqueezeBackward0(Node):              # derivatives.yaml: unsqueeze
     __slots__ = ("_saved_dim",)
 
     def apply(self, grad):
@@ -148,7 +268,8 @@ class UnsqueezeBackward0(Node):
 def unsqueeze(input, dim):
     x = input._data
     d = wrap_dim(dim, x.ndim + 1)
-    res = wrap(np.expand_dims(x, d))
+    shp = x.shape
+    res = viewof(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input, unsqueeze, (d,))
     if STATE.enabled and input._requires_grad:
         node = UnsqueezeBackward0()
         node._saved_dim = d
@@ -184,30 +305,478 @@ def squeeze(input, dim=None):
         axes = tuple(i for i, s in enumerate(x.shape) if s == 1)
     else:
         multi = isinstance(dim, (tuple, list))
-        dims = [wrap_dim(d, x.ndim) for d in (dim if multi else (dim,))]
+        dims = wrap_dims(dim, x.ndim) if multi else (wrap_dim(dim, x.ndim),)
         node = SqueezeBackward2() if multi else SqueezeBackward1()
-        node._saved_dim = tuple(dims) if multi else dims[0]
+        node._saved_dim = dims if multi else dims[0]
         axes = tuple(d for d in dims if x.ndim and x.shape[d] == 1)
-    res = wrap(np.squeeze(x, axis=axes) if axes else x.view())
+    r = np.squeeze(x, axis=axes) if axes else x.view()
+    res = viewof(wrap(r), input, reshape, (r.shape,))
     if STATE.enabled and input._requires_grad:
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res
 
 
+# ------------------------------------------------------------------ permute / transpose
+
+class PermuteBackward0(Node):                # derivatives.yaml: permute
+    __slots__ = ("_saved_dims",)
+
+    def apply(self, grad):
+        return grad.permute(tuple(np.argsort(self._saved_dims).tolist())),
+
+
+def permute(input, *dims, **kwargs):
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"permute() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    x = input._data
+    dims = size_args(dims, "permute", "dims")
+    if len(dims) != x.ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {x.ndim} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(wrap_dim(d, x.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    res = viewof(wrap(np.transpose(x, dims)), input, permute, (dims,))
+    if STATE.enabled and input._requires_grad:
+        node = PermuteBackward0()
+        node._saved_dims = dims
+        link(res, node, input)
+    return res
+
+
+class TransposeBackward0(Node):              # derivatives.yaml: transpose.int
+    __slots__ = ("_saved_dim0", "_saved_dim1")
+
+    def apply(self, grad):
+        return grad.transpose(self._saved_dim0, self._saved_dim1),
+
+
+def transpose(input, dim0, dim1):
+    x = input._data
+    n = x.ndim
+    d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+    res = viewof(wrap(np.swapaxes(x, d0, d1) if n else x.view()), input, transpose, (d0, d1))
+    if STATE.enabled and input._requires_grad:
+        node = TransposeBackward0()
+        node._saved_dim0, node._saved_dim1 = d0, d1
+        link(res, node, input)
+    return res
+
+
+swapaxes = swapdims = transpose
+
+
+class TBackward0(Node):                      # derivatives.yaml: t
+    __slots__ = ()
+
+    def apply(self, grad):
+        return grad.t(),
+
+
+def t(input):
+    x = input._data
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    res = viewof(wrap(x.T if x.ndim == 2 else x.view()), input, t, ())
+    if STATE.enabled and input._requires_grad:
+        link(res, TBackward0(), input)
+    return res
+
+
+_WARNED = set()
+
+
+def warn_once(key, message):
+    """torch emits these warnings once per process (TORCH_WARN_ONCE), whatever the filters."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _T(self):
+    n = self._data.ndim
+    if n == 0:
+        warn_once("T0", "Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                  "in these cases.")
+    elif n != 2:
+        warn_once("T", "The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                      "shape is deprecated and it will throw an error in a future release. "
+                      "Consider `x.mT` to transpose batches of matrices or "
+                      "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
+                  "of a tensor.")
+    return permute(self, tuple(range(n - 1, -1, -1)))
+
+
+def _mT(self):
+    n = self._data.ndim
+    if n < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {n}-D tensor.")
+    return transpose(self, -2, -1)
+
+
+def _conj(t_):
+    return t_.conj() if t_._data.dtype.kind == "c" else t_
+
+
+def _H(self):
+    n = self._data.ndim
+    if n == 0:
+        warn_once("H0", "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+        return _conj(self)
+    if n != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D "
+                           f"tensor. For batches of matrices, consider using tensor.mH")
+    return _conj(transpose(self, 0, 1))
+
+
+def _mH(self):
+    n = self._data.ndim
+    if n < 2:
+        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. "
+                           f"Got {n}-D tensor.")
+    return _conj(transpose(self, -2, -1))
+
+
+def adjoint(input):
+    return _mH(input)
+
+
+def movedim(input, source, destination):
+    x = input._data
+    n = x.ndim
+    src = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
+    dst = (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source "
+                           f"({list(src)} dims) should contain the same number of dims as "
+                           f"destination ({list(dst)} dims)")
+    src = tuple(wrap_dim(int(d), n) for d in src)
+    dst = tuple(wrap_dim(int(d), n) for d in dst)
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    order = tuple(o if o is not None else next(rest) for o in order)
+    return permute(input, order)
+
+
+moveaxis = movedim
+
+
+# ------------------------------------------------------------------ expand / broadcast / repeat
+
+class ExpandBackward0(Node):                 # derivatives.yaml: expand
+    __slots__ = ("_saved_self_sym_sizes",)
+
+    def apply(self, grad):
+        from ..autograd.engine import _sum_to
+        return _sum_to(grad, self._saved_self_sym_sizes),
+
+
+def expand(input, *sizes, size=None, implicit=False):
+    if size is not None:
+        sizes = (size,)
+    x = input._data
+    sizes = size_args(sizes, "expand")
+    if len(sizes) < x.ndim:
+        raise RuntimeError(f"expand(torch.{type_name(x.dtype)}Tensor{{{list(x.shape)}}}, size="
+                           f"{list(sizes)}): the number of sizes provided ({len(sizes)}) must be "
+                           f"greater or equal to the number of dimensions in the tensor "
+                           f"({x.ndim})")
+    lead = len(sizes) - x.ndim
+    target = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            target.append(s)
+            continue
+        cur = x.shape[i - lead]
+        if s == -1:
+            s = cur
+        elif cur != s:
+            if cur != 1 or s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) must match the "
+                                   f"existing size ({cur}) at non-singleton dimension {i}.  "
+                                   f"Target sizes: {list(sizes)}.  Tensor sizes: "
+                                   f"{list(x.shape)}")
+        target.append(s)
+    target = tuple(target)
+    r = x.view() if target == x.shape else np.broadcast_to(x, target)
+    res = viewof(wrap(r), input, expand, (target,))
+    if STATE.enabled and input._requires_grad:
+        node = ExpandBackward0()
+        node._saved_self_sym_sizes = x.shape
+        link(res, node, input)
+    return res
+
+
+def expand_as(input, other):
+    return expand(input, other._data.shape)
+
+
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+def broadcast_shapes(*shapes):
+    out = []
+    for k, shp in enumerate(shapes):
+        shp = (int(shp),) if isinstance(shp, (int, np.integer)) else tuple(int(v) for v in shp)
+        for v in shp:
+            if v < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+        if len(shp) > len(out):
+            out = [1] * (len(shp) - len(out)) + out
+        for i in range(1, len(shp) + 1):
+            have, v = out[-i], shp[-i]
+            if have == v or v == 1:
+                continue
+            if have == 1:
+                out[-i] = v
+            else:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {v} at {-i}! "
+                                   f"Mismatching argument at index {k} had {shp}; but expected "
+                                   f"shape should be broadcastable to {out}")
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = ()
+    for k, tt in enumerate(tensors):
+        s = tt._data.shape
+        try:
+            shape = np.broadcast_shapes(shape, s)
+        except ValueError:
+            a = next(u for u in tensors[:k] if _bc_fail(u._data.shape, s))
+            from ._common import broadcast_error
+            raise broadcast_error(a._data, tt._data) from None
+    return tuple(tt if tt._data.shape == shape else expand(tt, shape) for tt in tensors)
+
+
+def _bc_fail(a, b):
+    try:
+        np.broadcast_shapes(a, b)
+        return False
+    except ValueError:
+        return True
+
+
+class RepeatBackward0(Node):                 # derivatives.yaml: repeat
+    __slots__ = ("_saved_repeats", "_saved_self_sym_sizes")
+
+    def apply(self, grad):
+        reps, sizes = self._saved_repeats, self._saved_self_sym_sizes
+        lead = len(reps) - len(sizes)
+        full = (1,) * lead + tuple(sizes)
+        inter = []
+        for r, s in zip(reps, full):
+            inter += [r, s]
+        g = grad.reshape(inter).sum(tuple(range(0, len(inter), 2)))
+        return g.reshape(sizes),
+
+
+def repeat(input, *repeats, **kwargs):
+    if "repeats" in kwargs:
+        repeats = (kwargs.pop("repeats"),)
+    if kwargs:
+        raise TypeError(f"repeat() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    x = input._data
+    reps = size_args(repeats, "repeat", "repeats")
+    if len(reps) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    full = (1,) * (len(reps) - x.ndim) + x.shape
+    target = [s * r for s, r in zip(full, reps)]
+    for s in target:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
+    res = wrap(np.tile(x, reps) if x.size and all(reps) else np.empty(target, x.dtype))
+    if STATE.enabled and input._requires_grad:
+        node = RepeatBackward0()
+        node._saved_repeats = reps
+        node._saved_self_sym_sizes = x.shape
+        link(res, node, input)
+    return res
+
+
+def tile(input, dims):
+    reps = size_args((dims,) if isinstance(dims, (int, np.integer)) else tuple(dims), "tile",
+                     "dims")
+    n = input._data.ndim
+    if len(reps) < n:
+        reps = (1,) * (n - len(reps)) + reps
+    return repeat(input, reps)
+
+
+class IndexSelectBackward0(Node):            # derivatives.yaml: index_select (as used here)
+    """repeat_interleave with tensor repeats: out = input.index_select(dim, index) where the
+    index repeats i repeats[i] times. The gradient sums each run of repeated rows."""
+    __slots__ = ("_saved_dim", "_repeats")
+
+    def apply(self, grad):
+        d, reps = self._saved_dim, self._repeats
+        parts = grad.split(reps, d)
+        return _cat([p.sum(d, keepdim=True) for p in parts], d),
+
+
+def _cat(ts, d):
+    from .join import cat
+    return cat(ts, d)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:            # torch.repeat_interleave(repeats): indices repeated
+        r = input._data
+        if r.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if r.dtype.kind not in "iu":
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                      f"'{type_name(r.dtype)}'")
+        if (r < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return wrap(np.repeat(np.arange(r.shape[0], dtype=r.dtype), r))
+    if dim is None:
+        input = flatten(input)
+        d = 0
+    else:
+        d = wrap_dim(dim, input._data.ndim)
+    x = input._data
+    if isinstance(repeats, (int, np.integer)):
+        repeats = int(repeats)
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        if x.ndim == 0:
+            input = reshape(input, (1,))
+            x = input._data
+        shape = list(x.shape)
+        shape.insert(d + 1, repeats)
+        out = expand(unsqueeze(input, d + 1), shape).clone()
+        return flatten(out, d, d + 1)
+    r = repeats._data
+    if r.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if r.dtype.kind not in "iu":
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{type_name(r.dtype)}'")
+    n = x.shape[d] if x.ndim else 1
+    if r.ndim == 0 or r.shape[0] == 1:
+        r = np.broadcast_to(r.reshape(-1), (n,))
+    elif r.shape[0] != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {r.shape[0]} and input.size({d}) = {n}")
+    if (r < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    if x.ndim == 0:
+        input = reshape(input, (1,))
+        x = input._data
+    res = wrap(np.repeat(x, r, axis=d))
+    if STATE.enabled and input._requires_grad:
+        node = IndexSelectBackward0()
+        node._saved_dim = d
+        node._repeats = [int(k) for k in r]
+        link(res, node, input)
+    return res
+
+
+# ------------------------------------------------------------------ embedding helpers
+# The backward of a view op (select, slice, diagonal, unfold) writes the gradient into zeros
+# of the input's shape through the same view; its own derivative is the view op again.
+
+class _EmbedNode(Node):
+    __slots__ = ("_fwd",)
+
+    def apply(self, grad):
+        return self._fwd(grad),
+
+
+class SelectBackwardBackward0(_EmbedNode):
+    __slots__ = ()
+
+
+class SliceBackwardBackward0(_EmbedNode):
+    __slots__ = ()
+
+
+class DiagonalBackwardBackward0(_EmbedNode):
+    __slots__ = ()
+
+
+class UnfoldBackwardBackward0(_EmbedNode):
+    __slots__ = ()
+
+
+def embed(grad, sizes, writer, node_cls, fwd):
+    """zeros(sizes) with `writer(zeros_array, grad_array)` applied; differentiable with
+    derivative fwd(gradgrad)."""
+    z = np.zeros(sizes, grad._data.dtype)
+    writer(z, grad._data)
+    res = wrap(z)
+    if STATE.enabled and grad._requires_grad:
+        node = node_cls()
+        node._fwd = fwd
+        link(res, node, grad)
+    return res
+
+
+# ------------------------------------------------------------------ select / unbind
+
+class SelectBackward0(Node):                 # derivatives.yaml: select.int
+    __slots__ = ("_saved_dim", "_saved_index", "_saved_self_sym_sizes")
+
+    def apply(self, grad):
+        d, i = self._saved_dim, self._saved_index
+
+        def writer(z, g):
+            z[(slice(None),) * d + (i,)] = g
+        return embed(grad, self._saved_self_sym_sizes, writer, SelectBackwardBackward0,
+                     lambda gg: select(gg, d, i)),
+
+
+def select(input, dim, index):
+    x = input._data
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.ndim)
+    index = int(index)
+    n = x.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x.shape)} at dimension {dim}")
+    if index < 0:
+        index += n
+    res = viewof(wrap(x[(slice(None),) * d + (index,)]), input, select, (d, index))
+    if STATE.enabled and input._requires_grad:
+        node = SelectBackward0()
+        node._saved_dim, node._saved_index = d, index
+        node._saved_self_sym_sizes = x.shape
+        link(res, node, input)
+    return res
+
+
 class UnbindBackward0(Node):                 # derivatives.yaml: unbind.int
-    __slots__ = ("_saved_dim", "_n_outputs", "_shape", "_dtype")
+    __slots__ = ("_saved_dim", "_n_outputs")
 
     def apply(self, grads):
-        from .. import creation
-        parts = [g if g is not None else creation.zeros(self._shape, dtype=self._dtype)
+        if not isinstance(grads, list):
+            grads = [grads]
+        ref = next(g for g in grads if g is not None)
+        parts = [g if g is not None else wrap(np.zeros(ref._data.shape, ref._data.dtype))
                  for g in grads]
-        return stack_grads(parts, self._saved_dim),
-
-
-def stack_grads(parts, dim):
-    from .join import stack
-    return stack(parts, dim)
+        from .join import stack
+        return stack(parts, self._saved_dim),
 
 
 def unbind(input, dim=0):
@@ -215,26 +784,785 @@ def unbind(input, dim=0):
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
-    outs = [wrap(x[(slice(None),) * d + (i,)])
-            for i in range(x.shape[d])]
-    if STATE.enabled and input._requires_grad:
+    pre = (slice(None),) * d
+    outs = [viewof(wrap(x[pre + (i,)]), input, select, (d, i)) for i in range(x.shape[d])]
+    mark_multi(outs)
+    if STATE.enabled and input._requires_grad and outs:
         node = UnbindBackward0()
         node._saved_dim = d
         node._n_outputs = len(outs)
-        node._shape = x.shape[:d] + x.shape[d + 1:]
-        node._dtype = input.dtype
-        link_multi(outs, node, input)
+        if len(outs) == 1:     # the engine treats a one-output node as a plain node
+            link(outs[0], node, input)
+        else:
+            link_multi(outs, node, input)
     return tuple(outs)
+
+
+# ------------------------------------------------------------------ flip / roll / rot90
+
+class FlipBackward0(Node):                   # derivatives.yaml: flip
+    __slots__ = ("_saved_dims",)
+
+    def apply(self, grad):
+        return grad.flip(self._saved_dims),
+
+
+def flip(input, *dims, **kwargs):
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    x = input._data
+    dims = wrap_dims(size_args(dims, "flip", "dims"), x.ndim)
+    if x.ndim == 0 or not dims:
+        r = x.copy()
+    else:
+        r = np.flip(x, dims).copy(order="K")     # torch keeps the input's memory layout
+    res = wrap(r)
+    if STATE.enabled and input._requires_grad:
+        node = FlipBackward0()
+        node._saved_dims = dims
+        link(res, node, input)
+    return res
+
+
+def fliplr(input):
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input):
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+class RollBackward0(Node):                   # derivatives.yaml: roll
+    __slots__ = ("_saved_shifts", "_saved_dims")
+
+    def apply(self, grad):
+        return grad.roll(tuple(-s for s in self._saved_shifts), self._saved_dims),
+
+
+def roll(input, shifts, dims=None):
+    x = input._data
+    shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else \
+        tuple(int(s) for s in shifts)
+    if dims is None:
+        dims = ()
+    dims = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:
+        r = np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+    else:
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               f"dims:{len(dims)}")
+        dims = tuple(wrap_dim(d, x.ndim) for d in dims)
+        r = np.roll(x, shifts, dims) if x.ndim else x.copy()
+    res = wrap(np.ascontiguousarray(r))
+    if STATE.enabled and input._requires_grad:
+        node = RollBackward0()
+        node._saved_shifts, node._saved_dims = shifts, dims
+        link(res, node, input)
+    return res
+
+
+class Rot90Backward0(Node):                  # derivatives.yaml: rot90
+    __slots__ = ("_saved_k", "_saved_dims")
+
+    def apply(self, grad):
+        return grad.rot90(-self._saved_k, self._saved_dims),
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    x = input._data
+    dims = tuple(int(d) for d in dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if x.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {x.ndim}")
+    d0, d1 = wrap_dim(dims[0], x.ndim), wrap_dim(dims[1], x.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    k = int(k)
+    m = k % 4
+    # torch's layout: a flip (fresh, in the input's layout) then a transpose view
+    if m == 1:
+        r = np.swapaxes(np.flip(x, d1).copy(order="K"), d0, d1)
+    elif m == 2:
+        r = np.flip(x, (d0, d1)).copy(order="K")
+    elif m == 3:
+        r = np.swapaxes(np.flip(x, d0).copy(order="K"), d0, d1)
+    else:
+        r = np.ascontiguousarray(x).copy() if x.flags.c_contiguous else np.ascontiguousarray(x)
+    res = wrap(r)
+    if STATE.enabled and input._requires_grad:
+        node = Rot90Backward0()
+        node._saved_k, node._saved_dims = k, dims
+        link(res, node, input)
+    return res
+
+
+# ------------------------------------------------------------------ tril / triu
+
+class TrilBackward0(Node):                   # derivatives.yaml: tril
+    __slots__ = ("_saved_diagonal",)
+
+    def apply(self, grad):
+        return grad.tril(self._saved_diagonal),
+
+
+class TriuBackward0(Node):                   # derivatives.yaml: triu
+    __slots__ = ("_saved_diagonal",)
+
+    def apply(self, grad):
+        return grad.triu(self._saved_diagonal),
+
+
+def _tri(name, npfn, node_cls):
+    def op(input, diagonal=0, *, out=None):
+        x = input._data
+        if x.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        diagonal = int(diagonal)
+        res = wrap(npfn(x, diagonal))
+        if STATE.enabled and input._requires_grad:
+            node = node_cls()
+            node._saved_diagonal = diagonal
+            link(res, node, input)
+        if out is not None:
+            from ._common import write_out
+            return write_out(res, out)
+        return res
+    op.__name__ = name
+    return op
+
+
+tril = _tri("tril", np.tril, TrilBackward0)
+triu = _tri("triu", np.triu, TriuBackward0)
+
+
+def tril_(self, diagonal=0):
+    from ._common import inplace, inplace_source
+    return inplace(self, tril(inplace_source(self), diagonal))
+
+
+def triu_(self, diagonal=0):
+    from ._common import inplace, inplace_source
+    return inplace(self, triu(inplace_source(self), diagonal))
+
+
+# ------------------------------------------------------------------ diagonal family
+
+def _diag_view(x, offset, d1, d2):
+    """A writable NumPy view of the diagonal (NumPy's own is read-only)."""
+    r = np.diagonal(x, offset, d1, d2)
+    if x.flags.writeable:
+        r.flags.writeable = True
+    return r
+
+
+def _diag_dims(ndim, offset, dim1, dim2):
+    d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+class DiagonalBackward0(Node):               # derivatives.yaml: diagonal
+    __slots__ = ("_saved_offset", "_saved_dim1", "_saved_dim2", "_saved_self_sym_sizes")
+
+    def apply(self, grad):
+        return diagonal_backward(grad, self._saved_self_sym_sizes, self._saved_offset,
+                                 self._saved_dim1, self._saved_dim2),
+
+
+class DiagonalBackward0_copy(DiagonalBackward0):   # derivatives.yaml: diagonal_copy
+    __slots__ = ()
+
+
+def diagonal_backward(grad, sizes, offset, d1, d2):
+    def writer(z, g):
+        _diag_view(z, offset, d1, d2)[...] = g
+    return embed(grad, sizes, writer, DiagonalBackwardBackward0,
+                 lambda gg: diagonal(gg, offset, d1, d2))
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    x = input._data
+    d1, d2 = _diag_dims(x.ndim, offset, dim1, dim2)
+    offset = int(offset)
+    res = viewof(wrap(_diag_view(x, offset, d1, d2)), input, diagonal, (offset, d1, d2))
+    if STATE.enabled and input._requires_grad:
+        node = DiagonalBackward0()
+        node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
+        node._saved_self_sym_sizes = x.shape
+        link(res, node, input)
+    return res
+
+
+class DiagEmbedBackward0(Node):              # derivatives.yaml: diag_embed
+    __slots__ = ("_saved_offset", "_saved_dim1", "_saved_dim2")
+
+    def apply(self, grad):
+        return diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2),
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    x = input._data
+    n = x.ndim + 1
+    d1, d2 = _diag_dims(n, offset, dim1, dim2)
+    offset = int(offset)
+    k = (x.shape[-1] if x.ndim else 1) + abs(offset)
+    batch = list(x.shape[:-1])
+    shape = [0] * n
+    it = iter(batch)
+    for i in range(n):
+        shape[i] = k if i in (d1, d2) else next(it)
+    z = np.zeros(shape, x.dtype)
+    _diag_view(z, offset, d1, d2)[...] = x
+    res = wrap(z)
+    if STATE.enabled and input._requires_grad:
+        node = DiagEmbedBackward0()
+        node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
+        link(res, node, input)
+    return res
+
+
+def diag(input, diagonal=0, *, out=None):
+    x = input._data
+    if x.ndim == 1:
+        res = diag_embed(input, diagonal, 0, 1)
+    elif x.ndim == 2:
+        res = wrap(np.diagonal(x, int(diagonal)).copy())
+        if STATE.enabled and input._requires_grad:
+            node = DiagonalBackward0_copy()
+            node._saved_offset, node._saved_dim1, node._saved_dim2 = int(diagonal), 0, 1
+            node._saved_self_sym_sizes = x.shape
+            link(res, node, input)
+    else:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
+    if out is not None:
+        from ._common import write_out
+        return write_out(res, out)
+    return res
+
+
+def diagflat(input, offset=0):
+    return diag_embed(reshape(input, -1), offset, 0, 1)
+
+
+class TraceBackward0(Node):                  # derivatives.yaml: trace
+    __slots__ = ("_saved_self_sym_sizes",)
+
+    def apply(self, grad):
+        sizes = self._saved_self_sym_sizes
+        k = min(sizes)
+        return diagonal_backward(grad.expand(k), sizes, 0, 0, 1),
+
+
+def trace(input):
+    x = input._data
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    if x.dtype.kind == "b":
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    dt = np.int64 if x.dtype.kind in "biu" else x.dtype
+    res = wrap(np.trace(x, dtype=dt))
+    if STATE.enabled and input._requires_grad:
+        node = TraceBackward0()
+        node._saved_self_sym_sizes = x.shape
+        link(res, node, input)
+    return res
+
+
+# ------------------------------------------------------------------ unfold
+
+class UnfoldBackward0(Node):                 # derivatives.yaml: unfold
+    __slots__ = ("_saved_dimension", "_saved_size", "_saved_step", "_saved_self_sym_sizes")
+
+    def apply(self, grad):
+        return unfold_backward(grad, self._saved_self_sym_sizes, self._saved_dimension,
+                               self._saved_size, self._saved_step),
+
+
+def unfold_backward(grad, sizes, d, size, step):
+    def writer(z, g):
+        zz = z if z.ndim else z.reshape(1)
+        count = (zz.shape[d] - size) // step + 1
+        g = g.reshape(zz.shape[:d] + (count,) + zz.shape[d + 1:] + (size,))
+        pre = (slice(None),) * d
+        for k in range(size):      # element k of every window: one strided slice
+            zz[pre + (slice(k, k + (count - 1) * step + 1, step),)] += g[..., k]
+    return embed(grad, sizes, writer, UnfoldBackwardBackward0,
+                 lambda gg: unfold(gg, d, size, step))
+
+
+def unfold(input, dimension, size, step):
+    x = input._data
+    d = wrap_dim(dimension, x.ndim)
+    xs = x.reshape(1) if x.ndim == 0 else x
+    n = xs.shape[d]
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    count = (n - size) // step + 1
+    shape = xs.shape[:d] + (count,) + xs.shape[d + 1:] + (size,)
+    st = xs.strides
+    strides = st[:d] + (st[d] * step,) + st[d + 1:] + (st[d],)
+    r = _as_strided(xs, shape, strides, writeable=x.flags.writeable and step >= size)
+    if x.ndim == 0:
+        r = r.reshape(size)
+    res = viewof(wrap(r), input, unfold, (d, size, step))
+    if STATE.enabled and input._requires_grad:
+        node = UnfoldBackward0()
+        node._saved_dimension, node._saved_size, node._saved_step = d, size, step
+        node._saved_self_sym_sizes = x.shape
+        link(res, node, input)
+    return res
+
+
+# ------------------------------------------------------------------ meshgrid / atleast
+
+MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                    "indexing argument.")
+
+
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warn_once("meshgrid", MESHGRID_WARNING)
+        indexing = "ij"
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for tt in tensors[1:]:
+        if tt._data.dtype != tensors[0]._data.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    for tt in tensors:
+        if tt._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {tt}")
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f"received: {indexing}")
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(tt._data.size for tt in ts)
+    n = len(ts)
+    outs = []
+    for i, tt in enumerate(ts):
+        vs = [1] * n
+        vs[i] = -1
+        outs.append(expand(view(tt, vs), shape))
+    if swap:
+        outs[0], outs[1] = outs[1], outs[0]
+    return tuple(outs)
+
+
+def atleast_1d(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        t_ = tensors[0]
+        return reshape(t_, (1,)) if t_._data.ndim == 0 else t_
+    ts = tensors[0] if len(tensors) == 1 else tensors
+    return tuple(atleast_1d(t_) for t_ in ts)
+
+
+def atleast_2d(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        t_ = tensors[0]
+        n = t_._data.ndim
+        if n == 0:
+            return reshape(t_, (1, 1))
+        return unsqueeze(t_, 0) if n == 1 else t_
+    ts = tensors[0] if len(tensors) == 1 else tensors
+    return tuple(atleast_2d(t_) for t_ in ts)
+
+
+def atleast_3d(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        t_ = tensors[0]
+        n = t_._data.ndim
+        if n == 0:
+            return reshape(t_, (1, 1, 1))
+        if n == 1:
+            return unsqueeze(unsqueeze(t_, 0), -1)
+        return unsqueeze(t_, -1) if n == 2 else t_
+    ts = tensors[0] if len(tensors) == 1 else tensors
+    return tuple(atleast_3d(t_) for t_ in ts)
+
+
+# ------------------------------------------------------------------ *_scatter
+# out = input.clone() with src written into a view of it. Derivatives: the gradient with
+# that region zeroed (the same scatter, of zeros) for input; the region of the gradient
+# (the view op) for src.
+
+class _ScatterNode(Node):
+    __slots__ = ("_op", "_view", "_src_shape")
+
+    def apply(self, grad):
+        gi = gs = None
+        if self.next_functions[0][0] is not None:
+            gi = self._op(grad, wrap(np.zeros(self._src_shape, grad._data.dtype)))
+        if self.next_functions[1][0] is not None:
+            gs = self._view(grad)
+        return gi, gs
+
+
+class SelectScatterBackward0(_ScatterNode):
+    __slots__ = ()
+
+
+class SliceScatterBackward0(_ScatterNode):
+    __slots__ = ()
+
+
+class DiagonalScatterBackward0(_ScatterNode):
+    __slots__ = ()
+
+
+def scatter_into(input, src, region, node_cls, op, view_op):
+    """input.clone() with src written into region(clone's array)."""
+    out = input._data.copy()
+    v = region(out)
+    if v.shape != src._data.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._data.shape)}, slice size = {list(v.shape)}")
+    v[...] = src._data
+    res = wrap(out)
+    if STATE.enabled and (input._requires_grad or src._requires_grad):
+        node = node_cls()
+        node._op, node._view, node._src_shape = op, view_op, src._data.shape
+        link(res, node, input, src)
+    return res
+
+
+def select_scatter(input, src, dim, index):
+    x = input._data
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    index = int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x.shape)} at dimension {dim}")
+    index %= n
+    idx = (slice(None),) * d + (index,)
+    return scatter_into(input, src, lambda a: a[idx], SelectScatterBackward0,
+                        lambda g, z: select_scatter(g, z, d, index),
+                        lambda g: select(g, d, index))
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    d1, d2 = _diag_dims(input._data.ndim, offset, dim1, dim2)
+    offset = int(offset)
+    return scatter_into(input, src, lambda a: _diag_view(a, offset, d1, d2),
+                        DiagonalScatterBackward0,
+                        lambda g, z: diagonal_scatter(g, z, offset, d1, d2),
+                        lambda g: diagonal(g, offset, d1, d2))
+
+
+def _tri_indices(name, fn):
+    def op(row, col, offset=0, *, dtype=None, device=None, layout=None):
+        dt = D.int64 if dtype is None else dtype
+        if dt.np.kind not in "iu":
+            raise NotImplementedError(f'"{name}" not implemented for \'{type_name(dt.np)}\'')
+        if row < 0:
+            raise RuntimeError(f"row must be non-negative, got{row}")
+        if col < 0:
+            raise RuntimeError(f"col must be non-negative, got{col}")
+        r, c = fn(row, offset, col)
+        return wrap(np.stack([r, c]).astype(dt.np).reshape(2, -1))
+    op.__name__ = name
+    return op
+
+
+tril_indices = _tri_indices("tril_indices", np.tril_indices)
+triu_indices = _tri_indices("triu_indices", np.triu_indices)
+
+
+# ------------------------------------------------------------------ in-place writes into views
+# Note [In-place writes into views]: an in-place op on a view changes its base's values, so,
+# as in torch, the base's history is rebased onto a CopySlices node (inputs: the base's old
+# history and the in-place op's other inputs) and the view's onto AsStridedBackward0 (a view
+# of the new base). A view made here records _x["vchain"] = (root, steps): replaying the
+# steps (functional ember ops) on root-shaped tensors gives the view's region, which is what
+# both nodes need. Views made by indexing keep their own chain (index.py: "ichain"); a write
+# into a view of a view of either kind cascades to the final base. A non-leaf base keeps weak
+# references to its live views (_x["vviews"]): after its history changes (a write into it or
+# into one of its views) they are relinked to the new history and their version bumped, as
+# torch regenerates a view's grad_fn and shares its base's version counter. The write itself
+# happens before the checks (a view of a leaf, an output of split/unbind), unlike torch.
+
+def _replay(t, steps):
+    for op, args in steps:
+        t = op(t, *args)
+    return t
+
+
+def _region_ids(root_shape, steps):
+    """For each element of the view, its flat (C order) position in the root."""
+    n = 1
+    for k in root_shape:
+        n *= k
+    ids = _replay(wrap(np.arange(n).reshape(root_shape)), steps)._data
+    return np.ascontiguousarray(ids).reshape(-1)
+
+
+class CopySlices(Node):
+    __slots__ = ("_fn", "_steps", "_ids", "_root_shape", "_vshape")
+
+    def apply(self, grad):
+        res = list(self._fn.apply(_replay(grad, self._steps)))
+        g0 = None
+        if self.next_functions[0][0] is not None:
+            keep = np.ones(grad._data.size, grad._data.dtype)
+            keep[self._ids] = 0
+            g0 = grad * wrap(keep.reshape(self._root_shape))
+            r0 = res[0]
+            if r0 is not None:
+                if r0._data.shape != self._vshape:
+                    from ..autograd.engine import _sum_to
+                    r0 = _sum_to(r0, self._vshape)
+                g0 = g0 + _place(r0, self._root_shape, self._steps, self._ids)
+        return (g0,) + tuple(res[1:])
+
+    def release(self):          # the wrapped node's saved tensors go with this node's
+        fn = self._fn
+        fn.release()
+        self._freed = fn._freed
+
+
+class AsStridedBackward0(Node):
+    __slots__ = ("_steps", "_ids", "_root_shape")
+
+    def apply(self, grad):
+        return _place(grad, self._root_shape, self._steps, self._ids),
+
+
+class AsStridedBackwardBackward0(_EmbedNode):
+    __slots__ = ()
+
+
+def _place(grad, root_shape, steps, ids):
+    """zeros(root_shape) with grad in the view's region (differentiable: its derivative is
+    the region of the incoming gradient)."""
+    def writer(z, g):
+        z.reshape(-1)[ids] = g.reshape(-1)
+    return embed(grad, root_shape, writer, AsStridedBackwardBackward0,
+                 lambda gg: _replay(gg, steps))
+
+
+def _rebase_view(view):
+    fn = view._grad_fn
+    root, steps = view._x["vchain"]
+    if root._requires_grad and root._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    from ._common import mark_written
+    ids = _region_ids(root._data.shape, steps)
+    node = CopySlices()
+    node._fn, node._steps, node._ids = fn, steps, ids
+    node._root_shape, node._vshape = root._data.shape, view._data.shape
+    mark_written(root)
+    edges = fn.next_functions
+    link(root, node, root)      # no edge when root does not require grad
+    node.next_functions = (node.next_functions[0],) + tuple(edges[1:])
+    _relink(view, root, steps, ids)
+    _refresh_views(root, view)
+    return root
+
+
+def refresh_views(base):
+    """Called by the in-place mechanism after an in-place op rebased `base` (not a view)."""
+    if STATE.enabled:
+        _refresh_views(base, None)
+
+
+def _refresh_own_views(root, done):
+    x = root._x
+    if x and "vviews" in x:
+        saved = x.pop("views", None)      # index.py refreshed its own views already
+        try:
+            _refresh_views(root, done)
+        finally:
+            if saved is not None:
+                x["views"] = saved
+
+
+def _relink(view, root, steps, ids):
+    vnode = AsStridedBackward0()
+    vnode._steps, vnode._ids, vnode._root_shape = steps, ids, root._data.shape
+    link(view, vnode, root)
+
+
+def _refresh_views(root, done):
+    """After root's history was rebased, its other live views (of either kind) read the new
+    root, and count as written (torch's views share their base's version counter)."""
+    from ..autograd.graph import bump_version
+    x = root._x
+    refs = x.get("vviews") if x else None
+    if refs:
+        alive = []
+        for r in refs:
+            v = r()
+            if v is None:
+                continue
+            alive.append(r)
+            vx = v._x
+            chain = vx.get("vchain") if vx else None
+            if v is not done and chain is not None and chain[0] is root:
+                bump_version(v)
+                _relink(v, root, chain[1], _region_ids(root._data.shape, chain[1]))
+        x["vviews"] = alive
+    if x and "views" in x:                     # views made by indexing (index.py)
+        from . import index
+        refresh = getattr(index, "_refresh_views", None)
+        if refresh is not None:
+            refresh(root, done)
+
+
+MULTI_VIEW = ("is a view and is being modified inplace. This view is the output of a function "
+              "that returns multiple views. Such functions do not allow the output views to be "
+              "modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
+def mark_multi(outs):
+    """Outputs of split/unbind (and views of them): torch refuses in-place writes into them
+    while recording."""
+    for o in outs:
+        o._x["multi"] = True
+
+
+def rebase_view_chain(t):
+    """Called by the in-place mechanism (_common.inplace) once an in-place op gave `t`, a
+    view, a new grad_fn: rebase its base's history, then that base's if it is a view too."""
+    if not STATE.enabled:
+        return
+    if t._x.get("multi"):
+        old, i = t._grad_fn.next_functions[0]      # the view's own node before the write
+        if old is not None:
+            raise RuntimeError(f"Output {i} of {old.name().rsplit('Backward', 1)[0]} "
+                               f"{MULTI_VIEW}")
+        raise RuntimeError("A view was created in no_grad mode and is being modified inplace "
+                           "with grad mode enabled. This view is the output of a function that "
+                           "returns multiple views. Such functions do not allow the output views "
+                           "to be modified inplace. You should replace the inplace operation by "
+                           "an out-of-place one.")
+    while t._grad_fn is not None:
+        x = t._x
+        if not x:
+            return
+        if "vchain" in x:
+            if x["vchain"] is None:
+                return
+            root = _rebase_view(t)
+        elif "ichain" in x:
+            from .index import rebase_inplace_view
+            root = x["ichain"][0]
+            rebase_inplace_view(t)
+            if root._grad_fn is not None:       # and this package's views of that root
+                _refresh_own_views(root, t)
+        else:
+            return
+        _refresh_views(t, None)     # views taken of t itself (of the other kind) read it anew
+        t = root
+
+
+# ------------------------------------------------------------------ in-place metadata changes
+# x.t_(), x.unsqueeze_(0), ...: the tensor itself becomes the view; torch names these nodes
+# with the next overload number (TBackward1, SqueezeBackward3...).
+
+class TBackward1(TBackward0):
+    __slots__ = ()
+
+
+class TransposeBackward1(TransposeBackward0):
+    __slots__ = ()
+
+
+class UnsqueezeBackward1(UnsqueezeBackward0):
+    __slots__ = ()
+
+
+class SqueezeBackward3(SqueezeBackward0):
+    __slots__ = ()
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    __slots__ = ()
+
+
+class SqueezeBackward5(SqueezeBackward2):
+    __slots__ = ()
+
+
+_INPLACE_NODE = {TBackward0: TBackward1, TransposeBackward0: TransposeBackward1,
+                 UnsqueezeBackward0: UnsqueezeBackward1, SqueezeBackward0: SqueezeBackward3,
+                 SqueezeBackward1: SqueezeBackward4, SqueezeBackward2: SqueezeBackward5}
+
+
+def _meta_inplace(op):
+    def method(self, *args, **kwargs):
+        if STATE.enabled and self._requires_grad and self._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        res = op(self, *args, **kwargs)
+        self._data = res._data
+        if self._x and "vchain" in self._x:    # a view stays a view, one step longer
+            self._x["vchain"] = res._x["vchain"]
+        node = res._grad_fn
+        if node is not None:
+            node.__class__ = _INPLACE_NODE[type(node)]
+            self._grad_fn = node
+            self._output_nr = 0
+        return self
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+def _base(self):
+    x = self._x
+    return x.get("base") if x else None
+
+
+def _is_view(self):
+    return bool(self._x and "base" in self._x)
 
 
 def _bind():
     T = Tensor
-    T.view, T.reshape, T.expand, T.unsqueeze, T.squeeze, T.unbind = \
-        view, reshape, expand, unsqueeze, squeeze, unbind
+    T._base, T._is_view = property(_base), _is_view
+    T.t_, T.transpose_ = _meta_inplace(t), _meta_inplace(transpose)
+    T.swapaxes_ = T.swapdims_ = T.transpose_
+    T.unsqueeze_, T.squeeze_ = _meta_inplace(unsqueeze), _meta_inplace(squeeze)
+    T.view, T.view_as, T.reshape, T.reshape_as = view, view_as, reshape, reshape_as
+    T.flatten, T.unflatten, T.ravel = flatten, unflatten, ravel
+    T.expand, T.expand_as, T.broadcast_to = expand, expand_as, broadcast_to
+    T.unsqueeze, T.squeeze, T.unbind, T.select = unsqueeze, squeeze, unbind, select
     T._reshape_copy = _reshape_copy
-    T.view_as = lambda self, other: view(self, other._data.shape)
-    T.reshape_as = lambda self, other: reshape(self, other._data.shape)
-    T.expand_as = lambda self, other: expand(self, other._data.shape)
+    T.permute, T.transpose, T.swapaxes, T.swapdims, T.t = permute, transpose, transpose, \
+        transpose, t
+    T.T, T.mT, T.H, T.mH = property(_T), property(_mT), property(_H), property(_mH)
+    T.adjoint = adjoint
+    T.movedim = T.moveaxis = movedim
+    T.repeat, T.tile, T.repeat_interleave = repeat, tile, repeat_interleave
+    T.flip, T.fliplr, T.flipud, T.roll, T.rot90 = flip, fliplr, flipud, roll, rot90
+    T.tril, T.triu, T.tril_, T.triu_ = tril, triu, tril_, triu_
+    T.diag, T.diag_embed, T.diagflat, T.diagonal, T.trace = diag, diag_embed, diagflat, \
+        diagonal, trace
+    T.unfold = unfold
+    T.select_scatter, T.diagonal_scatter = select_scatter, diagonal_scatter
 
 
 _bind()
