@@ -126,6 +126,10 @@ class Tensor:
         return self
 
     @property
+    def output_nr(self):
+        return self._output_nr if self._grad_fn is not None else 0
+
+    @property
     def _version(self):
         return self._x.get("version", 0) if self._x else 0
 
@@ -202,7 +206,12 @@ class Tensor:
 
     def detach_(self):
         if self._x and "base" in self._x:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn = None
         self._requires_grad = False
         return self

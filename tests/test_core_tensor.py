@@ -371,3 +371,11 @@ def test_versions_count_inplace_writes_but_not_data_writes():
         w.data.mul_(3)          # writes through .data are invisible to autograd
         y.sum().backward()
         assert w.grad.tolist() == [2.0, 2.0]
+
+
+def test_inplace_into_expanded_tensor_and_detach_of_view_are_torchs_errors():
+    check_error(lambda L: L.ones(3, 1).expand(3, 4).add_(1))
+    check_error(lambda L: (L.ones(3, requires_grad=True) * 1)[:2].detach_())
+    for lib in (torch, ember):
+        a, b = (lib.ones(2, 2, requires_grad=True) * 1).unbind(1)
+        assert (a.output_nr, b.output_nr) == (0, 1) and lib.ones(1).output_nr == 0

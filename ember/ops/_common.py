@@ -71,6 +71,10 @@ def inplace(self, result):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     rd, sd = result._data, self._data
+    if not sd.flags.writeable:      # an expanded tensor: several elements share memory
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
     if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
         raise RuntimeError(f"result type {type_name(rd.dtype)} can't be cast to the desired "
                            f"output type {type_name(sd.dtype)}")
