@@ -143,7 +143,7 @@ def gradcheck(fn, *arrays, eps=1e-6, rtol=1e-5, atol=1e-7):
     (out * w).sum().backward()
     for k, x in enumerate(xs):
         base = np.asarray(arrays[k], np.float64)
-        num = np.zeros_like(base)
+        num = np.zeros(base.shape)          # C order, so the flat view below writes through
         flat = num.reshape(-1)
         for i in range(base.size):
             for sgn in (1, -1):
