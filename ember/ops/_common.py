@@ -49,6 +49,18 @@ def operands(input, other):
     return (x if x.dtype == rt else x.astype(rt)), other
 
 
+def plain_operand(v, g):
+    """v as a NumPy operand for arithmetic with array g that gives exactly what the ember op
+    would (a Python number, or an array of g's real floating dtype); None otherwise."""
+    if type(v) is float or type(v) is int:
+        return v
+    if isinstance(v, Tensor):
+        d = v._data
+        if d.dtype is g.dtype and g.dtype.kind == "f":
+            return d
+    return None
+
+
 def needs(node, i):
     """Whether input i of node receives a gradient (torch's output_mask)."""
     return node.next_functions[i][0] is not None

@@ -33,6 +33,7 @@ from ..autograd.graph import Node, link
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 from ._common import (operands, needs, inplace, inplace_source, type_name, broadcast_error,
+                      plain_operand, mark_written,
                       saved_output, conj_if_complex, floating, scalar_tensor, write_out)
 
 
@@ -62,6 +63,16 @@ def _check_alpha(input, other, alpha):
 
 
 def add(input, other, *, alpha=1, out=None):
+    if (type(other) is float or type(other) is int) and type(input) is Tensor and \
+            alpha.__class__ is int and alpha == 1 and out is None and \
+            input._data.dtype.kind == "f":
+        # hot path: floating tensor + Python number (no promotion possible, no checks)
+        res = wrap(input._data + other)
+        if STATE.enabled and input._requires_grad:
+            node = AddBackward0()
+            node._saved_alpha = 1
+            link(res, node, input, None)
+        return res
     if alpha != 1 or type(alpha) is bool:
         _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
@@ -89,6 +100,15 @@ class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
 
 
 def sub(input, other, *, alpha=1, out=None):
+    if (type(other) is float or type(other) is int) and type(input) is Tensor and \
+            alpha.__class__ is int and alpha == 1 and out is None and \
+            input._data.dtype.kind == "f":
+        res = wrap(input._data - other)         # hot path, as in add
+        if STATE.enabled and input._requires_grad:
+            node = SubBackward0()
+            node._saved_alpha = 1
+            link(res, node, input, None)
+        return res
     if alpha != 1 or type(alpha) is bool:
         _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
@@ -184,11 +204,29 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
 
     def apply(self, grad):
         nf = self.next_functions
-        return (grad * conj_if_complex(self._saved_other) if nf[0][0] is not None else None,
-                grad * conj_if_complex(self._saved_self) if nf[1][0] is not None else None)
+        a, b = nf[0][0] is not None, nf[1][0] is not None
+        if not STATE.enabled:
+            # no graph to record: the same arithmetic straight in NumPy, when no promotion
+            # rule could differ (real gradient, operand of the gradient's dtype or a number)
+            g = grad._data
+            o = plain_operand(self._saved_other, g) if a else 0
+            s = plain_operand(self._saved_self, g) if b else 0
+            if o is not None and s is not None:
+                return (wrap(g * o) if a else None), (wrap(g * s) if b else None)
+        return (grad * conj_if_complex(self._saved_other) if a else None,
+                grad * conj_if_complex(self._saved_self) if b else None)
 
 
 def mul(input, other, *, out=None):
+    if (type(other) is float or type(other) is int) and type(input) is Tensor and \
+            out is None and input._data.dtype.kind == "f":
+        res = wrap(input._data * other)         # hot path, as in add
+        if STATE.enabled and input._requires_grad:
+            node = MulBackward0()
+            node._saved_other = other
+            node._saved_self = None
+            link(res, node, input, None)
+        return res
     if not isinstance(input, Tensor):
         input, other = other, input
     o = other if isinstance(other, Tensor) else None
@@ -432,6 +470,10 @@ class ExpBackward0(Node):
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
+        if not STATE.enabled:
+            r = plain_operand(self._saved_result, grad._data)
+            if r is not None:
+                return wrap(grad._data * r),     # no graph: NumPy directly (see mul)
         return grad * conj_if_complex(saved_output(self, self._saved_result)),
 
 
@@ -912,6 +954,10 @@ class TanhBackward0(_SavesResult):
     __slots__ = ()
 
     def apply(self, grad):
+        if not STATE.enabled:
+            r = plain_operand(self._saved_result, grad._data)
+            if r is not None:
+                return wrap(grad._data * (1 - r * r)),   # no graph: NumPy directly (see mul)
         r = self._result()
         return grad * conj_if_complex(1 - r * r),
 
@@ -2113,8 +2159,23 @@ def imag(input):
 
 # ---------------------------------------------------------------- in-place forms
 
+_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
 def _inplace_binary(fn):
+    ufunc = _UFUNCS.get(fn.__name__)
+
     def op_(self, other, **kwargs):
+        if ufunc is not None and not kwargs and not (STATE.enabled and (
+                self._requires_grad or getattr(other, "_requires_grad", False))):
+            # nothing recorded (e.g. an optimizer step): write in place in one pass
+            x = self._data
+            y = plain_operand(other, x)
+            if y is not None and x.dtype.kind == "f" and x.flags.writeable and (
+                    type(y) is not np.ndarray or y.shape == x.shape or y.ndim == 0):
+                ufunc(x, y, out=x)
+                mark_written(self)
+                return self
         return inplace(self, fn(inplace_source(self), other, **kwargs))
     op_.__name__ = fn.__name__ + "_"
     return op_

@@ -202,6 +202,8 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
     __slots__ = ("_saved_self_sym_sizes",)
 
     def apply(self, grad):
+        if not STATE.enabled:       # no graph: a broadcast view of the scalar gradient
+            return wrap(np.broadcast_to(grad._data, self._saved_self_sym_sizes)),
         return grad.expand(self._saved_self_sym_sizes),
 
 
@@ -280,6 +282,10 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
     __slots__ = ("_saved_self_sym_sizes", "_saved_self_sym_numel")
 
     def apply(self, grad):
+        if not STATE.enabled and grad._data.dtype.kind == "f":
+            # no graph: divide the scalar once, then broadcast (same value per element)
+            g = grad._data / grad._data.dtype.type(self._saved_self_sym_numel)
+            return wrap(np.broadcast_to(g, self._saved_self_sym_sizes)),
         return grad.expand(self._saved_self_sym_sizes) / self._saved_self_sym_numel,
 
 

@@ -374,6 +374,8 @@ class TBackward0(Node):                      # derivatives.yaml: t
     __slots__ = ()
 
     def apply(self, grad):
+        if not STATE.enabled:   # a gradient is a temporary: no view bookkeeping needed
+            return wrap(grad._data.T),
         return grad.t(),
 
 
