@@ -49,6 +49,18 @@ def operands(input, other):
     return (x if x.dtype == rt else x.astype(rt)), other
 
 
+def expand_scalar(a, shape):
+    """A read-only broadcast view of a 0-dim (or 1-element) array: np.broadcast_to's result
+    built directly (its Python layer costs ~8x the view itself)."""
+    a = np.asarray(a)
+    if a.size != 1:
+        return np.broadcast_to(a, shape)
+    v = np.ndarray(shape, a.dtype, a if a.flags.c_contiguous else a.copy(), 0,
+                   (0,) * len(shape))
+    v.flags.writeable = False
+    return v
+
+
 def plain_operand(v, g):
     """v as a NumPy operand for arithmetic with array g that gives exactly what the ember op
     would (a Python number, or an array of g's real floating dtype); None otherwise."""

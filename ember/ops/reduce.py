@@ -19,8 +19,8 @@ from .. import dtypes as D
 from ..autograd.graph import Node, link, link_multi
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
-from ._common import (wrap_dim, wrap_dims, type_name, write_out, saved_output, needs,
-                      conj_if_complex)
+from ._common import (expand_scalar, wrap_dim, wrap_dims, type_name, write_out, saved_output,
+                      needs, conj_if_complex)
 
 _pymax, _pymin, _pyany = builtins.max, builtins.min, builtins.any
 
@@ -203,7 +203,7 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
 
     def apply(self, grad):
         if not STATE.enabled:       # no graph: a broadcast view of the scalar gradient
-            return wrap(np.broadcast_to(grad._data, self._saved_self_sym_sizes)),
+            return wrap(expand_scalar(grad._data, self._saved_self_sym_sizes)),
         return grad.expand(self._saved_self_sym_sizes),
 
 
@@ -285,7 +285,7 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
         if not STATE.enabled and grad._data.dtype.kind == "f":
             # no graph: divide the scalar once, then broadcast (same value per element)
             g = grad._data / grad._data.dtype.type(self._saved_self_sym_numel)
-            return wrap(np.broadcast_to(g, self._saved_self_sym_sizes)),
+            return wrap(expand_scalar(g, self._saved_self_sym_sizes)),
         return grad.expand(self._saved_self_sym_sizes) / self._saved_self_sym_numel,
 
 
@@ -313,8 +313,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {type_name(x.dtype)}")
     if dim is None and not keepdim:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            res = wrap(np.mean(x) if x.size else np.asarray(np.nan, x.dtype))
+        if x.size and (x.dtype.kind == "f" and x.dtype.itemsize >= 4):
+            # np.mean's own arithmetic (pairwise add.reduce, then one division), minus
+            # its Python layer
+            res = wrap(np.add.reduce(x, axis=None) / x.dtype.type(x.size))
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                res = wrap(np.mean(x) if x.size else np.asarray(np.nan, x.dtype))
         if STATE.enabled and input._requires_grad:
             node = MeanBackward0()
             node._saved_self_sym_sizes = x.shape
