@@ -25,67 +25,99 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     for node in buffers:
         if not deps.get(node):
             heappush(heap, (-node._seq, node))
+    # `ready`: the next node to run when it is the only ready one (a chain), which skips the
+    # heap; as soon as two nodes are ready at once, both go through the heap (Note above).
+    ready = None
+    grad = outs = g = None
     prev = STATE.enabled
     STATE.enabled = create_graph
     try:
-        while heap:
-            node = heappop(heap)[1]
+        while True:
+            if ready is not None:
+                node, ready = ready, None
+            elif heap:
+                node = heappop(heap)[1]
+            else:
+                break
             grad = buffers.pop(node, None)
             if capture is not None and grad is not None:
                 _capture(capture, node, grad)
             if type(node) is AccumulateGrad:
                 if grad is not None and accumulate and (only is None or node in only):
                     node.apply(grad)
+                grad = None
                 continue
             if grad is not None:
                 if node._freed:
                     raise RuntimeError(SECOND_BACKWARD)
                 if INPLACE[0] and node._saved_names:
-                    check_versions(node)
+                    check_versions(node)    # Note [Versions] in graph.py
                 hooks = node._hooks
                 if hooks is not None:
                     grad = _pre_hooks(node, hooks, grad)
                 outs = node.apply(grad)
                 if hooks is not None and "post" in hooks:
                     outs = _post_hooks(hooks["post"], outs, grad)
+                grad = None          # drop the incoming gradient before the next node runs
                 if not retain_graph:
                     node.release()
-            else:
-                outs = None
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            i = -1
+            for nxt, nr in node.next_functions:
+                i += 1
                 if nxt is None:
                     continue
                 if outs is not None:
                     g = outs[i]
                     if g is not None:
-                        meta = nxt._meta if nxt._n_outputs == 1 else nxt._meta[nr]
-                        data = g._data
-                        if data.shape != meta[0]:
-                            g = _sum_to(g, meta[0])
-                        if g._data.dtype != meta[1]:
-                            g = g.to(_dtype_of(meta[1]))
-                        _add_to_buffer(buffers, nxt, nr, g)
+                        if nxt._n_outputs == 1:
+                            meta = nxt._meta
+                            if g._data.shape != meta[0]:
+                                g = _sum_to(g, meta[0])
+                            if g._data.dtype != meta[1]:
+                                g = g.to(_dtype_of(meta[1]))
+                            old = buffers.get(nxt)
+                            buffers[nxt] = g if old is None else old + g
+                        else:
+                            meta = nxt._meta[nr]
+                            if g._data.shape != meta[0]:
+                                g = _sum_to(g, meta[0])
+                            if g._data.dtype != meta[1]:
+                                g = g.to(_dtype_of(meta[1]))
+                            _add_to_buffer(buffers, nxt, nr, g)
+                        g = None
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if not left:
-                    heappush(heap, (-nxt._seq, nxt))
+                    if ready is None and not heap:
+                        ready = nxt
+                    else:
+                        if ready is not None:
+                            heappush(heap, (-ready._seq, ready))
+                            ready = None
+                        heappush(heap, (-nxt._seq, nxt))
+            outs = None              # the engine holds no gradient of a finished node
     finally:
         STATE.enabled = prev
 
 
 def _dependencies(starts):
     """Number of edges arriving at each node reachable from the roots (iterative DFS)."""
+    # A node enters `deps` with its first incoming edge and is visited then; only the roots
+    # can be on the stack without an entry (one set test per node, no `seen` set).
     deps = {}
     stack = list(starts)
-    seen = set(stack)
+    roots = set(stack)
+    push, pop = stack.append, stack.pop
     while stack:
-        for nxt, _ in stack.pop().next_functions:
+        for nxt, _ in pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in roots:
+                    push(nxt)
     return deps
 
 
@@ -143,7 +175,18 @@ def _post_hooks(hooks, outs, grad):
 
 
 def _sum_to(g, shape):
-    """Sum a broadcast gradient down to `shape` (with ember ops, so it is differentiable)."""
+    """Sum a broadcast gradient down to `shape` (with ember ops, so it is differentiable;
+    without a graph to build, straight in NumPy, giving a fresh array that .grad can take)."""
+    if not STATE.enabled:
+        from ..tensor import wrap
+        d = g._data
+        lead = d.ndim - len(shape)
+        if lead:
+            d = d.sum(axis=tuple(range(lead)))
+        keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
+        if keep:
+            d = d.sum(axis=keep, keepdims=True)
+        return wrap(d)
     lead = g.ndim - len(shape)
     dims = list(range(lead))
     dims += [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]

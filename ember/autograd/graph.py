@@ -4,6 +4,8 @@ import itertools
 import weakref
 from sys import getrefcount
 
+from numpy import ndarray
+
 from .grad_mode import STATE
 
 _counter = itertools.count()
@@ -149,9 +151,16 @@ def _owned(t):
     """True when nothing but the engine refers to this gradient or its array, so .grad can
     take it without a copy (torch steals an unshared gradient the same way). The counts are
     the references the engine and this call chain hold themselves."""
-    arr = t._data
-    return (t._grad_fn is None and arr.base is None and getrefcount(arr) <= 2
-            and getrefcount(t) <= _ENGINE_REFS)
+    arr = t._data     # references to arr: t._data, this local, getrefcount's argument
+    if t._grad_fn is not None or getrefcount(arr) > 3 or getrefcount(t) > _ENGINE_REFS:
+        return False
+    base = arr.base
+    if base is None:
+        return True
+    # A writable C-contiguous view covering all of a base array that nothing else holds (as
+    # TBackward0 makes of a transposed product) is as good as owning that base: no copy.
+    return (type(base) is ndarray and base.base is None and arr.flags.c_contiguous
+            and arr.flags.writeable and base.nbytes == arr.nbytes and getrefcount(base) <= 3)
 
 
 _ENGINE_REFS = 4
@@ -167,6 +176,9 @@ def accumulator(t):
     return acc
 
 
+_NO_EDGE = (None, 0)
+
+
 def edge(t):
     """The (node, output_nr) edge through which a gradient reaches tensor t."""
     fn = t._grad_fn
@@ -174,15 +186,47 @@ def edge(t):
         return (fn, t._output_nr)
     if t._requires_grad:
         return (accumulator(t), 0)
-    return (None, 0)
+    return _NO_EDGE
+
+
+def _edge_or_none(t):
+    """edge(t), or the empty edge for a non-tensor argument (None)."""
+    if t is None:
+        return _NO_EDGE
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (accumulator(t), 0)
+    return _NO_EDGE
 
 
 def link(out, node, *inputs):
     """Make `node` the grad_fn of `out` with edges to `inputs` (tensors, or None for
     non-tensor arguments)."""
-    node.next_functions = tuple(edge(t) if t is not None else (None, 0) for t in inputs)
+    # Hot path (every recorded op): the edges of the common one- and two-input cases built
+    # inline, else map() (no generator); one read of out._data.
+    n = len(inputs)
+    if n == 1:
+        t = inputs[0]
+        fn = None if t is None else t._grad_fn
+        node.next_functions = ((fn, t._output_nr) if fn is not None else
+                               _NO_EDGE if t is None or not t._requires_grad else
+                               (accumulator(t), 0)),
+    elif n == 2:
+        t, u = inputs
+        if t is None:
+            e = _NO_EDGE
+        else:
+            fn = t._grad_fn
+            e = (fn, t._output_nr) if fn is not None else \
+                (accumulator(t), 0) if t._requires_grad else _NO_EDGE
+        node.next_functions = (e, _NO_EDGE if u is None else _edge_or_none(u))
+    else:
+        node.next_functions = tuple(map(_edge_or_none, inputs))
     node._seq = next(_counter)
-    node._meta = (out._data.shape, out._data.dtype)
+    data = out._data
+    node._meta = (data.shape, data.dtype)
     node._freed = False
     node._hooks = None
     out._grad_fn = node
@@ -193,7 +237,7 @@ def link(out, node, *inputs):
 
 def link_multi(outs, node, *inputs):
     """Like link for a node with several differentiable outputs."""
-    node.next_functions = tuple(edge(t) if t is not None else (None, 0) for t in inputs)
+    node.next_functions = tuple(map(_edge_or_none, inputs))
     node._seq = next(_counter)
     node._meta = [(o._data.shape, o._data.dtype) for o in outs]
     node._freed = False
