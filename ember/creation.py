@@ -229,16 +229,23 @@ class Generator:
     def __init__(self, device="cpu"):
         _check_device(device)
         self._seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._np = None
+
+    @property
+    def _rng(self):
+        """The NumPy generator, made at the first draw: numpy.random costs ~7 MB and ~20 ms to
+        import, which a program that never samples should not pay."""
+        if self._np is None:
+            self._np = np.random.Generator(np.random.PCG64(self._seed & ((1 << 64) - 1)))
+        return self._np
 
     @property
     def device(self):
         return _device("cpu")
 
     def manual_seed(self, seed):
-        seed = int(seed)
-        self._seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed & ((1 << 64) - 1)))
+        self._seed = int(seed)
+        self._np = None
         return self
 
     def seed(self):
