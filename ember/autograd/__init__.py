@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import grad_mode
+from .. import tensor as _T     # bound late: ember.tensor imports this package
 from .engine import run_backward
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                         inference_mode)
@@ -76,8 +77,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         if data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         if data.dtype.kind == "f":
-            from ..tensor import wrap
-            run_backward([((fn, tensors._output_nr), wrap(np.ones(data.shape, data.dtype)))],
+            one = np.array(1, data.dtype) if data.ndim == 0 else np.ones(data.shape, data.dtype)
+            run_backward([((fn, tensors._output_nr), _T.wrap(one))],
                          create_graph if retain_graph is None else retain_graph, create_graph)
             return
     outputs = _tensors(tensors)

@@ -7,6 +7,7 @@ carry the largest numbers, so leaves receive their gradient as soon as it is com
 Nothing here recurses: depth is bounded only by memory."""
 from heapq import heappop, heappush
 
+from .. import tensor as _T     # bound late: ember.tensor imports this package
 from .grad_mode import STATE
 from .graph import AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions
 
@@ -76,7 +77,12 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                             if g._data.dtype != meta[1]:
                                 g = g.to(_dtype_of(meta[1]))
                             old = buffers.get(nxt)
-                            buffers[nxt] = g if old is None else old + g
+                            if old is None:
+                                buffers[nxt] = g
+                            elif create_graph:
+                                buffers[nxt] = old + g
+                            else:   # same shape and dtype already: NumPy adds as ember would
+                                buffers[nxt] = _T.wrap(old._data + g._data)
                         else:
                             meta = nxt._meta[nr]
                             if g._data.shape != meta[0]:

@@ -133,10 +133,11 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         var = self.variable
-        for hook in var._tensor_hooks():
-            out = hook(grad)
-            if out is not None:
-                grad = out
+        if var._x:
+            for hook in var._tensor_hooks():
+                out = hook(grad)
+                if out is not None:
+                    grad = out
         old = var._grad
         if old is None:
             var._grad = grad if STATE.enabled or _owned(grad) else grad.detach().clone()

@@ -47,8 +47,10 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
     __slots__ = ("_saved_alpha",)
 
     def apply(self, grad):
+        if self.next_functions[1][0] is None:       # x + number: nothing for `other`
+            return grad, None
         a = self._saved_alpha
-        return grad, ((grad if a == 1 else grad * a) if needs(self, 1) else None)
+        return grad, (grad if a == 1 else grad * a)
 
 
 def _check_alpha(input, other, alpha):
@@ -95,8 +97,10 @@ class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
     __slots__ = ("_saved_alpha",)
 
     def apply(self, grad):
+        if self.next_functions[1][0] is None:       # x - number: nothing for `other`
+            return grad, None
         a = self._saved_alpha
-        return grad, ((-grad if a == 1 else grad * -a) if needs(self, 1) else None)
+        return grad, (-grad if a == 1 else grad * -a)
 
 
 def sub(input, other, *, alpha=1, out=None):
