@@ -822,3 +822,16 @@ def test_float16(name):
     fn, doms = (UNARY[name][0], (UNARY[name][1],)) if name in UNARY else BINARY[name][:2]
     rng = np.random.default_rng(7)
     check(fn, *[_dom(d, (3, 4), rng, np.float16) for d in doms])
+
+
+def test_relu_backward_edge_values_match_torch():
+    """The no-graph relu backward multiplies by a mask: NaN results must pass the gradient
+    and non-finite gradients must still give exact zeros where the result is <= 0."""
+    x = np.array([-1.0, 0.0, 2.0, np.nan, -3.0, 4.0], np.float32)
+    for g in ([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [np.inf, np.nan, 1.0, -np.inf, np.nan, np.inf]):
+        def run(L, x, g=np.array(g, np.float32)):
+            x.requires_grad_()
+            y = L.relu(x)
+            y.backward(L.tensor(g))
+            return x.grad
+        check(run, x, grad=False)

@@ -33,7 +33,7 @@ from ..autograd.graph import Node, link
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 from ._common import (operands, needs, inplace, inplace_source, type_name, broadcast_error,
-                      plain_operand, mark_written,
+                      plain_operand, mark_written, scalar_array,
                       saved_output, conj_if_complex, floating, scalar_tensor, write_out)
 
 
@@ -69,7 +69,8 @@ def add(input, other, *, alpha=1, out=None):
             alpha.__class__ is int and alpha == 1 and out is None and \
             input._data.dtype.kind == "f":
         # hot path: floating tensor + Python number (no promotion possible, no checks)
-        res = wrap(input._data + other)
+        x = input._data
+        res = wrap(x + scalar_array(other, x.dtype))
         if STATE.enabled and input._requires_grad:
             node = AddBackward0()
             node._saved_alpha = 1
@@ -107,7 +108,8 @@ def sub(input, other, *, alpha=1, out=None):
     if (type(other) is float or type(other) is int) and type(input) is Tensor and \
             alpha.__class__ is int and alpha == 1 and out is None and \
             input._data.dtype.kind == "f":
-        res = wrap(input._data - other)         # hot path, as in add
+        x = input._data
+        res = wrap(x - scalar_array(other, x.dtype))         # hot path, as in add
         if STATE.enabled and input._requires_grad:
             node = SubBackward0()
             node._saved_alpha = 1
@@ -224,7 +226,8 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
 def mul(input, other, *, out=None):
     if (type(other) is float or type(other) is int) and type(input) is Tensor and \
             out is None and input._data.dtype.kind == "f":
-        res = wrap(input._data * other)         # hot path, as in add
+        x = input._data
+        res = wrap(x * scalar_array(other, x.dtype))         # hot path, as in add
         if STATE.enabled and input._requires_grad:
             node = MulBackward0()
             node._saved_other = other
@@ -961,7 +964,12 @@ class TanhBackward0(_SavesResult):
         if not STATE.enabled:
             r = plain_operand(self._saved_result, grad._data)
             if r is not None:
-                return wrap(grad._data * (1 - r * r)),   # no graph: NumPy directly (see mul)
+                t = r * r       # no graph: NumPy directly (see mul), in one buffer
+                if type(t) is not np.ndarray:       # 0-dim: NumPy gave a scalar
+                    return wrap(grad._data * (1 - t)),
+                np.subtract(scalar_array(1, t.dtype), t, out=t)
+                np.multiply(grad._data, t, out=t)
+                return wrap(t),
         r = self._result()
         return grad * conj_if_complex(1 - r * r),
 
@@ -1057,6 +1065,17 @@ class ReluBackward0(_SavesResult):
     __slots__ = ()
 
     def apply(self, grad):
+        if not STATE.enabled:
+            r = plain_operand(self._saved_result, grad._data)
+            if r is not None:
+                # no graph: grad where result > 0 or NaN (torch's threshold_backward), as a
+                # product with the mask (np.where is ~8x slower); a non-finite grad would
+                # give 0*inf = nan where torch gives 0, so it takes np.where
+                g = grad._data
+                keep = np.logical_not(r <= 0)
+                if np.isfinite(g).all():
+                    return wrap(g * keep),
+                return wrap(np.where(keep, g, g.dtype.type(0))),
         return where(self._result() <= 0, 0.0, grad),
 
 
