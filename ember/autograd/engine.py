@@ -62,35 +62,34 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                 grad = None          # drop the incoming gradient before the next node runs
                 if not retain_graph:
                     node.release()
-            i = -1
-            for nxt, nr in node.next_functions:
-                i += 1
+            if outs is None:        # the node received no gradient: only release its edges
+                outs = (None,) * len(node.next_functions)
+            for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
-                if outs is not None:
-                    g = outs[i]
-                    if g is not None:
-                        if nxt._n_outputs == 1:
-                            meta = nxt._meta
-                            if g._data.shape != meta[0]:
-                                g = _sum_to(g, meta[0])
-                            if g._data.dtype != meta[1]:
-                                g = g.to(_dtype_of(meta[1]))
-                            old = buffers.get(nxt)
-                            if old is None:
-                                buffers[nxt] = g
-                            elif create_graph:
-                                buffers[nxt] = old + g
-                            else:   # same shape and dtype already: NumPy adds as ember would
-                                buffers[nxt] = _T.wrap(old._data + g._data)
-                        else:
-                            meta = nxt._meta[nr]
-                            if g._data.shape != meta[0]:
-                                g = _sum_to(g, meta[0])
-                            if g._data.dtype != meta[1]:
-                                g = g.to(_dtype_of(meta[1]))
-                            _add_to_buffer(buffers, nxt, nr, g)
-                        g = None
+                if g is not None:
+                    data = g._data
+                    if nxt._n_outputs == 1:
+                        shape, dtype = nxt._meta
+                        if data.shape != shape:
+                            g = _sum_to(g, shape)
+                        if g._data.dtype != dtype:
+                            g = g.to(_dtype_of(dtype))
+                        old = buffers.get(nxt)
+                        if old is None:
+                            buffers[nxt] = g
+                        elif create_graph:
+                            buffers[nxt] = old + g
+                        else:   # same shape and dtype already: NumPy adds as ember would
+                            buffers[nxt] = _T.wrap(old._data + g._data)
+                    else:
+                        shape, dtype = nxt._meta[nr]
+                        if data.shape != shape:
+                            g = _sum_to(g, shape)
+                        if g._data.dtype != dtype:
+                            g = g.to(_dtype_of(dtype))
+                        _add_to_buffer(buffers, nxt, nr, g)
+                    g = None
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if not left:
