@@ -380,3 +380,18 @@ def test_no_graph_is_recorded_without_create_graph():
     x = ember.ones(3, requires_grad=True)
     (x * x).sum().backward()
     assert x.grad.grad_fn is None and not x.grad.requires_grad
+
+
+def test_create_graph_backward_warns_once_like_torch():
+    import ember.autograd.graph as g
+    g._CYCLE_WARNED = False
+    msgs = {}
+    for lib in LIBS:
+        x = lib.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            (x * x).sum().backward(create_graph=True)
+            (x * x).sum().backward(create_graph=True)
+        msgs[lib] = [str(m.message).split(" (Triggered")[0] for m in w
+                     if "reference cycle" in str(m.message)]
+    assert len(msgs[ember]) == 1 and (not msgs[torch] or msgs[torch] == msgs[ember])

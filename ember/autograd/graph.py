@@ -138,6 +138,8 @@ class AccumulateGrad(Node):
                 out = hook(grad)
                 if out is not None:
                     grad = out
+        if STATE.enabled and not _CYCLE_WARNED:
+            _warn_cycle()
         old = var._grad
         if old is None:
             var._grad = grad if STATE.enabled or _owned(grad) else grad.detach().clone()
@@ -146,6 +148,22 @@ class AccumulateGrad(Node):
         else:
             old._data += grad._data    # torch accumulates in place when not building a graph
         return ()
+
+
+_CYCLE_WARNED = False
+
+
+def _warn_cycle():
+    """torch's warning (once per process) when backward(create_graph=True) fills a .grad."""
+    global _CYCLE_WARNED
+    _CYCLE_WARNED = True
+    import warnings
+    warnings.warn("Using backward() with create_graph=True will create a reference cycle "
+                  "between the parameter and its gradient which can cause a memory leak. We "
+                  "recommend using autograd.grad when creating the graph to avoid this. If you "
+                  "have to use this function, make sure to reset the .grad fields of your "
+                  "parameters to None after use to break the cycle and avoid the leak.",
+                  UserWarning, stacklevel=4)
 
 
 def _owned(t):

@@ -282,7 +282,7 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
     __slots__ = ("_saved_self_sym_sizes", "_saved_self_sym_numel")
 
     def apply(self, grad):
-        if not STATE.enabled and grad._data.dtype.kind == "f":
+        if not STATE.enabled and grad._data.dtype.kind == "f" and self._saved_self_sym_numel:
             # no graph: divide the scalar once, then broadcast (same value per element)
             g = grad._data / grad._data.dtype.type(self._saved_self_sym_numel)
             return wrap(expand_scalar(g, self._saved_self_sym_sizes)),
