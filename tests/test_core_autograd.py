@@ -395,3 +395,22 @@ def test_create_graph_backward_warns_once_like_torch():
         msgs[lib] = [str(m.message).split(" (Triggered")[0] for m in w
                      if "reference cycle" in str(m.message)]
     assert len(msgs[ember]) == 1 and (not msgs[torch] or msgs[torch] == msgs[ember])
+
+
+def test_grad_takes_fresh_gradients_without_copying(monkeypatch):
+    """.grad steals an unshared gradient (as torch does): a linear layer's weight and bias
+    gradients, and a plain product's, reach .grad with no clone."""
+    calls = []
+    orig = ember.Tensor.clone
+    monkeypatch.setattr(ember.Tensor, "clone", lambda self, **k: calls.append(1) or orig(self))
+    F = ember.nn.functional
+    x = ember.randn(8, 5)
+    w = ember.randn(3, 5, requires_grad=True)
+    b = ember.randn(3, requires_grad=True)
+    F.relu(F.linear(x, w, b)).sum().backward()
+    (w * 2).sum().backward()
+    assert calls == [] and w.grad.shape == (3, 5) and b.grad.shape == (3,)
+    v = ember.ones(3)
+    y = ember.ones(3, requires_grad=True)
+    (y + 0).backward(v)          # a gradient the caller still holds is copied
+    assert calls == [1] and y.grad._data is not v._data

@@ -68,10 +68,9 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                 if nxt is None:
                     continue
                 if g is not None:
-                    data = g._data
                     if nxt._n_outputs == 1:
                         shape, dtype = nxt._meta
-                        if data.shape != shape:
+                        if g._data.shape != shape:   # (no local: .grad may steal the array)
                             g = _sum_to(g, shape)
                         if g._data.dtype != dtype:
                             g = g.to(_dtype_of(dtype))
@@ -84,7 +83,7 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                             buffers[nxt] = _T.wrap(old._data + g._data)
                     else:
                         shape, dtype = nxt._meta[nr]
-                        if data.shape != shape:
+                        if g._data.shape != shape:   # (no local: .grad may steal the array)
                             g = _sum_to(g, shape)
                         if g._data.dtype != dtype:
                             g = g.to(_dtype_of(dtype))
