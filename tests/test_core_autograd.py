@@ -414,3 +414,23 @@ def test_grad_takes_fresh_gradients_without_copying(monkeypatch):
     y = ember.ones(3, requires_grad=True)
     (y + 0).backward(v)          # a gradient the caller still holds is copied
     assert calls == [1] and y.grad._data is not v._data
+
+
+def test_backward_restores_the_garbage_collector_state():
+    assert gc.isenabled()
+    x = ember.ones(2, requires_grad=True)
+    (x * 2).sum().backward()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        (x * 2).sum().backward()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(RuntimeError):
+        (x * 2).sum().backward(ember.ones(3))
+    y = x * x
+    y.sum().backward()
+    with pytest.raises(RuntimeError):
+        y.sum().backward()              # raised inside the engine loop
+    assert gc.isenabled()

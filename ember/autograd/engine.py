@@ -5,6 +5,7 @@ from one traversal). Among ready nodes the one created last runs first (a heap o
 creation sequence number, as torch's CPU engine orders by sequence_nr); AccumulateGrad nodes
 carry the largest numbers, so leaves receive their gradient as soon as it is complete.
 Nothing here recurses: depth is bounded only by memory."""
+from gc import disable as gc_disable, enable as gc_enable, isenabled
 from heapq import heappop, heappush
 
 from .. import tensor as _T     # bound late: ember.tensor imports this package
@@ -32,6 +33,13 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     grad = outs = g = None
     prev = STATE.enabled
     STATE.enabled = create_graph
+    # Note [GC during backward]: the backward pass makes no reference cycles (each gradient
+    # is freed by reference counting), yet its allocations would trigger collections that
+    # walk the whole live graph, a cost that grows with depth (torch's C++ graph is not
+    # walked). The collector is paused for the pass and restored after.
+    gc_was_on = isenabled()
+    if gc_was_on:
+        gc_disable()
     try:
         while True:
             if ready is not None:
@@ -102,6 +110,8 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
             outs = None              # the engine holds no gradient of a finished node
     finally:
         STATE.enabled = prev
+        if gc_was_on:
+            gc_enable()
 
 
 def _dependencies(starts):
