@@ -224,6 +224,8 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._grad_fn is not None:
+            self._extra()["data_set"] = True    # its node's (shape, dtype) may no longer fit
         self._data = value._data
 
     # ---- metadata ----

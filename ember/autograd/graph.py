@@ -220,9 +220,10 @@ def _edge_or_none(t):
     return _NO_EDGE
 
 
-def link(out, node, *inputs):
+def link(out, node, *inputs, meta=None):
     """Make `node` the grad_fn of `out` with edges to `inputs` (tensors, or None for
-    non-tensor arguments)."""
+    non-tensor arguments). meta: out's (shape, dtype) when the caller already has that tuple
+    (an op whose output matches its input's): sharing it saves two GC-tracked tuples."""
     # Hot path (every recorded op): the edges of the common one- and two-input cases built
     # inline, else map() (no generator); one read of out._data.
     n = len(inputs)
@@ -244,14 +245,25 @@ def link(out, node, *inputs):
     else:
         node.next_functions = tuple(map(_edge_or_none, inputs))
     node._seq = next(_counter)
-    data = out._data
-    node._meta = (data.shape, data.dtype)
+    if meta is None:
+        data = out._data
+        meta = (data.shape, data.dtype)
+    node._meta = meta
     node._freed = False
     node._hooks = None
     out._grad_fn = node
     out._output_nr = 0
     out._requires_grad = True
     return out
+
+
+def same_meta(t):
+    """The (shape, dtype) tuple of tensor t's node, for an output of the same shape and
+    dtype (see link); None if t has no single-output node."""
+    fn = t._grad_fn
+    if fn is not None and fn._n_outputs == 1 and t._x is None:
+        return fn._meta     # (a tensor whose .data was replaced has _x set: not shared)
+    return None
 
 
 def link_multi(outs, node, *inputs):

@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from .. import dtypes as D
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, same_meta
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 from ._common import (operands, needs, inplace, inplace_source, type_name, broadcast_error,
@@ -74,7 +74,7 @@ def add(input, other, *, alpha=1, out=None):
         if STATE.enabled and input._requires_grad:
             node = AddBackward0()
             node._saved_alpha = 1
-            link(res, node, input, None)
+            link(res, node, input, None, meta=same_meta(input))
         return res
     if alpha != 1 or type(alpha) is bool:
         _check_alpha(input, other, alpha)
@@ -113,7 +113,7 @@ def sub(input, other, *, alpha=1, out=None):
         if STATE.enabled and input._requires_grad:
             node = SubBackward0()
             node._saved_alpha = 1
-            link(res, node, input, None)
+            link(res, node, input, None, meta=same_meta(input))
         return res
     if alpha != 1 or type(alpha) is bool:
         _check_alpha(input, other, alpha)
@@ -232,7 +232,7 @@ def mul(input, other, *, out=None):
             node = MulBackward0()
             node._saved_other = other
             node._saved_self = None
-            link(res, node, input, None)
+            link(res, node, input, None, meta=same_meta(input))
         return res
     if not isinstance(input, Tensor):
         input, other = other, input
@@ -485,11 +485,12 @@ class ExpBackward0(Node):
 
 
 def exp(input, *, out=None):
-    res = wrap(np.exp(floating(input._data)))
+    x = input._data
+    res = wrap(np.exp(floating(x)))
     if STATE.enabled and input._requires_grad:
         node = ExpBackward0()
         node._saved_result = res.detach()
-        link(res, node, input)
+        link(res, node, input, meta=same_meta(input) if x.dtype.kind == "f" else None)
     return write_out(res, out)
 
 
@@ -693,18 +694,20 @@ def _float_unary(input, ufunc, node_cls, saves_result, out, quiet=True):
     """A float-valued unary op: ints and bools compute in the default float dtype. quiet:
     silence NumPy's overflow/domain warnings (torch prints none); costs a few microseconds,
     so ops that cannot warn on finite input skip it."""
+    x = input._data
     if quiet:
         with np.errstate(all="ignore"):
-            res = wrap(ufunc(floating(input._data)))
+            res = wrap(ufunc(floating(x)))
     else:
-        res = wrap(ufunc(floating(input._data)))
+        res = wrap(ufunc(floating(x)))
     if STATE.enabled and input._requires_grad:
         node = node_cls()
         if saves_result:
             node._saved_result = res.detach()
         else:
             node._saved_self = input
-        link(res, node, input)
+        # a real floating input gives an output of its own shape and dtype
+        link(res, node, input, meta=same_meta(input) if x.dtype.kind == "f" else None)
     return write_out(res, out)
 
 
