@@ -26,7 +26,7 @@ from ..autograd.graph import Node, link, bump_version
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 from ._common import (needs, inplace, inplace_source, mark_written, wrap_dim, type_name,
-                      broadcast_error)
+                      broadcast_error, write_out)
 
 _LEAF_INPLACE = ("a leaf Variable that requires grad is being used in an in-place "
                  "operation.")
@@ -900,13 +900,6 @@ def index_select(input, dim, index, *, out=None):
         node._saved_index = index
         node._self_sym_sizes = x.shape
         link(res, node, input)
-    return _out(res, out)
-
-
-def _out(res, out):
-    if out is None:
-        return res
-    from ._common import write_out
     return write_out(res, out)
 
 
@@ -935,7 +928,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         node._self_sym_sizes = x.shape
         node._saved_sparse_grad = sparse_grad
         link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class ScatterBackward0(Node):                # derivatives.yaml: scatter.src
@@ -1010,7 +1003,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
                 link(res, node, input, st)
             else:
                 link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class ScatterAddBackward0(Node):             # derivatives.yaml: scatter_add
@@ -1042,7 +1035,7 @@ def scatter_add(input, dim, index, src, *, out=None):
         node._saved_index = index
         node._src_shape = src._data.shape
         link(res, node, input, src)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.two
@@ -1148,7 +1141,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         node._saved_include_self = include_self
         node._saved_result = res.detach() if reduce in ("prod", "amax", "amin") else None
         link(res, node, input, src)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class IndexReduceBackward0(ScatterReduceBackward0):   # derivatives.yaml: index_reduce
@@ -1199,7 +1192,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         for name in ScatterReduceBackward0.__slots__:
             setattr(node, name, getattr(old, name))
         link(res, node, input, source)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 # ---------------------------------------------------------------- index_add / copy / fill
@@ -1272,7 +1265,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         node._saved_alpha = alpha
         node._source_shape = s.shape
         link(res, node, input, source)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class IndexCopyBackward0(Node):              # derivatives.yaml: index_copy
@@ -1313,7 +1306,7 @@ def index_copy(input, dim, index, source, *, out=None):
         node._saved_index = index
         node._source_shape = s.shape
         link(res, node, input, source)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class IndexFillBackward0(Node):              # derivatives.yaml: index_fill.int_Scalar
@@ -1514,7 +1507,7 @@ def masked_select(input, mask, *, out=None):
         node._saved_mask = mask
         node._shape = shape
         link(res, node, input)
-    return _out(res, out)
+    return write_out(res, out)
 
 
 class MaskedScatterBackward0(Node):          # derivatives.yaml: masked_scatter
@@ -1677,7 +1670,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{type_name(indices._data.dtype)}")
     if dim is None:
-        return _out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
+        return write_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
     x, i = input._data, indices._data
     if x.ndim != i.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
@@ -1696,7 +1689,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         input = input.expand(bx)
     if tuple(bi) != i.shape:
         indices = indices.expand(bi)
-    return _out(gather(input, d, indices), out)
+    return write_out(gather(input, d, indices), out)
 
 
 class _Shape:
@@ -1718,7 +1711,7 @@ def nonzero(input, *, out=None, as_tuple=False):
         res = wrap(np.zeros((1 if x != 0 else 0, 0), np.int64))
     else:
         res = wrap(np.argwhere(x).astype(np.int64, copy=False))
-    return _out(res, out)
+    return write_out(res, out)
 
 
 def argwhere(input):

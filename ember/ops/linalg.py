@@ -635,6 +635,16 @@ def _check_self_bcast(x, target):
     raise _expand_error(x.shape, target)
 
 
+
+def _combine(r, c, alpha, beta):
+    """beta * c + alpha * r for the add*-family, in r's own (fresh) buffer; beta == 0
+    ignores c entirely (so nan/inf in c do not propagate, as in torch)."""
+    if alpha != 1:
+        r *= alpha
+    if beta != 0:
+        r += c if beta == 1 else c * beta
+    return r
+
 class AddmmBackward0(Node):                  # derivatives.yaml: addmm
     __slots__ = ("_saved_mat1", "_saved_mat2", "_saved_alpha", "_saved_beta", "_t")
     _saved_names = ("_saved_mat1", "_saved_mat2")
@@ -673,10 +683,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
                            f"{type_name(c.dtype)} and {type_name(b.dtype)}")
     _check_self_bcast(c, (a.shape[0], b.shape[1]))
     r = np.matmul(a, b)
-    if alpha != 1:
-        r *= alpha
-    if beta != 0:
-        r += c if beta == 1 else c * beta
+    r = _combine(r, c, alpha, beta)
     res = wrap(r)
     if _grad_needed(input, mat1, mat2):
         node = AddmmBackward0()
@@ -718,10 +725,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"size mismatch, got input ({c.shape[0]}), mat "
                            f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
     r = np.matmul(a, v)
-    if alpha != 1:
-        r *= alpha
-    if beta != 0:
-        r += c if beta == 1 else c * beta
+    r = _combine(r, c, alpha, beta)
     res = wrap(r)
     if _grad_needed(input, mat, vec):
         node = AddmvBackward0()
@@ -755,10 +759,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
                            f"{_C_NAMES[b.dtype.name]}")
     _check_self_bcast(c, (a.shape[0], a.shape[1], b.shape[2]))
     r = np.matmul(a, b)
-    if alpha != 1:
-        r *= alpha
-    if beta != 0:
-        r += c if beta == 1 else c * beta
+    r = _combine(r, c, alpha, beta)
     res = wrap(r)
     if _grad_needed(input, batch1, batch2):
         node = BaddbmmBackward0()
