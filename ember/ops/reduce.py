@@ -64,6 +64,11 @@ sys.modules.setdefault("ember.return_types", return_types)   # importable, pickl
 
 # ---------------------------------------------------------------- helpers
 
+def _np_aliases(dim, keepdim, axis, keepdims):
+    """torch accepts NumPy's names axis= and keepdims= for dim= and keepdim=."""
+    return (dim if axis is None else axis), (keepdim if keepdims is None else keepdims)
+
+
 def _unsqueeze_dims(grad, dims, keepdim):
     """Put back the reduced dims (size 1) so the gradient broadcasts against the input."""
     if keepdim:
@@ -225,10 +230,7 @@ def _sum_dtype(x, dtype, input=None):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     if dim is None and not keepdim:
         res = wrap(np.sum(x, dtype=_sum_dtype(x, dtype, input)))
@@ -259,10 +261,7 @@ class NansumBackward0(Node):                 # derivatives.yaml: nansum
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     dims, axis = _red_dims(dim, x.ndim)
     if x.dtype.kind in "c":
@@ -298,10 +297,7 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     if dtype is not None:
         if dtype.np.kind not in "fc":
@@ -346,10 +342,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     xd = x if dtype is None else x.astype(dtype.np)
     if xd.dtype.kind not in "fc":
@@ -430,10 +423,7 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     if dtype is not None and input._requires_grad and dtype.np != input._data.dtype:
         _sum_dtype(input._data, dtype, input)
         input = input.to(dtype)              # torch computes (and differentiates) in dtype
@@ -544,10 +534,7 @@ def _minmax(input, dim, keepdim, largest, out):
 
 
 def max(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     if other is not None:
         dim = other
     if isinstance(dim, Tensor):
@@ -557,10 +544,7 @@ def max(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keep
 
 
 def min(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     if other is not None:
         dim = other
     if isinstance(dim, Tensor):
@@ -605,18 +589,12 @@ def _amaxmin(input, dim, keepdim, largest, out):
 
 
 def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return _amaxmin(input, dim, keepdim, True, out)
 
 
 def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return _amaxmin(input, dim, keepdim, False, out)
 
 
@@ -638,10 +616,7 @@ class AminmaxBackward0(Node):                # derivatives.yaml: aminmax
 
 
 def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     _kernel_check(input, "aminmax_cpu")
     x = input._data
     if dim is None:
@@ -696,18 +671,12 @@ def _argext(input, dim, keepdim, largest):
 
 
 def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return write_out(_argext(input, dim, keepdim, True), out)
 
 
 def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return write_out(_argext(input, dim, keepdim, False), out)
 
 
@@ -809,10 +778,7 @@ class StdBackward0(Node):                    # derivatives.yaml: std.correction
 
 def var(input, dim=None, unbiased=None, keepdim=False, *,
         correction=None, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     dim, c = _var_args(dim, unbiased, correction, "var")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "var")
     res = wrap(v)
@@ -825,10 +791,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *,
 
 def std(input, dim=None, unbiased=None, keepdim=False, *,
         correction=None, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     dim, c = _var_args(dim, unbiased, correction, "std")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "std")
     res = wrap(np.sqrt(v))
@@ -902,19 +865,13 @@ def _var_mean(input, dim, unbiased, keepdim, correction, name):
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *,
              correction=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return _var_mean(input, dim, unbiased, keepdim, correction, "var_mean")
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *,
              correction=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return _var_mean(input, dim, unbiased, keepdim, correction, "std_mean")
 
 
@@ -1089,10 +1046,7 @@ class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
 
 
 def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     if dim is None:
         raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
     x = input._data
@@ -1418,10 +1372,7 @@ def cummin(input, dim=None, *, out=None, axis=None):
 # ---------------------------------------------------------------- all / any
 
 def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     axis = None if dim is None else wrap_dims(dim, x.ndim)
     if x.ndim == 0:
@@ -1431,10 +1382,7 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
 
 
 def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     axis = None if dim is None else wrap_dims(dim, x.ndim)
     if x.ndim == 0:
@@ -1871,10 +1819,7 @@ def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     _kernel_check(input, "kthvalue_cpu", "bc")
     def pos(sx, n, d=None):
         if not 1 <= k <= n:
@@ -1939,10 +1884,7 @@ def _median_all(input, ignore_nan):
 
 
 def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, False)
@@ -1951,10 +1893,7 @@ def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, True)
@@ -1979,10 +1918,7 @@ def _mode_row(row):
 
 
 def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     _kernel_check(input, "mode_cpu")
     x = input._data
     d = wrap_dim(dim, x.ndim)
