@@ -7,6 +7,7 @@ import numpy as np
 
 from . import dtypes as D
 from .autograd.grad_mode import STATE
+from . import autograd as _autograd   # (initialised by the line above)
 
 ndarray = np.ndarray
 _new = object.__new__
@@ -198,8 +199,7 @@ class Tensor:
         return self._x
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         return wrap(self._data)

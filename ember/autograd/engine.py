@@ -19,17 +19,24 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     filled with the gradient flowing into each edge (autograd.grad). accumulate=False skips
     AccumulateGrad (autograd.grad). only: set of AccumulateGrad nodes allowed to run
     (backward(inputs=...))."""
-    buffers = {}
-    for (node, nr), grad in roots:
-        _add_to_buffer(buffers, node, nr, grad)
-    deps = _dependencies([e[0][0] for e in roots])
     heap = []
-    for node in buffers:
-        if not deps.get(node):
-            heappush(heap, (-node._seq, node))
     # `ready`: the next node to run when it is the only ready one (a chain), which skips the
     # heap; as soon as two nodes are ready at once, both go through the heap (Note above).
     ready = None
+    if len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
+        (node, _), grad = roots[0]
+        buffers = {node: grad}
+        deps = _dependencies((node,))
+        if not deps.get(node):
+            ready = node
+    else:
+        buffers = {}
+        for (node, nr), grad in roots:
+            _add_to_buffer(buffers, node, nr, grad)
+        deps = _dependencies([e[0][0] for e in roots])
+        for node in buffers:
+            if not deps.get(node):
+                heappush(heap, (-node._seq, node))
     grad = outs = g = None
     prev = STATE.enabled
     STATE.enabled = create_graph

@@ -233,7 +233,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     if dim is None and not keepdim:
-        res = wrap(np.sum(x, dtype=_sum_dtype(x, dtype, input)))
+        # np.sum's arithmetic (add.reduce over everything) without its Python wrapper
+        res = wrap(np.add.reduce(x, axis=None, dtype=_sum_dtype(x, dtype, input)))
         if STATE.enabled and input._requires_grad:
             node = SumBackward0()
             node._saved_self_sym_sizes = x.shape
