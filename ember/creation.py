@@ -75,9 +75,9 @@ def _first_leaf(data):
 def _check_ragged(data, dim):
     """torch's error for nested sequences of unequal lengths."""
     lists = [isinstance(d, (list, tuple)) for d in data]
-    if not True in lists:
+    if not any(lists):
         return
-    if False in lists:
+    if not all(lists):
         raise TypeError("not a sequence")
     n = len(data[0])
     for d in data:
