@@ -64,6 +64,15 @@ sys.modules.setdefault("ember.return_types", return_types)   # importable, pickl
 
 # ---------------------------------------------------------------- helpers
 
+def _required_dim(op, dim, axis=None):
+    """dim (or NumPy's axis=) for ops where torch requires it, with torch's error if absent."""
+    if axis is not None:
+        dim = axis
+    if dim is None:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+    return dim
+
+
 def _np_aliases(dim, keepdim, axis, keepdims):
     """torch accepts NumPy's names axis= and keepdims= for dim= and keepdim=."""
     return (dim if axis is None else axis), (keepdim if keepdims is None else keepdims)
@@ -1048,8 +1057,7 @@ class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
 
 def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    if dim is None:
-        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
+    dim = _required_dim("logsumexp", dim)
     x = input._data
     if x.dtype.kind not in "fc":
         x = x.astype(D.get_default_dtype().np)
@@ -1098,10 +1106,7 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
 
 
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
-    if axis is not None:
-        dim = axis
-    if dim is None:
-        raise TypeError('softmax() missing 1 required positional arguments: "dim"')
+    dim = _required_dim("softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "softmax")
     ax = d if x.ndim else None
     with np.errstate(invalid="ignore", over="ignore"):
@@ -1127,10 +1132,7 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
-    if axis is not None:
-        dim = axis
-    if dim is None:
-        raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
+    dim = _required_dim("log_softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "log_softmax")
     ax = d if x.ndim else None
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
@@ -1176,10 +1178,7 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
 
 
 def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
-    if axis is not None:
-        dim = axis
-    if dim is None:
-        raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
+    dim = _required_dim("cumsum", dim, axis)
     x = input._data
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
@@ -1251,10 +1250,7 @@ def _cumprod_grad_graph(g, s, d):
 
 
 def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
-    if axis is not None:
-        dim = axis
-    if dim is None:
-        raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
+    dim = _required_dim("cumprod", dim, axis)
     x = input._data
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
@@ -1289,10 +1285,7 @@ class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
 
 
 def logcumsumexp(input, dim=None, *, out=None, axis=None):
-    if axis is not None:
-        dim = axis
-    if dim is None:
-        raise TypeError('logcumsumexp() missing 1 required positional arguments: "dim"')
+    dim = _required_dim("logcumsumexp", dim, axis)
     x = input._data
     if x.dtype.kind != "f":
         raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
@@ -1355,18 +1348,12 @@ def _cumext(input, dim, largest):
 
 
 def cummax(input, dim=None, *, out=None, axis=None):
-    if axis is not None:
-        dim = axis
-    if dim is None:
-        raise TypeError('cummax() missing 1 required positional arguments: "dim"')
+    dim = _required_dim("cummax", dim, axis)
     return _cumext(input, dim, True)
 
 
 def cummin(input, dim=None, *, out=None, axis=None):
-    if axis is not None:
-        dim = axis
-    if dim is None:
-        raise TypeError('cummin() missing 1 required positional arguments: "dim"')
+    dim = _required_dim("cummin", dim, axis)
     return _cumext(input, dim, False)
 
 
