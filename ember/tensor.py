@@ -92,6 +92,38 @@ def wrap(arr):
     return t
 
 
+_counter = _autograd.graph._counter
+_accumulator = _autograd.graph.accumulator
+_NO_EDGE = _autograd.graph._NO_EDGE
+
+
+def wrap_out(arr, node, t, pad):
+    """Hot-path constructor for the output of an op with one Tensor input `t` whose output
+    has t's shape and dtype (a real unary op, tensor-and-number arithmetic), once the caller
+    has made `node` because grad mode is on and t requires grad: wrap + link in one call.
+    pad: give the node a second, empty edge (torch's node for `x + 2` has two inputs). The
+    node shares the (shape, dtype) tuple of t's node, as link's meta= does."""
+    out = _new(Tensor)
+    out._data = arr
+    out._requires_grad = True
+    out._grad_fn = node
+    out._output_nr = 0
+    out._grad = out._acc = out._x = None
+    fn = t._grad_fn
+    if fn is not None:
+        e = (fn, t._output_nr)
+        meta = fn._meta if fn._n_outputs == 1 and t._x is None else (arr.shape, arr.dtype)
+    else:
+        e = (_accumulator(t), 0)
+        meta = (arr.shape, arr.dtype)
+    node.next_functions = (e, _NO_EDGE) if pad else (e,)
+    node._seq = next(_counter)
+    node._meta = meta
+    node._freed = False
+    node._hooks = None
+    return out
+
+
 class Tensor:
     # _x: None or a dict of rarely used state (hooks, retain_grad, view base, name)
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_acc", "_x",

@@ -5,6 +5,7 @@ from one traversal). Among ready nodes the one created last runs first (a heap o
 creation sequence number, as torch's CPU engine orders by sequence_nr); AccumulateGrad nodes
 carry the largest numbers, so leaves receive their gradient as soon as it is complete.
 Nothing here recurses: depth is bounded only by memory."""
+import itertools
 from gc import disable as gc_disable, enable as gc_enable, isenabled
 from heapq import heappop, heappush
 
@@ -19,25 +20,6 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     filled with the gradient flowing into each edge (autograd.grad). accumulate=False skips
     AccumulateGrad (autograd.grad). only: set of AccumulateGrad nodes allowed to run
     (backward(inputs=...))."""
-    heap = []
-    # `ready`: the next node to run when it is the only ready one (a chain), which skips the
-    # heap; as soon as two nodes are ready at once, both go through the heap (Note above).
-    ready = None
-    if len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
-        (node, _), grad = roots[0]
-        buffers = {node: grad}
-        deps = _dependencies((node,))
-        if not deps.get(node):
-            ready = node
-    else:
-        buffers = {}
-        for (node, nr), grad in roots:
-            _add_to_buffer(buffers, node, nr, grad)
-        deps = _dependencies([e[0][0] for e in roots])
-        for node in buffers:
-            if not deps.get(node):
-                heappush(heap, (-node._seq, node))
-    grad = outs = g = None
     prev = STATE.enabled
     STATE.enabled = create_graph
     # Note [GC during backward]: the backward pass makes no reference cycles (each gradient
@@ -48,77 +30,183 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     if gc_was_on:
         gc_disable()
     try:
-        while True:
-            if ready is not None:
-                node, ready = ready, None
-            elif heap:
-                node = heappop(heap)[1]
-            else:
-                break
-            grad = buffers.pop(node, None)
-            if capture is not None and grad is not None:
-                _capture(capture, node, grad)
-            if type(node) is AccumulateGrad:
-                if grad is not None and accumulate and (only is None or node in only):
-                    node.apply(grad)
-                grad = None
-                continue
-            if grad is not None:
-                if node._freed:
-                    raise RuntimeError(SECOND_BACKWARD)
-                if INPLACE[0] and node._saved_names:
-                    check_versions(node)    # Note [Versions] in graph.py
-                hooks = node._hooks
-                if hooks is not None:
-                    grad = _pre_hooks(node, hooks, grad)
-                outs = node.apply(grad)
-                if hooks is not None and "post" in hooks:
-                    outs = _post_hooks(hooks["post"], outs, grad)
-                grad = None          # drop the incoming gradient before the next node runs
-                if not retain_graph:
-                    node.release()
-            if outs is None:        # the node received no gradient: only release its edges
-                outs = (None,) * len(node.next_functions)
-            for (nxt, nr), g in zip(node.next_functions, outs):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    if nxt._n_outputs == 1:
-                        shape, dtype = nxt._meta
-                        if g._data.shape != shape:   # (no local: .grad may steal the array)
-                            g = _sum_to(g, shape)
-                        if g._data.dtype != dtype:
-                            g = g.to(_dtype_of(dtype))
-                        old = buffers.get(nxt)
-                        if old is None:
-                            buffers[nxt] = g
-                        elif create_graph:
-                            buffers[nxt] = old + g
-                        else:   # same shape and dtype already: NumPy adds as ember would
-                            buffers[nxt] = _T.wrap(old._data + g._data)
-                    else:
-                        shape, dtype = nxt._meta[nr]
-                        if g._data.shape != shape:   # (no local: .grad may steal the array)
-                            g = _sum_to(g, shape)
-                        if g._data.dtype != dtype:
-                            g = g.to(_dtype_of(dtype))
-                        _add_to_buffer(buffers, nxt, nr, g)
-                    g = None
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if not left:
-                    if ready is None and not heap:
-                        ready = nxt
-                    else:
-                        if ready is not None:
-                            heappush(heap, (-ready._seq, ready))
-                            ready = None
-                        heappush(heap, (-nxt._seq, nxt))
-            outs = None              # the engine holds no gradient of a finished node
+        if create_graph:
+            _run_graph(roots, retain_graph, capture, accumulate, only)
+        else:
+            _run_arrays(roots, retain_graph, capture, accumulate, only)
     finally:
         STATE.enabled = prev
         if gc_was_on:
             gc_enable()
+
+
+def _run_arrays(roots, retain_graph, capture, accumulate, only):
+    """The pass without create_graph: gradients travel as bare NumPy arrays and each node
+    runs its `np_apply` (NumPy formulas; Node's default wraps its Tensor formula). A node
+    with a single incoming edge (a chain) gets its gradient handed over directly; only
+    fan-in nodes and nodes waiting in the heap keep theirs in `buffers`."""
+    heap = []
+    buffers = {}
+    ready = rgrad = None
+    if len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
+        (ready, _), g = roots[0]
+        rgrad = g._data
+        deps = _dependencies((ready,))
+    else:
+        for (node, nr), g in roots:
+            _add_to_buffer_np(buffers, node, nr, g._data)
+        deps = _dependencies([e[0][0] for e in roots])
+        for node in buffers:
+            if not deps.get(node):
+                heappush(heap, (-node._seq, node))
+    grad = outs = g = old = None
+    while True:
+        if ready is not None:
+            node, grad = ready, rgrad
+            ready = rgrad = None
+        elif heap:
+            node = heappop(heap)[1]
+            grad = buffers.pop(node, None)
+        else:
+            break
+        if capture is not None and grad is not None:
+            _capture(capture, node, grad, True)
+        if type(node) is AccumulateGrad:
+            if grad is not None and accumulate and (only is None or node in only):
+                node.np_apply(grad)
+            grad = None
+            continue
+        if grad is not None:
+            if node._freed:
+                raise RuntimeError(SECOND_BACKWARD)
+            if INPLACE[0] and node._saved_names:
+                check_versions(node)    # Note [Versions] in graph.py
+            hooks = node._hooks
+            if hooks is None:
+                outs = node.np_apply(grad)
+            else:
+                outs = _hooked_np(node, hooks, grad)
+            grad = None          # drop the incoming gradient before the next node runs
+            if not retain_graph and node._saved_names:
+                node.release()
+            edges = zip(node.next_functions, outs)
+        else:                   # the node received no gradient: only release its edges
+            edges = zip(node.next_functions, _NONES)
+        for (nxt, nr), g in edges:
+            if nxt is None:
+                continue
+            single = nxt._n_outputs == 1
+            if g is not None:
+                shape, dtype = nxt._meta if single else nxt._meta[nr]
+                if g.shape != shape:
+                    g = _sum_to_np(g, shape)
+                if g.dtype != dtype:
+                    g = _cast_np(g, dtype)
+            left = deps[nxt] - 1
+            if single:
+                if left:                    # more edges to come: sum in its buffer
+                    deps[nxt] = left
+                    if g is not None:
+                        old = buffers.get(nxt)
+                        buffers[nxt] = g if old is None else old + g
+                        old = None
+                    continue
+                if buffers and nxt in buffers:  # its last edge: add what is buffered
+                    old = buffers.pop(nxt)
+                    if old is not None:
+                        g = old if g is None else old + g
+                    old = None
+            else:
+                deps[nxt] = left
+                if g is not None:
+                    _add_to_buffer_np(buffers, nxt, nr, g)
+                if left:
+                    continue
+                g = buffers.pop(nxt, None)
+            # nxt is ready
+            if ready is None and not heap:
+                ready, rgrad = nxt, g
+            else:
+                if ready is not None:
+                    buffers[ready] = rgrad
+                    heappush(heap, (-ready._seq, ready))
+                    ready = rgrad = None
+                buffers[nxt] = g
+                heappush(heap, (-nxt._seq, nxt))
+        outs = edges = g = None      # the engine holds no gradient of a finished node
+
+
+_NONES = itertools.repeat(None)
+
+
+def _run_graph(roots, retain_graph, capture, accumulate, only):
+    """The pass with create_graph: gradients are Tensors and nodes run their Tensor
+    formulas (`apply`), which record a graph of their own (double backward)."""
+    heap = []
+    # `ready`: the next node to run when it is the only ready one (a chain), which skips the
+    # heap; as soon as two nodes are ready at once, both go through the heap (Note above).
+    ready = None
+    buffers = {}
+    for (node, nr), grad in roots:
+        _add_to_buffer(buffers, node, nr, grad)
+    deps = _dependencies([e[0][0] for e in roots])
+    for node in buffers:
+        if not deps.get(node):
+            heappush(heap, (-node._seq, node))
+    grad = outs = g = None
+    while True:
+        if ready is not None:
+            node, ready = ready, None
+        elif heap:
+            node = heappop(heap)[1]
+        else:
+            break
+        grad = buffers.pop(node, None)
+        if capture is not None and grad is not None:
+            _capture(capture, node, grad, False)
+        if type(node) is AccumulateGrad:
+            if grad is not None and accumulate and (only is None or node in only):
+                node.apply(grad)
+            grad = None
+            continue
+        if grad is not None:
+            if node._freed:
+                raise RuntimeError(SECOND_BACKWARD)
+            if INPLACE[0] and node._saved_names:
+                check_versions(node)    # Note [Versions] in graph.py
+            hooks = node._hooks
+            if hooks is not None:
+                grad = _pre_hooks(node, hooks, grad)
+            outs = node.apply(grad)
+            if hooks is not None and "post" in hooks:
+                outs = _post_hooks(hooks["post"], outs, grad)
+            grad = None
+            if not retain_graph:
+                node.release()
+        if outs is None:        # the node received no gradient: only release its edges
+            outs = (None,) * len(node.next_functions)
+        for (nxt, nr), g in zip(node.next_functions, outs):
+            if nxt is None:
+                continue
+            if g is not None:
+                shape, dtype = nxt._meta if nxt._n_outputs == 1 else nxt._meta[nr]
+                if g._data.shape != shape:
+                    g = _sum_to(g, shape)
+                if g._data.dtype != dtype:
+                    g = g.to(_dtype_of(dtype))
+                _add_to_buffer(buffers, nxt, nr, g)
+                g = None
+            left = deps[nxt] - 1
+            deps[nxt] = left
+            if not left:
+                if ready is None and not heap:
+                    ready = nxt
+                else:
+                    if ready is not None:
+                        heappush(heap, (-ready._seq, ready))
+                        ready = None
+                    heappush(heap, (-nxt._seq, nxt))
+        outs = None
 
 
 def _dependencies(starts):
@@ -154,14 +242,47 @@ def _add_to_buffer(buffers, node, nr, grad):
         buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
 
-def _capture(capture, node, grad):
+def _add_to_buffer_np(buffers, node, nr, grad):
+    """_add_to_buffer for bare arrays (the pass without create_graph)."""
+    if node._n_outputs == 1:
+        old = buffers.get(node)
+        buffers[node] = grad if old is None else old + grad
+    else:
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_outputs
+        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+
+
+def _capture(capture, node, grad, arrays):
+    wrap = _T.wrap if arrays else None
     if node._n_outputs == 1:
         if (node, 0) in capture:
-            capture[(node, 0)] = grad
+            capture[(node, 0)] = wrap(grad) if arrays else grad
     else:
         for nr, g in enumerate(grad):
             if (node, nr) in capture:
-                capture[(node, nr)] = g
+                capture[(node, nr)] = wrap(g) if arrays and g is not None else g
+
+
+def _hooked_np(node, hooks, grad):
+    """A node with hooks in the array pass: the hooks see Tensors, as they would in torch."""
+    wrap = _T.wrap
+    if node._n_outputs == 1:
+        tgrad = wrap(grad)
+    else:
+        tgrad = [None if g is None else wrap(g) for g in grad]
+    tgrad = _pre_hooks(node, hooks, tgrad)
+    if node._n_outputs == 1:
+        grad = tgrad._data
+    else:
+        grad = [None if g is None else g._data for g in tgrad]
+    outs = node.np_apply(grad)
+    if "post" in hooks:
+        touts = [None if o is None else wrap(o) for o in outs]
+        touts = _post_hooks(hooks["post"], touts, tgrad)
+        outs = [None if o is None else o._data for o in touts]
+    return outs
 
 
 def _pre_hooks(node, hooks, grad):
@@ -196,18 +317,8 @@ def _post_hooks(hooks, outs, grad):
 
 
 def _sum_to(g, shape):
-    """Sum a broadcast gradient down to `shape` (with ember ops, so it is differentiable;
-    without a graph to build, straight in NumPy, giving a fresh array that .grad can take)."""
-    if not STATE.enabled:
-        from ..tensor import wrap
-        d = g._data
-        lead = d.ndim - len(shape)
-        if lead:
-            d = d.sum(axis=tuple(range(lead)))
-        keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
-        if keep:
-            d = d.sum(axis=keep, keepdims=True)
-        return wrap(d)
+    """Sum a broadcast gradient down to `shape`, with ember ops (create_graph: so that it is
+    differentiable)."""
     lead = g.ndim - len(shape)
     dims = list(range(lead))
     dims += [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
@@ -216,6 +327,22 @@ def _sum_to(g, shape):
     if lead or g.shape != shape:
         g = g.reshape(shape)
     return g
+
+
+def _sum_to_np(d, shape):
+    """Sum a broadcast gradient array down to `shape` (a fresh array that .grad can take)."""
+    lead = d.ndim - len(shape)
+    if lead:
+        d = d.sum(axis=tuple(range(lead)))
+    keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
+    if keep:
+        d = d.sum(axis=keep, keepdims=True)
+    return d
+
+
+def _cast_np(d, dtype):
+    """A gradient array cast to its input's dtype, as the Tensor `.to` would do it."""
+    return _T.wrap(d).to(_dtype_of(dtype))._data
 
 
 def _dtype_of(np_dtype):

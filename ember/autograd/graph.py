@@ -8,6 +8,13 @@ from numpy import ndarray
 
 from .grad_mode import STATE
 
+
+def _wrap(arr):
+    from ..tensor import wrap     # (bound at first use: ember.tensor imports this package)
+    global _wrap
+    _wrap = wrap
+    return wrap(arr)
+
 _counter = itertools.count()
 # AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
 _ACC_SEQ = 1 << 62
@@ -76,8 +83,20 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def apply(self, grad):
-        """Gradients for each input (a tuple aligned with next_functions; None = no gradient)."""
+        """Gradients for each input (a tuple aligned with next_functions; None = no gradient),
+        from the gradient of the output (a list of them for a multi-output node), as Tensor
+        formulas: with create_graph they record a graph of their own."""
         raise NotImplementedError(type(self).__name__ + ".apply")
+
+    def np_apply(self, grad):
+        """apply() on bare NumPy arrays, for a backward pass that records nothing. A node
+        overrides it with NumPy formulas where it has them (they must give exactly what
+        apply gives); this default runs apply on Tensors wrapped around the arrays."""
+        if self._n_outputs == 1:
+            outs = self.apply(_wrap(grad))
+        else:
+            outs = self.apply([None if g is None else _wrap(g) for g in grad])
+        return [None if o is None else o._data for o in outs]
 
     def release(self):
         if self._saved_names:
@@ -131,6 +150,27 @@ class AccumulateGrad(Node):
         self._freed = False
         self._hooks = None
 
+    def np_apply(self, grad):
+        # The engine's local and this argument are the only references to an array that
+        # nothing else shares (getrefcount adds its own): then .grad can take it as it is.
+        var = self.variable
+        if var._x and var._tensor_hooks():
+            t = _wrap(grad)
+            for hook in var._tensor_hooks():
+                out = hook(t)
+                if out is not None:
+                    t = out
+            grad = t._data
+            t = out = None
+            owned = False
+        else:
+            owned = getrefcount(grad) <= 3 and _owns_memory(grad)
+        old = var._grad
+        if old is None:
+            var._grad = _wrap(grad if owned else copy_grad(grad))
+        else:
+            old._data += grad     # torch accumulates in place when not building a graph
+
     def apply(self, grad):
         var = self.variable
         if var._x:
@@ -163,7 +203,7 @@ def _warn_cycle():
                   "recommend using autograd.grad when creating the graph to avoid this. If you "
                   "have to use this function, make sure to reset the .grad fields of your "
                   "parameters to None after use to break the cycle and avoid the leak.",
-                  UserWarning, stacklevel=4)
+                  UserWarning, stacklevel=5)
 
 
 def _owned(t):
@@ -173,11 +213,21 @@ def _owned(t):
     arr = t._data     # references to arr: t._data, this local, getrefcount's argument
     if t._grad_fn is not None or getrefcount(arr) > 3 or getrefcount(t) > _ENGINE_REFS:
         return False
+    return _owns_memory(arr)
+
+
+def copy_grad(arr):
+    """The copy .grad takes of a gradient array it cannot own (a function of its own so
+    that tests can count the copies)."""
+    return arr.copy()
+
+
+def _owns_memory(arr):
+    """Whether arr's memory is its own: no base, or (as TBackward0 makes of a transposed
+    product) a writable C-contiguous view covering all of a base that nothing else holds."""
     base = arr.base
     if base is None:
         return True
-    # A writable C-contiguous view covering all of a base array that nothing else holds (as
-    # TBackward0 makes of a transposed product) is as good as owning that base: no copy.
     return (type(base) is ndarray and base.base is None and arr.flags.c_contiguous
             and arr.flags.writeable and base.nbytes == arr.nbytes and getrefcount(base) <= 3)
 

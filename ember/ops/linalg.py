@@ -16,8 +16,8 @@ from .. import dtypes as D
 from ..autograd.graph import Node, link, link_multi
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
-from ._common import needs, inplace, inplace_source, wrap_dim, write_out, type_name, \
-    broadcast_error
+from ._common import scalar_array, needs, inplace, inplace_source, wrap_dim, write_out, \
+    type_name, broadcast_error
 
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
@@ -140,13 +140,18 @@ def _transposed(x):
     return f.f_contiguous and not f.c_contiguous
 
 
+def _plain_scalar(v):
+    """A Python int or float (weak in NumPy's promotion as in torch's)."""
+    return type(v) is int or type(v) is float
+
+
 def _mm_grads_np(g, a, b, na, nb, ta, tb):
     """Gradients of a @ b (NumPy arrays) for the requested inputs; ta/tb: stored transposed."""
     ga = gb = None
     if na:
-        ga = wrap(_h(b @ _h(g)) if ta else g @ _h(b))
+        ga = _h(b @ _h(g)) if ta else g @ _h(b)
     if nb:
-        gb = wrap(_h(_h(g) @ a) if tb else _h(a) @ g)
+        gb = _h(_h(g) @ a) if tb else _h(a) @ g
     return ga, gb
 
 
@@ -156,13 +161,15 @@ class MmBackward0(Node):                     # derivatives.yaml: mm
 
     def apply(self, grad):
         s, m = self._saved_self, self._saved_mat2
-        if not STATE.enabled:
-            ta, tb = self._t
-            return _mm_grads_np(grad._data, s._data if s is not None else None,
-                                m._data if m is not None else None,
-                                needs(self, 0), needs(self, 1), ta, tb)
         return (mm(grad, _mH(m)) if needs(self, 0) else None,
                 mm(_mH(s), grad) if needs(self, 1) else None)
+
+    def np_apply(self, g):
+        s, m = self._saved_self, self._saved_mat2
+        ta, tb = self._t
+        return _mm_grads_np(g, s._data if s is not None else None,
+                            m._data if m is not None else None,
+                            needs(self, 0), needs(self, 1), ta, tb)
 
 
 def _type_error(fn, names, args):
@@ -365,10 +372,11 @@ class _MatmulBackward(Node):
 
     def apply(self, grad):
         a, b = self._saved_self, self._saved_other
-        na, nb = needs(self, 0), needs(self, 1)
-        if not STATE.enabled:
-            return _matmul_grads_np(grad._data, a, b, na, nb)
-        return _matmul_grads(grad, a, b, na, nb)
+        return _matmul_grads(grad, a, b, needs(self, 0), needs(self, 1))
+
+    def np_apply(self, g):
+        return _matmul_grads_np(g, self._saved_self, self._saved_other, needs(self, 0),
+                                needs(self, 1))
 
 
 class UnsafeViewBackward0(_MatmulBackward):
@@ -400,7 +408,7 @@ def _matmul_grads_np(g, a, b, na, nb):
         r = np.matmul(G, _h(B))
         if ad.ndim == 1:
             r = r[..., 0, :]
-        ga = wrap(_np_sum_to(r, ad.shape))
+        ga = _np_sum_to(r, ad.shape)
     if nb:
         A = ad if ad.ndim > 1 else ad[None, :]
         G = g
@@ -416,7 +424,7 @@ def _matmul_grads_np(g, a, b, na, nb):
             r = np.matmul(_h(A), G)
         if bd.ndim == 1:
             r = r[..., 0]
-        gb = wrap(_np_sum_to(r, bd.shape))
+        gb = _np_sum_to(r, bd.shape)
     return ga, gb
 
 
@@ -655,18 +663,26 @@ class AddmmBackward0(Node):                  # derivatives.yaml: addmm
         gs = g1 = g2 = None
         if needs(self, 0):
             gs = grad if beta == 1 else grad * beta
-        if not STATE.enabled:
-            g = grad._data if alpha == 1 else grad._data * alpha
-            ta, tb = self._t
-            g1, g2 = _mm_grads_np(g, m1._data if m1 is not None else None,
-                                  m2._data if m2 is not None else None,
-                                  needs(self, 1), needs(self, 2), ta, tb)
-        else:
-            g = grad if alpha == 1 else grad * alpha
-            if needs(self, 1):
-                g1 = mm(g, _mH(m2))
-            if needs(self, 2):
-                g2 = mm(_mH(m1), g)
+        g = grad if alpha == 1 else grad * alpha
+        if needs(self, 1):
+            g1 = mm(g, _mH(m2))
+        if needs(self, 2):
+            g2 = mm(_mH(m1), g)
+        return gs, g1, g2
+
+    def np_apply(self, grad):
+        alpha, beta = self._saved_alpha, self._saved_beta
+        if not (_plain_scalar(alpha) and _plain_scalar(beta) and grad.dtype.kind in "fc"):
+            return Node.np_apply(self, grad)
+        m1, m2 = self._saved_mat1, self._saved_mat2
+        gs = None
+        if needs(self, 0):
+            gs = grad if beta == 1 else grad * scalar_array(beta, grad.dtype)
+        g = grad if alpha == 1 else grad * scalar_array(alpha, grad.dtype)
+        ta, tb = self._t
+        g1, g2 = _mm_grads_np(g, m1._data if m1 is not None else None,
+                              m2._data if m2 is not None else None,
+                              needs(self, 1), needs(self, 2), ta, tb)
         return gs, g1, g2
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.graph import Node, link, same_meta
 from ..autograd.grad_mode import STATE
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, wrap, wrap_out
 from ._common import (operands, needs, inplace, inplace_source, type_name, broadcast_error,
                       plain_operand, mark_written, scalar_array,
                       saved_output, conj_if_complex, floating, scalar_tensor, write_out)
@@ -52,6 +52,13 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
         a = self._saved_alpha
         return grad, (grad if a == 1 else grad * a)
 
+    def np_apply(self, grad):
+        if self.next_functions[1][0] is None:
+            return grad, None
+        if self._saved_alpha == 1:
+            return grad, grad
+        return Node.np_apply(self, grad)
+
 
 def _check_alpha(input, other, alpha):
     """torch's checks on alpha (only reached for alpha != 1)."""
@@ -70,12 +77,12 @@ def add(input, other, *, alpha=1, out=None):
             input._data.dtype.kind == "f":
         # hot path: floating tensor + Python number (no promotion possible, no checks)
         x = input._data
-        res = wrap(x + scalar_array(other, x.dtype))
+        r = x + scalar_array(other, x.dtype)
         if STATE.enabled and input._requires_grad:
             node = AddBackward0()
             node._saved_alpha = 1
-            link(res, node, input, None, meta=same_meta(input))
-        return res
+            return wrap_out(r, node, input, True)
+        return wrap(r)
     if alpha != 1 or type(alpha) is bool:
         _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
@@ -103,18 +110,25 @@ class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
         a = self._saved_alpha
         return grad, (-grad if a == 1 else grad * -a)
 
+    def np_apply(self, grad):
+        if self.next_functions[1][0] is None:
+            return grad, None
+        if self._saved_alpha == 1:
+            return grad, -grad
+        return Node.np_apply(self, grad)
+
 
 def sub(input, other, *, alpha=1, out=None):
     if (type(other) is float or type(other) is int) and type(input) is Tensor and \
             alpha.__class__ is int and alpha == 1 and out is None and \
             input._data.dtype.kind == "f":
         x = input._data
-        res = wrap(x - scalar_array(other, x.dtype))         # hot path, as in add
+        r = x - scalar_array(other, x.dtype)         # hot path, as in add
         if STATE.enabled and input._requires_grad:
             node = SubBackward0()
             node._saved_alpha = 1
-            link(res, node, input, None, meta=same_meta(input))
-        return res
+            return wrap_out(r, node, input, True)
+        return wrap(r)
     if alpha != 1 or type(alpha) is bool:
         _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
@@ -193,10 +207,15 @@ def neg(input, *, out=None):
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    res = wrap(np.negative(input._data))
+    x = input._data
+    r = np.negative(x)
     if STATE.enabled and input._requires_grad:
+        if out is None and x.dtype.kind == "f":
+            return wrap_out(r, NegBackward0(), input, False)
+        res = wrap(r)
         link(res, NegBackward0(), input)
-    return write_out(res, out)
+        return write_out(res, out)
+    return write_out(wrap(r), out)
 
 
 negative = neg
@@ -211,29 +230,32 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
     def apply(self, grad):
         nf = self.next_functions
         a, b = nf[0][0] is not None, nf[1][0] is not None
-        if not STATE.enabled:
-            # no graph to record: the same arithmetic straight in NumPy, when no promotion
-            # rule could differ (real gradient, operand of the gradient's dtype or a number)
-            g = grad._data
-            o = plain_operand(self._saved_other, g) if a else 0
-            s = plain_operand(self._saved_self, g) if b else 0
-            if o is not None and s is not None:
-                return (wrap(g * o) if a else None), (wrap(g * s) if b else None)
         return (grad * conj_if_complex(self._saved_other) if a else None,
                 grad * conj_if_complex(self._saved_self) if b else None)
+
+    def np_apply(self, g):
+        # the same arithmetic straight in NumPy, when no promotion rule could differ (real
+        # gradient, operand of the gradient's dtype or a number)
+        nf = self.next_functions
+        a, b = nf[0][0] is not None, nf[1][0] is not None
+        o = plain_operand(self._saved_other, g) if a else 0
+        s = plain_operand(self._saved_self, g) if b else 0
+        if o is not None and s is not None:
+            return (g * o if a else None), (g * s if b else None)
+        return Node.np_apply(self, g)
 
 
 def mul(input, other, *, out=None):
     if (type(other) is float or type(other) is int) and type(input) is Tensor and \
             out is None and input._data.dtype.kind == "f":
         x = input._data
-        res = wrap(x * scalar_array(other, x.dtype))         # hot path, as in add
+        r = x * scalar_array(other, x.dtype)         # hot path, as in add
         if STATE.enabled and input._requires_grad:
             node = MulBackward0()
             node._saved_other = other
             node._saved_self = None
-            link(res, node, input, None, meta=same_meta(input))
-        return res
+            return wrap_out(r, node, input, True)
+        return wrap(r)
     if not isinstance(input, Tensor):
         input, other = other, input
     o = other if isinstance(other, Tensor) else None
@@ -477,15 +499,24 @@ class ExpBackward0(Node):
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
-        if not STATE.enabled:
-            r = plain_operand(self._saved_result, grad._data)
-            if r is not None:
-                return wrap(grad._data * r),     # no graph: NumPy directly (see mul)
         return grad * conj_if_complex(saved_output(self, self._saved_result)),
+
+    def np_apply(self, g):
+        r = plain_operand(self._saved_result, g)
+        if r is not None:
+            return g * r,                   # NumPy directly (see mul)
+        return Node.np_apply(self, g)
 
 
 def exp(input, *, out=None):
     x = input._data
+    if out is None and x.dtype.kind == "f":        # hot path: a real floating input
+        r = np.exp(x)
+        if STATE.enabled and input._requires_grad:
+            node = ExpBackward0()
+            node._saved_result = wrap(r)
+            return wrap_out(r, node, input, False)
+        return wrap(r)
     res = wrap(np.exp(floating(x)))
     if STATE.enabled and input._requires_grad:
         node = ExpBackward0()
@@ -695,6 +726,16 @@ def _float_unary(input, ufunc, node_cls, saves_result, out, quiet=True):
     silence NumPy's overflow/domain warnings (torch prints none); costs a few microseconds,
     so ops that cannot warn on finite input skip it."""
     x = input._data
+    if out is None and not quiet and x.dtype.kind == "f":     # hot path: as in exp
+        r = ufunc(x)
+        if STATE.enabled and input._requires_grad:
+            node = node_cls()
+            if saves_result:
+                node._saved_result = wrap(r)
+            else:
+                node._saved_self = input
+            return wrap_out(r, node, input, False)
+        return wrap(r)
     if quiet:
         with np.errstate(all="ignore"):
             res = wrap(ufunc(floating(x)))
@@ -964,17 +1005,19 @@ class TanhBackward0(_SavesResult):
     __slots__ = ()
 
     def apply(self, grad):
-        if not STATE.enabled:
-            r = plain_operand(self._saved_result, grad._data)
-            if r is not None:
-                t = r * r       # no graph: NumPy directly (see mul), in one buffer
-                if type(t) is not np.ndarray:       # 0-dim: NumPy gave a scalar
-                    return wrap(grad._data * (1 - t)),
-                np.subtract(scalar_array(1, t.dtype), t, out=t)
-                np.multiply(grad._data, t, out=t)
-                return wrap(t),
         r = self._result()
         return grad * conj_if_complex(1 - r * r),
+
+    def np_apply(self, g):
+        r = plain_operand(self._saved_result, g)
+        if r is None:
+            return Node.np_apply(self, g)
+        t = r * r       # NumPy directly (see mul), in one buffer
+        if type(t) is not np.ndarray:       # 0-dim: NumPy gave a scalar
+            return g * (1 - t),
+        np.subtract(scalar_array(1, t.dtype), t, out=t)
+        np.multiply(g, t, out=t)
+        return t,
 
 
 def tanh(input, *, out=None):
@@ -1068,18 +1111,19 @@ class ReluBackward0(_SavesResult):
     __slots__ = ()
 
     def apply(self, grad):
-        if not STATE.enabled:
-            r = plain_operand(self._saved_result, grad._data)
-            if r is not None:
-                # no graph: grad where result > 0 or NaN (torch's threshold_backward), as a
-                # product with the mask (np.where is ~8x slower); a non-finite grad would
-                # give 0*inf = nan where torch gives 0, so it takes np.where
-                g = grad._data
-                keep = np.logical_not(r <= 0)
-                if np.isfinite(g).all():
-                    return wrap(g * keep),
-                return wrap(np.where(keep, g, g.dtype.type(0))),
         return where(self._result() <= 0, 0.0, grad),
+
+    def np_apply(self, g):
+        r = plain_operand(self._saved_result, g)
+        if r is None:
+            return Node.np_apply(self, g)
+        # grad where result > 0 or NaN (torch's threshold_backward), as a product with the
+        # mask (np.where is ~8x slower); a non-finite grad would give 0*inf = nan where
+        # torch gives 0, so it takes np.where
+        keep = np.logical_not(r <= 0)
+        if np.isfinite(g).all():
+            return g * keep,
+        return np.where(keep, g, g.dtype.type(0)),
 
 
 def relu(input, inplace=False):
@@ -1090,12 +1134,16 @@ def relu(input, inplace=False):
         if x.dtype.kind == "c":
             raise NotImplementedError(_CLAMP_COMPLEX)
         raise RuntimeError("Boolean inputs not supported for relu")
-    res = wrap(np.maximum(x, 0))
+    r = np.maximum(x, 0)
     if STATE.enabled and input._requires_grad:
         node = ReluBackward0()
-        node._saved_result = res.detach()
+        node._saved_result = wrap(r)
+        if x.dtype.kind == "f":
+            return wrap_out(r, node, input, False)
+        res = wrap(r)
         link(res, node, input)
-    return res
+        return res
+    return wrap(r)
 
 
 # ---------------------------------------------------------------- rounding

@@ -216,9 +216,10 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
     __slots__ = ("_saved_self_sym_sizes",)
 
     def apply(self, grad):
-        if not STATE.enabled:       # no graph: a broadcast view of the scalar gradient
-            return wrap(expand_scalar(grad._data, self._saved_self_sym_sizes)),
         return grad.expand(self._saved_self_sym_sizes),
+
+    def np_apply(self, g):                  # a broadcast view of the scalar gradient
+        return expand_scalar(g, self._saved_self_sym_sizes),
 
 
 class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
@@ -291,11 +292,14 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
     __slots__ = ("_saved_self_sym_sizes", "_saved_self_sym_numel")
 
     def apply(self, grad):
-        if not STATE.enabled and grad._data.dtype.kind == "f" and self._saved_self_sym_numel:
-            # no graph: divide the scalar once, then broadcast (same value per element)
-            g = grad._data / grad._data.dtype.type(self._saved_self_sym_numel)
-            return wrap(expand_scalar(g, self._saved_self_sym_sizes)),
         return grad.expand(self._saved_self_sym_sizes) / self._saved_self_sym_numel,
+
+    def np_apply(self, g):
+        if g.dtype.kind == "f" and self._saved_self_sym_numel:
+            # divide the scalar once, then broadcast (the same value per element)
+            g = g / g.dtype.type(self._saved_self_sym_numel)
+            return expand_scalar(g, self._saved_self_sym_sizes),
+        return Node.np_apply(self, g)
 
 
 class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
