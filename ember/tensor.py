@@ -114,11 +114,42 @@ def wrap_out(arr, node, t, pad):
         e = (fn, t._output_nr)
         meta = fn._meta if fn._n_outputs == 1 and t._x is None else (arr.shape, arr.dtype)
     else:
-        e = (_accumulator(t), 0)
+        fn = _accumulator(t)
+        e = (fn, 0)
         meta = (arr.shape, arr.dtype)
+    fn._uses += 1
     node.next_functions = (e, _NO_EDGE) if pad else (e,)
     node._seq = next(_counter)
+    node._uses = 0
     node._meta = meta
+    node._freed = False
+    node._hooks = None
+    return out
+
+
+def wrap_out2(arr, node, a, b):
+    """wrap_out for an op with two Tensor inputs (a node with two edges; the output's
+    (shape, dtype) tuple is its own: it may broadcast)."""
+    out = _new(Tensor)
+    out._data = arr
+    out._requires_grad = True
+    out._grad_fn = node
+    out._output_nr = 0
+    out._grad = out._acc = out._x = None
+    fn = a._grad_fn
+    ea = (fn, a._output_nr) if fn is not None else \
+        (_accumulator(a), 0) if a._requires_grad else _NO_EDGE
+    if ea[0] is not None:
+        ea[0]._uses += 1
+    fn = b._grad_fn
+    eb = (fn, b._output_nr) if fn is not None else \
+        (_accumulator(b), 0) if b._requires_grad else _NO_EDGE
+    if eb[0] is not None:
+        eb[0]._uses += 1
+    node.next_functions = (ea, eb)
+    node._seq = next(_counter)
+    node._uses = 0
+    node._meta = (arr.shape, arr.dtype)
     node._freed = False
     node._hooks = None
     return out

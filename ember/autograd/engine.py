@@ -45,13 +45,20 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
     runs its `np_apply` (NumPy formulas; Node's default wraps its Tensor formula). A node
     with a single incoming edge (a chain) gets its gradient handed over directly; only
     fan-in nodes and nodes waiting in the heap keep theirs in `buffers`."""
+    # Note [Uses]: a node's `_uses` counts every edge ever made to it, so a node with
+    # `_uses == 1` has exactly one incoming edge in any graph: it is ready as soon as a
+    # gradient arrives through it. With one root, the dependency counts (a walk over the
+    # whole graph) are only needed once a node with more uses is reached, which a chain
+    # (or a tree) never does. The count can only be too high (consumers that are not part
+    # of this graph, or that died), which merely sends a node to the counted path.
     heap = []
     buffers = {}
     ready = rgrad = None
     if len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
         (ready, _), g = roots[0]
         rgrad = g._data
-        deps = _dependencies((ready,))
+        deps = None
+        starts = (ready,)
     else:
         for (node, nr), g in roots:
             _add_to_buffer_np(buffers, node, nr, g._data)
@@ -77,18 +84,21 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
             grad = None
             continue
         if grad is not None:
-            if node._freed:
-                raise RuntimeError(SECOND_BACKWARD)
-            if INPLACE[0] and node._saved_names:
-                check_versions(node)    # Note [Versions] in graph.py
+            saves = node._saved_names
+            if saves:
+                if node._freed:
+                    raise RuntimeError(SECOND_BACKWARD)
+                if INPLACE[0]:
+                    check_versions(node)    # Note [Versions] in graph.py
             hooks = node._hooks
             if hooks is None:
                 outs = node.np_apply(grad)
             else:
                 outs = _hooked_np(node, hooks, grad)
             grad = None          # drop the incoming gradient before the next node runs
-            if not retain_graph and node._saved_names:
+            if saves and not retain_graph:
                 node.release()
+            # (np_apply may leave out trailing entries for edges that lead nowhere)
             edges = zip(node.next_functions, outs)
         else:                   # the node received no gradient: only release its edges
             edges = zip(node.next_functions, _NONES)
@@ -102,6 +112,17 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
                     g = _sum_to_np(g, shape)
                 if g.dtype != dtype:
                     g = _cast_np(g, dtype)
+            if deps is None:
+                if nxt._uses == 1:          # Note [Uses]: its only edge, so it is ready
+                    if not single:
+                        g = _one_of(nxt, nr, g)
+                    if ready is None and not heap:
+                        ready, rgrad = nxt, g
+                    else:
+                        _push_ready(heap, buffers, nxt, g, ready, rgrad)
+                        ready = rgrad = None
+                    continue
+                deps = _dependencies(starts)
             left = deps[nxt] - 1
             if single:
                 if left:                    # more edges to come: sum in its buffer
@@ -127,13 +148,26 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
             if ready is None and not heap:
                 ready, rgrad = nxt, g
             else:
-                if ready is not None:
-                    buffers[ready] = rgrad
-                    heappush(heap, (-ready._seq, ready))
-                    ready = rgrad = None
-                buffers[nxt] = g
-                heappush(heap, (-nxt._seq, nxt))
+                _push_ready(heap, buffers, nxt, g, ready, rgrad)
+                ready = rgrad = None
         outs = edges = g = None      # the engine holds no gradient of a finished node
+
+
+def _push_ready(heap, buffers, node, grad, ready, rgrad):
+    """A second node became ready while `ready` waits: both go through the heap (their
+    gradients in buffers), which then decides the order (Note [Engine order])."""
+    if ready is not None:
+        buffers[ready] = rgrad
+        heappush(heap, (-ready._seq, ready))
+    buffers[node] = grad
+    heappush(heap, (-node._seq, node))
+
+
+def _one_of(node, nr, grad):
+    """The gradient list of a multi-output node that receives only output nr's."""
+    grads = [None] * node._n_outputs
+    grads[nr] = grad
+    return grads
 
 
 _NONES = itertools.repeat(None)
@@ -212,7 +246,7 @@ def _run_graph(roots, retain_graph, capture, accumulate, only):
 def _dependencies(starts):
     """Number of edges arriving at each node reachable from the roots (iterative DFS)."""
     # A node enters `deps` with its first incoming edge and is visited then; only the roots
-    # can be on the stack without an entry (one set test per node, no `seen` set).
+    # can be on the stack without an entry (one dict test per edge, no `seen` set).
     deps = {}
     stack = list(starts)
     roots = set(stack)
@@ -279,6 +313,7 @@ def _hooked_np(node, hooks, grad):
         grad = [None if g is None else g._data for g in tgrad]
     outs = node.np_apply(grad)
     if "post" in hooks:
+        outs = list(outs) + [None] * (len(node.next_functions) - len(outs))
         touts = [None if o is None else wrap(o) for o in outs]
         touts = _post_hooks(hooks["post"], touts, tgrad)
         outs = [None if o is None else o._data for o in touts]

@@ -17,6 +17,9 @@ def _wrap(arr):
 
 _counter = itertools.count()
 # AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
+# Among several ready at once, torch's queue gives them in the order they became ready,
+# which follows the edges' (input) order; the earliest created comes first here, which is
+# the same order in the usual case (a leaf's node is made when the leaf is first used).
 _ACC_SEQ = 1 << 62
 
 SECOND_BACKWARD = (
@@ -70,9 +73,10 @@ def check_versions(node):
 class Node:
     """A backward function. `next_functions[i]` is the (node, output_nr) edge that receives the
     gradient for input i; `_meta` is (shape, numpy dtype) of this node's output, which the
-    engine uses to sum a broadcast gradient back and cast it once, for every node."""
+    engine uses to sum a broadcast gradient back and cast it once, for every node. `_uses`
+    counts the edges ever made to this node (Note [Uses] in engine.py)."""
 
-    __slots__ = ("next_functions", "_seq", "_meta", "_freed", "_hooks", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_meta", "_freed", "_hooks", "_uses", "__weakref__")
     _saved_names = ()   # slots holding saved tensors, dropped after backward
     _n_outputs = 1
 
@@ -99,10 +103,23 @@ class Node:
         return [None if o is None else o._data for o in outs]
 
     def release(self):
-        if self._saved_names:
-            for name in self._saved_names:
-                setattr(self, name, None)
-            self._freed = True
+        """Drop the saved tensors once the node has run (the engine calls it for a node with
+        _saved_names). Each subclass gets its own copy with the names written out."""
+        for name in self._saved_names:
+            setattr(self, name, None)
+        self._freed = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls._saved_names and getattr(cls.release, "_generated", cls.release is Node.release):
+            # one plain assignment per saved slot: setattr by name costs ~3x that per node
+            src = "def release(self):\n" + "".join(
+                f"    self.{n} = None\n" for n in cls._saved_names) + "    self._freed = True\n"
+            ns = {}
+            exec(src, ns)
+            ns["release"]._generated = True
+            ns["release"].__doc__ = Node.release.__doc__
+            cls.release = ns["release"]
 
     def __call__(self, *grads):
         return self.apply(grads[0] if self._n_outputs == 1 else list(grads))
@@ -145,7 +162,8 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self.next_functions = ()
-        self._seq = _ACC_SEQ + next(_counter)
+        self._seq = _ACC_SEQ - next(_counter)
+        self._uses = 0
         self._meta = (variable._data.shape, variable._data.dtype)
         self._freed = False
         self._hooks = None
@@ -280,21 +298,30 @@ def link(out, node, *inputs, meta=None):
     if n == 1:
         t = inputs[0]
         fn = None if t is None else t._grad_fn
-        node.next_functions = ((fn, t._output_nr) if fn is not None else
-                               _NO_EDGE if t is None or not t._requires_grad else
-                               (accumulator(t), 0)),
-    elif n == 2:
-        t, u = inputs
-        if t is None:
+        if fn is not None:
+            e = (fn, t._output_nr)
+        elif t is None or not t._requires_grad:
             e = _NO_EDGE
         else:
-            fn = t._grad_fn
-            e = (fn, t._output_nr) if fn is not None else \
-                (accumulator(t), 0) if t._requires_grad else _NO_EDGE
-        node.next_functions = (e, _NO_EDGE if u is None else _edge_or_none(u))
+            e = (accumulator(t), 0)
+        node.next_functions = e,
+        if e[0] is not None:
+            e[0]._uses += 1
     else:
-        node.next_functions = tuple(map(_edge_or_none, inputs))
+        if n == 2:
+            t, u = inputs
+            if t is None:
+                e = _NO_EDGE
+            else:
+                fn = t._grad_fn
+                e = (fn, t._output_nr) if fn is not None else \
+                    (accumulator(t), 0) if t._requires_grad else _NO_EDGE
+            node.next_functions = (e, _NO_EDGE if u is None else _edge_or_none(u))
+        else:
+            node.next_functions = tuple(map(_edge_or_none, inputs))
+        _count_uses(node)
     node._seq = next(_counter)
+    node._uses = 0
     if meta is None:
         data = out._data
         meta = (data.shape, data.dtype)
@@ -316,10 +343,18 @@ def same_meta(t):
     return None
 
 
+def _count_uses(node):
+    for fn, _ in node.next_functions:
+        if fn is not None:
+            fn._uses += 1
+
+
 def link_multi(outs, node, *inputs):
     """Like link for a node with several differentiable outputs."""
     node.next_functions = tuple(map(_edge_or_none, inputs))
+    _count_uses(node)
     node._seq = next(_counter)
+    node._uses = 0
     node._meta = [(o._data.shape, o._data.dtype) for o in outs]
     node._freed = False
     node._hooks = None

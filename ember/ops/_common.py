@@ -1,5 +1,7 @@
 """Helpers shared by the op families: operand preparation with torch's promotion, in-place
 writes, dim normalisation. Kept small: every op's hot path calls into here at most once."""
+from math import prod
+
 import numpy as np
 
 from .. import dtypes as D
@@ -59,6 +61,20 @@ def expand_scalar(a, shape):
                    (0,) * len(shape))
     v.flags.writeable = False
     return v
+
+
+_FILL_MAX = 4096
+
+
+def spread_scalar(a, shape):
+    """The 0-dim gradient of a full reduction, spread over the input's `shape`: a filled
+    array while small (np.empty + fill costs less than building the view), a broadcast view
+    (no memory) beyond _FILL_MAX elements."""
+    if prod(shape) > _FILL_MAX or a.ndim:
+        return expand_scalar(a, shape)
+    out = np.empty(shape, a.dtype)
+    out.fill(a)
+    return out
 
 
 _SCALARS = {}

@@ -31,7 +31,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.graph import Node, link, same_meta
 from ..autograd.grad_mode import STATE
-from ..tensor import Tensor, wrap, wrap_out
+from ..tensor import Tensor, wrap, wrap_out, wrap_out2
 from ._common import (operands, needs, inplace, inplace_source, type_name, broadcast_error,
                       plain_operand, mark_written, scalar_array,
                       saved_output, conj_if_complex, floating, scalar_tensor, write_out)
@@ -39,6 +39,9 @@ from ._common import (operands, needs, inplace, inplace_source, type_name, broad
 
 def _grad_needed(input, o):
     return STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad))
+
+
+_np_mul, _np_sub = np.multiply, np.subtract    # (bound once: ufuncs with positional out=)
 
 
 # ---------------------------------------------------------------- add / sub / rsub / neg
@@ -54,7 +57,7 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
 
     def np_apply(self, grad):
         if self.next_functions[1][0] is None:
-            return grad, None
+            return grad,        # (the engine reads a missing entry as None)
         if self._saved_alpha == 1:
             return grad, grad
         return Node.np_apply(self, grad)
@@ -83,6 +86,20 @@ def add(input, other, *, alpha=1, out=None):
             node._saved_alpha = 1
             return wrap_out(r, node, input, True)
         return wrap(r)
+    if type(other) is Tensor and type(input) is Tensor and alpha.__class__ is int and \
+            alpha == 1 and out is None:
+        x, y = input._data, other._data
+        if x.dtype is y.dtype and x.dtype.kind == "f":
+            # hot path: two floating tensors of one dtype (no promotion, no checks)
+            try:
+                r = x + y
+            except ValueError:
+                raise broadcast_error(x, y) from None
+            if STATE.enabled and (input._requires_grad or other._requires_grad):
+                node = AddBackward0()
+                node._saved_alpha = 1
+                return wrap_out2(r, node, input, other)
+            return wrap(r)
     if alpha != 1 or type(alpha) is bool:
         _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
@@ -112,7 +129,7 @@ class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
 
     def np_apply(self, grad):
         if self.next_functions[1][0] is None:
-            return grad, None
+            return grad,
         if self._saved_alpha == 1:
             return grad, -grad
         return Node.np_apply(self, grad)
@@ -237,11 +254,16 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
         # the same arithmetic straight in NumPy, when no promotion rule could differ (real
         # gradient, operand of the gradient's dtype or a number)
         nf = self.next_functions
-        a, b = nf[0][0] is not None, nf[1][0] is not None
+        if nf[1][0] is None:                # x * number, or x * a constant
+            o = plain_operand(self._saved_other, g)
+            if o is not None:
+                return g * o,
+            return Node.np_apply(self, g)
+        a = nf[0][0] is not None
         o = plain_operand(self._saved_other, g) if a else 0
-        s = plain_operand(self._saved_self, g) if b else 0
+        s = plain_operand(self._saved_self, g)
         if o is not None and s is not None:
-            return (g * o if a else None), (g * s if b else None)
+            return (g * o if a else None), g * s
         return Node.np_apply(self, g)
 
 
@@ -256,6 +278,19 @@ def mul(input, other, *, out=None):
             node._saved_self = None
             return wrap_out(r, node, input, True)
         return wrap(r)
+    if type(other) is Tensor and type(input) is Tensor and out is None:
+        x, y = input._data, other._data
+        if x.dtype is y.dtype and x.dtype.kind == "f":     # hot path, as in add
+            try:
+                r = x * y
+            except ValueError:
+                raise broadcast_error(x, y) from None
+            if STATE.enabled and (input._requires_grad or other._requires_grad):
+                node = MulBackward0()
+                node._saved_other = other if input._requires_grad else None
+                node._saved_self = input if other._requires_grad else None
+                return wrap_out2(r, node, input, other)
+            return wrap(r)
     if not isinstance(input, Tensor):
         input, other = other, input
     o = other if isinstance(other, Tensor) else None
@@ -1009,14 +1044,12 @@ class TanhBackward0(_SavesResult):
         return grad * conj_if_complex(1 - r * r),
 
     def np_apply(self, g):
-        r = plain_operand(self._saved_result, g)
-        if r is None:
+        r = self._saved_result._data
+        if r.dtype is not g.dtype or g.dtype.kind != "f" or not r.ndim:
             return Node.np_apply(self, g)
-        t = r * r       # NumPy directly (see mul), in one buffer
-        if type(t) is not np.ndarray:       # 0-dim: NumPy gave a scalar
-            return g * (1 - t),
-        np.subtract(scalar_array(1, t.dtype), t, out=t)
-        np.multiply(g, t, out=t)
+        t = _np_mul(r, r)       # NumPy directly (see mul), in one buffer
+        _np_sub(scalar_array(1, t.dtype), t, t)
+        _np_mul(g, t, t)
         return t,
 
 

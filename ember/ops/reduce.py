@@ -19,8 +19,8 @@ from .. import dtypes as D
 from ..autograd.graph import Node, link, link_multi
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
-from ._common import (expand_scalar, wrap_dim, wrap_dims, type_name, write_out, saved_output,
-                      needs, conj_if_complex)
+from ._common import (spread_scalar, scalar_array, wrap_dim, wrap_dims, type_name, write_out,
+                      saved_output, needs, conj_if_complex)
 
 _pymax, _pymin, _pyany = builtins.max, builtins.min, builtins.any
 
@@ -218,8 +218,8 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
     def apply(self, grad):
         return grad.expand(self._saved_self_sym_sizes),
 
-    def np_apply(self, g):                  # a broadcast view of the scalar gradient
-        return expand_scalar(g, self._saved_self_sym_sizes),
+    def np_apply(self, g):                  # the scalar gradient, spread
+        return spread_scalar(g, self._saved_self_sym_sizes),
 
 
 class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
@@ -295,10 +295,10 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
         return grad.expand(self._saved_self_sym_sizes) / self._saved_self_sym_numel,
 
     def np_apply(self, g):
-        if g.dtype.kind == "f" and self._saved_self_sym_numel:
-            # divide the scalar once, then broadcast (the same value per element)
-            g = g / g.dtype.type(self._saved_self_sym_numel)
-            return expand_scalar(g, self._saved_self_sym_sizes),
+        n = self._saved_self_sym_numel
+        if n and g.dtype.kind == "f" and not g.ndim:
+            # divide the scalar once, then spread it (the same value per element)
+            return spread_scalar(g / scalar_array(n, g.dtype), self._saved_self_sym_sizes),
         return Node.np_apply(self, g)
 
 

@@ -29,6 +29,11 @@ def size_args(args, name=None, arg="size"):
     tensors of one element); floats are refused with a TypeError as torch does."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
+    for a in args:
+        if type(a) is not int:
+            break
+    else:
+        return tuple(args)
     try:
         return tuple([a if type(a) is int else _index(a) for a in args])
     except TypeError:
@@ -1324,6 +1329,7 @@ def _region_ids(root_shape, steps):
 
 class CopySlices(Node):
     __slots__ = ("_fn", "_steps", "_ids", "_root_shape", "_vshape")
+    _saved_names = ("_fn",)     # so that the engine calls release (defined below)
 
     def apply(self, grad):
         res = list(self._fn.apply(_replay(grad, self._steps)))
