@@ -152,3 +152,19 @@ def test_full_reduction_gradient_reaches_leaf_writable(shape, reduce):
         x.grad.mul_(2)             # .grad is an ordinary tensor of its own
         return [x.grad]
     both(program)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_gradient_is_a_select_not_a_product(dtype):
+    """+0 (never -0, never nan) where the result is <= 0, whatever the incoming gradient;
+    the gradient itself where the result is positive or nan (torch's threshold_backward)."""
+    vals, grads = [-1.0, 2.0, 0.0, float("nan"), 3.0, -0.0], \
+        [-3.0, -3.0, float("inf"), 5.0, float("-inf"), float("nan")]
+    out = {}
+    for lib in (torch, ember):
+        x = lib.tensor(vals, dtype=getattr(lib, dtype), requires_grad=True)
+        lib.relu(x).backward(lib.tensor(grads, dtype=getattr(lib, dtype)))
+        out[lib.__name__] = (x.grad.detach().numpy(), repr(x.grad))
+    (t, t_repr), (e, e_repr) = out["torch"], out["ember"]
+    np.testing.assert_array_equal(e, t)
+    assert np.array_equal(np.signbit(e), np.signbit(t)) and e_repr == t_repr

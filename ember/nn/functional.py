@@ -83,15 +83,35 @@ class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forwar
                  "_saved_total_weight", "_saved_shape_dtype")
 
     def apply(self, grad):
+        coef = self._coefficients()
+        if self._saved_reduction == "none" and coef.ndim > 1:
+            grad = grad.unsqueeze(1)              # per-sample gradient, broadcast over classes
+        return grad * wrap(coef),
+
+    def np_apply(self, g):
+        coef = self._coefficients()
+        if self._saved_reduction == "none" and coef.ndim > 1:
+            g = g[:, None]
+        if g.dtype is not coef.dtype:
+            return Node.np_apply(self, g)
+        coef *= g         # (coef is fresh: the product in its buffer, as grad * coef)
+        return coef,
+
+    def _coefficients(self):
+        """d loss / d input before the incoming gradient: -weight[target] / total_weight at
+        each sample's target (0 elsewhere and for ignored samples; no division unless the
+        reduction is the mean)."""
         shape, dtype = self._saved_shape_dtype
-        coef = _nll_coefficients(shape, dtype, self._saved_target, self._saved_weight,
-                                 self._saved_ignore_index)
+        t, w = self._saved_target, self._saved_weight
+        if w is None and len(shape) == 2 and self._saved_ignore_index not in t:
+            coef = np.zeros(shape, dtype)     # the common case: no weights, none ignored
+            coef[np.arange(shape[0]), t] = -1
+        else:
+            coef = _nll_coefficients(shape, dtype, t, w, self._saved_ignore_index)
         if self._saved_reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
                 coef /= self._saved_total_weight
-        if self._saved_reduction == "none" and len(shape) > 1:
-            grad = grad.unsqueeze(1)              # per-sample gradient, broadcast over classes
-        return grad * wrap(coef),
+        return coef
 
 
 class NllLoss2DBackward0(NllLossBackward0):  # derivatives.yaml: nll_loss2d_forward
@@ -151,19 +171,26 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                        reduction)
         return out.reshape(t.shape) if reduction == "none" else out
     t = t.astype(np.int64, copy=False)
-    valid = t != ignore_index
-    bad = valid & ((t < 0) | (t >= n_classes))
-    if bad.any():
-        raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
-    safe = np.where(valid, t, 0)
-    if x.ndim == 1:
-        picked = x[safe]
+    if w is None and x.ndim == 2 and t.size and ignore_index not in t and \
+            0 <= t.min() and t.max() < n_classes:
+        # the common case (no weights, no ignored or bad target): the weights are all 1
+        picked = x[np.arange(t.shape[0]), t]
+        losses = -picked
+        total = x.dtype.type(t.shape[0])
     else:
-        picked = np.take_along_axis(x, np.expand_dims(safe, 1), axis=1)[:, 0]
-    sw = w[safe] if w is not None else np.ones(safe.shape, x.dtype)
-    sw = np.where(valid, sw, 0).astype(x.dtype)
-    losses = -(sw * picked)
-    total = sw.sum(dtype=x.dtype)
+        valid = t != ignore_index
+        bad = valid & ((t < 0) | (t >= n_classes))
+        if bad.any():
+            raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
+        safe = np.where(valid, t, 0)
+        if x.ndim == 1:
+            picked = x[safe]
+        else:
+            picked = np.take_along_axis(x, np.expand_dims(safe, 1), axis=1)[:, 0]
+        sw = w[safe] if w is not None else np.ones(safe.shape, x.dtype)
+        sw = np.where(valid, sw, 0).astype(x.dtype)
+        losses = -(sw * picked)
+        total = sw.sum(dtype=x.dtype)
     if reduction == "none":
         r = losses if x.ndim > 1 else np.asarray(losses, x.dtype)
     elif reduction == "sum":

@@ -1108,6 +1108,14 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         gy = grad * y
         return gy - y * gy.sum(d, keepdim=True),
 
+    def np_apply(self, g):
+        y = self._saved_result._data
+        if y.dtype is not g.dtype or y.shape != g.shape or not y.ndim:
+            return Node.np_apply(self, g)
+        gy = g * y
+        r = y * np.add.reduce(gy, axis=self._saved_dim, keepdims=True)
+        return np.subtract(gy, r, out=r),
+
 
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
     dim = _required_dim("softmax", dim, axis)
@@ -1134,15 +1142,23 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
         y = saved_output(self, self._saved_result)
         return grad - y.exp() * grad.sum(self._saved_dim, keepdim=True),
 
+    def np_apply(self, g):
+        y = self._saved_result._data
+        if y.dtype is not g.dtype or y.shape != g.shape or not y.ndim:
+            return Node.np_apply(self, g)
+        r = np.exp(y)
+        r *= np.add.reduce(g, axis=self._saved_dim, keepdims=True)
+        return np.subtract(g, r, out=r),
+
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
     dim = _required_dim("log_softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "log_softmax")
     ax = d if x.ndim else None
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        m = np.max(x, axis=ax, keepdims=True) if x.size else 0
+        m = np.maximum.reduce(x, axis=ax, keepdims=True) if x.size else 0
         sh = x - m
-        y = sh - np.log(np.sum(np.exp(sh), axis=ax, keepdims=True))
+        y = sh - np.log(np.add.reduce(np.exp(sh), axis=ax, keepdims=True))
     res = wrap(np.asarray(y, x.dtype))
     if STATE.enabled and input._requires_grad:
         node = LogSoftmaxBackward0()
