@@ -110,7 +110,7 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
                 shape, dtype = nxt._meta if single else nxt._meta[nr]
                 if g.shape != shape:
                     g = _sum_to_np(g, shape)
-                if g.dtype != dtype:
+                if g.dtype is not dtype and g.dtype != dtype:   # (identity: the usual case)
                     g = _cast_np(g, dtype)
             if deps is None:
                 if nxt._uses == 1:          # Note [Uses]: its only edge, so it is ready

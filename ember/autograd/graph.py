@@ -70,6 +70,9 @@ def check_versions(node):
                 "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
+_RELEASES = {}     # saved-names tuple -> its release function (Node.__init_subclass__)
+
+
 class Node:
     """A backward function. `next_functions[i]` is the (node, output_nr) edge that receives the
     gradient for input i; `_meta` is (shape, numpy dtype) of this node's output, which the
@@ -111,15 +114,19 @@ class Node:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if cls._saved_names and getattr(cls.release, "_generated", cls.release is Node.release):
+        names = cls._saved_names
+        if names and getattr(cls.release, "_generated", cls.release is Node.release):
             # one plain assignment per saved slot: setattr by name costs ~3x that per node
-            src = "def release(self):\n" + "".join(
-                f"    self.{n} = None\n" for n in cls._saved_names) + "    self._freed = True\n"
-            ns = {}
-            exec(src, ns)
-            ns["release"]._generated = True
-            ns["release"].__doc__ = Node.release.__doc__
-            cls.release = ns["release"]
+            fn = _RELEASES.get(names)
+            if fn is None:
+                src = "def release(self):\n" + "".join(
+                    f"    self.{n} = None\n" for n in names) + "    self._freed = True\n"
+                ns = {}
+                exec(src, ns)
+                fn = _RELEASES[names] = ns["release"]
+                fn._generated = True
+                fn.__doc__ = Node.release.__doc__
+            cls.release = fn
 
     def __call__(self, *grads):
         return self.apply(grads[0] if self._n_outputs == 1 else list(grads))
