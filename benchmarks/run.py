@@ -255,6 +255,12 @@ def machine():
 def main():
     global SRC
     args = sys.argv[1:]
+    known = {"--quick", "--single", "--defaults", "--no-torch", "--no-write", "-v", "--src"}
+    unknown = [a for i, a in enumerate(args) if a not in known and
+               not (i and args[i - 1] == "--src")]
+    if unknown:             # (--help among them): the usage, and no run
+        print(__doc__.strip())
+        return 0 if unknown[0] in ("-h", "--help") else 2
     quick = "--quick" in args
     if "--src" in args:
         SRC = os.path.abspath(args[args.index("--src") + 1])
