@@ -98,6 +98,19 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
             grad = None          # drop the incoming gradient before the next node runs
             if saves and not retain_graph:
                 node.release()
+            if deps is None and len(outs) == 1 and ready is None and not heap:
+                # the chain step, without the general edge loop below (a third of the
+                # engine's time per node): one gradient for a node with one use, of the
+                # right shape and dtype, becomes the next to run
+                nxt, nr = node.next_functions[0]
+                g = outs[0]
+                if nxt is not None and g is not None and nxt._uses == 1 and \
+                        nxt._n_outputs == 1:
+                    shape, dtype = nxt._meta
+                    if g.shape == shape and (g.dtype is dtype or g.dtype == dtype):
+                        ready, rgrad = nxt, g
+                        outs = g = None
+                        continue
             # (np_apply may leave out trailing entries for edges that lead nowhere)
             edges = zip(node.next_functions, outs)
         else:                   # the node received no gradient: only release its edges
