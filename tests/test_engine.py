@@ -9,8 +9,9 @@ import torch
 import ember
 
 
-def both(program):
-    """program(lib, log) -> list of tensors; run in torch and ember, compare results and logs."""
+def both(program, exact=False):
+    """program(lib, log) -> list of tensors; run in torch and ember, compare results (to the
+    last bit if exact) and logs."""
     results = {}
     for lib in (torch, ember):
         log = []
@@ -21,7 +22,10 @@ def both(program):
     assert len(e_vals) == len(t_vals)
     for a, b in zip(t_vals, e_vals):
         assert a.shape == b.shape and a.dtype == b.dtype
-        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+        if exact:
+            np.testing.assert_array_equal(b, a)
+        else:
+            np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
 
 
 def x3(lib):
@@ -168,3 +172,60 @@ def test_relu_gradient_is_a_select_not_a_product(dtype):
     (t, t_repr), (e, e_repr) = out["torch"], out["ember"]
     np.testing.assert_array_equal(e, t)
     assert np.array_equal(np.signbit(e), np.signbit(t)) and e_repr == t_repr
+
+
+def test_fan_in_with_a_consumer_outside_the_graph_keeps_torch_order():
+    """a is used by b, c (in the graph) and d (not): its node cannot know from its use
+    count that it is complete; hooks must still fire in torch's order."""
+    def program(lib, log):
+        x = x3(lib)
+        a = x * 2
+        a.register_hook(lambda g: log.append("a"))
+        b = a.tanh()
+        b.register_hook(lambda g: log.append("b"))
+        c = a.exp()
+        c.register_hook(lambda g: log.append("c"))
+        d = a + 1                             # never differentiated
+        e = x * 3
+        e.register_hook(lambda g: log.append("e"))
+        f = e.sin()
+        f.register_hook(lambda g: log.append("f"))
+        x.register_hook(lambda g: log.append("x"))
+        (b + c + f).sum().backward()
+        return [x.grad, d]
+    both(program)
+
+
+def test_leaf_shared_with_an_older_graph():
+    """A leaf's node outlives one graph while the next is built (a training loop keeps the
+    previous loss until it is reassigned): its use count is then too high."""
+    def program(lib, log):
+        w = lib.tensor([0.5, -1.5, 2.0], requires_grad=True)
+        w.register_hook(lambda g: log.append("w"))
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x.register_hook(lambda g: log.append("x"))
+        grads = []
+        loss = None
+        for _ in range(3):
+            h = (x * w).tanh()
+            h.register_hook(lambda g: log.append("h"))
+            loss = (h * w).sum()       # the previous loss (and graph) dies here
+            loss.backward()
+            grads += [w.grad.clone(), x.grad.clone()]
+        return grads
+    both(program)
+
+
+def test_many_way_fan_in_sums_in_torch_order():
+    """Six contributions to one node: float32 sums (rounded at each step) in arrival order,
+    as torch adds them (exact ops only, so that the order alone could make a difference)."""
+    def program(lib, log):
+        x = lib.tensor(np.linspace(-2, 2, 7, dtype=np.float32), requires_grad=True)
+        a = x * 1.3
+        parts = [a * 1.7, (a * -0.3) * 3.1, a * 1e3, a * 1e-3, a + 0.1, a * 0.7]
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        total.sum().backward()
+        return [x.grad]
+    both(program, exact=True)

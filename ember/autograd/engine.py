@@ -45,15 +45,23 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
     runs its `np_apply` (NumPy formulas; Node's default wraps its Tensor formula). A node
     with a single incoming edge (a chain) gets its gradient handed over directly; only
     fan-in nodes and nodes waiting in the heap keep theirs in `buffers`."""
-    # Note [Uses]: a node's `_uses` counts every edge ever made to it, so a node with
-    # `_uses == 1` has exactly one incoming edge in any graph: it is ready as soon as a
-    # gradient arrives through it. With one root, the dependency counts (a walk over the
-    # whole graph) are only needed once a node with more uses is reached, which a chain
-    # (or a tree) never does. The count can only be too high (consumers that are not part
-    # of this graph, or that died), which merely sends a node to the counted path.
+    # Note [Uses]: a node's `_uses` counts every edge ever made to it, so with one root
+    # the dependency counts (a walk over the whole graph) are usually not needed:
+    # - a node with `_uses == 1` has one incoming edge in any graph: it is ready as soon as
+    #   a gradient arrives through it (a chain, or a tree, is never walked);
+    # - a node with more uses is `pending` until as many edges have arrived: then it is
+    #   complete, and ready at the moment the walk would have made it ready.
+    # `_uses` can only be too high (consumers outside this graph, dead ones, a leaf's node
+    # shared with an older graph), and then a pending node would wait forever. So before
+    # the engine runs a node created before a pending one (torch's order runs the newest
+    # ready node first: the pending one might be complete and due first), or when nothing
+    # is ready, it walks the graph once (`_resolve`) and goes on with exact counts. The
+    # order is torch's in every case.
     heap = []
     buffers = {}
     ready = rgrad = None
+    pending = {}            # node -> edges arrived so far (Note [Uses])
+    pend_max = -1           # the newest pending node's sequence number
     if len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
         (ready, _), g = roots[0]
         rgrad = g._data
@@ -68,6 +76,11 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
                 heappush(heap, (-node._seq, node))
     grad = outs = g = old = None
     while True:
+        if pending and (ready._seq < pend_max if ready is not None else
+                        not heap or heap[0][1]._seq < pend_max):
+            deps = _resolve(starts, pending, buffers, heap, ready, rgrad)
+            pending = None
+            ready = rgrad = None
         if ready is not None:
             node, grad = ready, rgrad
             ready = rgrad = None
@@ -125,17 +138,28 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
                     g = _sum_to_np(g, shape)
                 if g.dtype is not dtype and g.dtype != dtype:   # (identity: the usual case)
                     g = _cast_np(g, dtype)
-            if deps is None:
-                if nxt._uses == 1:          # Note [Uses]: its only edge, so it is ready
+            if deps is None:                # Note [Uses]
+                uses = nxt._uses
+                if uses == 1:               # its only edge, so it is ready
                     if not single:
                         g = _one_of(nxt, nr, g)
-                    if ready is None and not heap:
-                        ready, rgrad = nxt, g
-                    else:
-                        _push_ready(heap, buffers, nxt, g, ready, rgrad)
-                        ready = rgrad = None
-                    continue
-                deps = _dependencies(starts)
+                else:                       # ready once `uses` edges have arrived
+                    if g is not None:
+                        _add_to_buffer_np(buffers, nxt, nr, g)
+                    arrived = pending.get(nxt, 0) + 1
+                    if arrived < uses:
+                        pending[nxt] = arrived
+                        if nxt._seq > pend_max:
+                            pend_max = nxt._seq
+                        continue
+                    pending.pop(nxt, None)
+                    g = buffers.pop(nxt, None)
+                if ready is None and not heap:
+                    ready, rgrad = nxt, g
+                else:
+                    _push_ready(heap, buffers, nxt, g, ready, rgrad)
+                    ready = rgrad = None
+                continue
             left = deps[nxt] - 1
             if single:
                 if left:                    # more edges to come: sum in its buffer
@@ -164,6 +188,22 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
                 _push_ready(heap, buffers, nxt, g, ready, rgrad)
                 ready = rgrad = None
         outs = edges = g = None      # the engine holds no gradient of a finished node
+
+
+def _resolve(starts, pending, buffers, heap, ready, rgrad):
+    """Note [Uses]: the exact dependency counts, from one walk, less the edges that have
+    already arrived; pending nodes that are complete join the heap (so does `ready`, the
+    heap then deciding the order). Returns the counts for the rest of the pass."""
+    deps = _dependencies(starts)
+    if ready is not None:
+        buffers[ready] = rgrad
+        heappush(heap, (-ready._seq, ready))
+    for node, arrived in pending.items():
+        left = deps[node] - arrived
+        deps[node] = left
+        if not left:
+            heappush(heap, (-node._seq, node))
+    return deps
 
 
 def _push_ready(heap, buffers, node, grad, ready, rgrad):
