@@ -103,12 +103,6 @@ def wrap_out(arr, node, t, pad):
     has made `node` because grad mode is on and t requires grad: wrap + link in one call.
     pad: give the node a second, empty edge (torch's node for `x + 2` has two inputs). The
     node shares the (shape, dtype) tuple of t's node, as link's meta= does."""
-    out = _new(Tensor)
-    out._data = arr
-    out._requires_grad = True
-    out._grad_fn = node
-    out._output_nr = 0
-    out._grad = out._acc = out._x = None
     fn = t._grad_fn
     if fn is not None:
         e = (fn, t._output_nr)
@@ -118,24 +112,12 @@ def wrap_out(arr, node, t, pad):
         e = (fn, 0)
         meta = (arr.shape, arr.dtype)
     fn._uses += 1
-    node.next_functions = (e, _NO_EDGE) if pad else (e,)
-    node._seq = next(_counter)
-    node._uses = 0
-    node._meta = meta
-    node._freed = False
-    node._hooks = None
-    return out
+    return _recorded(arr, node, (e, _NO_EDGE) if pad else (e,), meta)
 
 
 def wrap_out2(arr, node, a, b):
     """wrap_out for an op with two Tensor inputs (a node with two edges; the output's
     (shape, dtype) tuple is its own: it may broadcast)."""
-    out = _new(Tensor)
-    out._data = arr
-    out._requires_grad = True
-    out._grad_fn = node
-    out._output_nr = 0
-    out._grad = out._acc = out._x = None
     fn = a._grad_fn
     ea = (fn, a._output_nr) if fn is not None else \
         (_accumulator(a), 0) if a._requires_grad else _NO_EDGE
@@ -146,12 +128,24 @@ def wrap_out2(arr, node, a, b):
         (_accumulator(b), 0) if b._requires_grad else _NO_EDGE
     if eb[0] is not None:
         eb[0]._uses += 1
-    node.next_functions = (ea, eb)
+    return _recorded(arr, node, (ea, eb), (arr.shape, arr.dtype))
+
+
+def _recorded(arr, node, edges, meta):
+    """A new Tensor over arr whose grad_fn is node, with the given edges and meta (what
+    graph.link sets, for an output made here)."""
+    node.next_functions = edges
     node._seq = next(_counter)
     node._uses = 0
-    node._meta = (arr.shape, arr.dtype)
+    node._meta = meta
     node._freed = False
     node._hooks = None
+    out = _new(Tensor)
+    out._data = arr
+    out._requires_grad = True
+    out._grad_fn = node
+    out._output_nr = 0
+    out._grad = out._acc = out._x = None
     return out
 
 

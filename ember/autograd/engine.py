@@ -69,7 +69,7 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
         starts = (ready,)
     else:
         for (node, nr), g in roots:
-            _add_to_buffer_np(buffers, node, nr, g._data)
+            _add_to_buffer(buffers, node, nr, g._data)
         deps = _dependencies([e[0][0] for e in roots])
         for node in buffers:
             if not deps.get(node):
@@ -145,7 +145,7 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
                         g = _one_of(nxt, nr, g)
                 else:                       # ready once `uses` edges have arrived
                     if g is not None:
-                        _add_to_buffer_np(buffers, nxt, nr, g)
+                        _add_to_buffer(buffers, nxt, nr, g)
                     arrived = pending.get(nxt, 0) + 1
                     if arrived < uses:
                         pending[nxt] = arrived
@@ -177,7 +177,7 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
             else:
                 deps[nxt] = left
                 if g is not None:
-                    _add_to_buffer_np(buffers, nxt, nr, g)
+                    _add_to_buffer(buffers, nxt, nr, g)
                 if left:
                     continue
                 g = buffers.pop(nxt, None)
@@ -318,19 +318,8 @@ def _dependencies(starts):
 
 
 def _add_to_buffer(buffers, node, nr, grad):
-    """Sum gradients arriving at the same node output (torch's InputBuffer)."""
-    if node._n_outputs == 1:
-        old = buffers.get(node)
-        buffers[node] = grad if old is None else old + grad
-    else:
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node._n_outputs
-        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
-
-
-def _add_to_buffer_np(buffers, node, nr, grad):
-    """_add_to_buffer for bare arrays (the pass without create_graph)."""
+    """Sum gradients (Tensors, or arrays in the array pass) arriving at the same node
+    output (torch's InputBuffer)."""
     if node._n_outputs == 1:
         old = buffers.get(node)
         buffers[node] = grad if old is None else old + grad
