@@ -1,10 +1,16 @@
-"""The backward engine: count dependencies, then run ready nodes, newest first.
+"""The backward engine: run each node once all the nodes that feed it have run, newest first.
+
+Two passes share that order. Without create_graph (`_run_arrays`, the usual backward)
+gradients are bare NumPy arrays and nodes run their NumPy formulas (`np_apply`); with it
+(`_run_graph`) gradients are Tensors and nodes run their Tensor formulas (`apply`), which
+record the graph that double backward needs.
 
 Note [Engine order]: a node runs once all nodes that feed it have run (dependency counts
-from one traversal). Among ready nodes the one created last runs first (a heap on the
-creation sequence number, as torch's CPU engine orders by sequence_nr); AccumulateGrad nodes
-carry the largest numbers, so leaves receive their gradient as soon as it is complete.
-Nothing here recurses: depth is bounded only by memory."""
+from one traversal, or from use counts: Note [Uses]). Among ready nodes the one created
+last runs first (a heap on the creation sequence number, as torch's CPU engine orders by
+sequence_nr); AccumulateGrad nodes carry the largest numbers, so leaves receive their
+gradient as soon as it is complete. Nothing here recurses: depth is bounded only by
+memory."""
 import itertools
 from gc import disable as gc_disable, enable as gc_enable, isenabled
 from heapq import heappop, heappush
