@@ -92,8 +92,8 @@ def wrap(arr):
     return t
 
 
-_counter = _autograd.graph._counter
-_accumulator = _autograd.graph.accumulator
+_use = _autograd.graph.use
+_init_node = _autograd.graph.init_node
 _NO_EDGE = _autograd.graph._NO_EDGE
 
 
@@ -103,43 +103,22 @@ def wrap_out(arr, node, t, pad):
     has made `node` because grad mode is on and t requires grad: wrap + link in one call.
     pad: give the node a second, empty edge (torch's node for `x + 2` has two inputs). The
     node shares the (shape, dtype) tuple of t's node, as link's meta= does."""
+    e = _use(t)
     fn = t._grad_fn
-    if fn is not None:
-        e = (fn, t._output_nr)
-        meta = fn._meta if fn._n_outputs == 1 and t._x is None else (arr.shape, arr.dtype)
-    else:
-        fn = _accumulator(t)
-        e = (fn, 0)
-        meta = (arr.shape, arr.dtype)
-    fn._uses += 1
+    meta = fn._meta if fn is not None and fn._n_outputs == 1 and t._x is None else \
+        (arr.shape, arr.dtype)
     return _recorded(arr, node, (e, _NO_EDGE) if pad else (e,), meta)
 
 
 def wrap_out2(arr, node, a, b):
     """wrap_out for an op with two Tensor inputs (a node with two edges; the output's
     (shape, dtype) tuple is its own: it may broadcast)."""
-    fn = a._grad_fn
-    ea = (fn, a._output_nr) if fn is not None else \
-        (_accumulator(a), 0) if a._requires_grad else _NO_EDGE
-    if ea[0] is not None:
-        ea[0]._uses += 1
-    fn = b._grad_fn
-    eb = (fn, b._output_nr) if fn is not None else \
-        (_accumulator(b), 0) if b._requires_grad else _NO_EDGE
-    if eb[0] is not None:
-        eb[0]._uses += 1
-    return _recorded(arr, node, (ea, eb), (arr.shape, arr.dtype))
+    return _recorded(arr, node, (_use(a), _use(b)), (arr.shape, arr.dtype))
 
 
 def _recorded(arr, node, edges, meta):
-    """A new Tensor over arr whose grad_fn is node, with the given edges and meta (what
-    graph.link sets, for an output made here)."""
-    node.next_functions = edges
-    node._seq = next(_counter)
-    node._uses = 0
-    node._meta = meta
-    node._freed = False
-    node._hooks = None
+    """A new Tensor over arr whose grad_fn is node, with the given edges and meta."""
+    _init_node(node, edges, meta)
     out = _new(Tensor)
     out._data = arr
     out._requires_grad = True

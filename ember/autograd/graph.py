@@ -283,58 +283,43 @@ def edge(t):
     return _NO_EDGE
 
 
-def _edge_or_none(t):
-    """edge(t), or the empty edge for a non-tensor argument (None)."""
+def use(t):
+    """The edge to tensor t (or the empty edge for None) for a new node, counted in the
+    target node's _uses: every edge a node is given is made here (Note [Uses])."""
     if t is None:
         return _NO_EDGE
     fn = t._grad_fn
     if fn is not None:
+        fn._uses += 1
         return (fn, t._output_nr)
     if t._requires_grad:
-        return (accumulator(t), 0)
+        fn = accumulator(t)
+        fn._uses += 1
+        return (fn, 0)
     return _NO_EDGE
+
+
+def init_node(node, edges, meta):
+    """A new node's bookkeeping: its edges, creation number, output meta, no use yet."""
+    node.next_functions = edges
+    node._seq = next(_counter)
+    node._uses = 0
+    node._meta = meta
+    node._freed = False
+    node._hooks = None
 
 
 def link(out, node, *inputs, meta=None):
     """Make `node` the grad_fn of `out` with edges to `inputs` (tensors, or None for
     non-tensor arguments). meta: out's (shape, dtype) when the caller already has that tuple
     (an op whose output matches its input's): sharing it saves two GC-tracked tuples."""
-    # Hot path (every recorded op): the edges of the common one- and two-input cases built
-    # inline, else map() (no generator); one read of out._data.
-    n = len(inputs)
-    if n == 1:
-        t = inputs[0]
-        fn = None if t is None else t._grad_fn
-        if fn is not None:
-            e = (fn, t._output_nr)
-        elif t is None or not t._requires_grad:
-            e = _NO_EDGE
-        else:
-            e = (accumulator(t), 0)
-        node.next_functions = e,
-        if e[0] is not None:
-            e[0]._uses += 1
-    else:
-        if n == 2:
-            t, u = inputs
-            if t is None:
-                e = _NO_EDGE
-            else:
-                fn = t._grad_fn
-                e = (fn, t._output_nr) if fn is not None else \
-                    (accumulator(t), 0) if t._requires_grad else _NO_EDGE
-            node.next_functions = (e, _NO_EDGE if u is None else _edge_or_none(u))
-        else:
-            node.next_functions = tuple(map(_edge_or_none, inputs))
-        _count_uses(node)
-    node._seq = next(_counter)
-    node._uses = 0
+    n = len(inputs)     # (one- and two-input ops without map: the common cases)
+    edges = (use(inputs[0]),) if n == 1 else (use(inputs[0]), use(inputs[1])) if n == 2 \
+        else tuple(map(use, inputs))
     if meta is None:
         data = out._data
         meta = (data.shape, data.dtype)
-    node._meta = meta
-    node._freed = False
-    node._hooks = None
+    init_node(node, edges, meta)
     out._grad_fn = node
     out._output_nr = 0
     out._requires_grad = True
@@ -350,21 +335,9 @@ def same_meta(t):
     return None
 
 
-def _count_uses(node):
-    for fn, _ in node.next_functions:
-        if fn is not None:
-            fn._uses += 1
-
-
 def link_multi(outs, node, *inputs):
     """Like link for a node with several differentiable outputs."""
-    node.next_functions = tuple(map(_edge_or_none, inputs))
-    _count_uses(node)
-    node._seq = next(_counter)
-    node._uses = 0
-    node._meta = [(o._data.shape, o._data.dtype) for o in outs]
-    node._freed = False
-    node._hooks = None
+    init_node(node, tuple(map(use, inputs)), [(o._data.shape, o._data.dtype) for o in outs])
     for i, o in enumerate(outs):
         o._grad_fn = node
         o._output_nr = i

@@ -1044,8 +1044,8 @@ class TanhBackward0(_SavesResult):
         return grad * conj_if_complex(1 - r * r),
 
     def np_apply(self, g):
-        r = self._saved_result._data
-        if r.dtype is not g.dtype or g.dtype.kind != "f" or not r.ndim:
+        r = plain_operand(self._saved_result, g)
+        if r is None or not r.ndim:
             return Node.np_apply(self, g)
         t = _np_mul(r, r)       # NumPy directly (see mul), in one buffer
         _np_sub(scalar_array(1, t.dtype), t, t)
