@@ -468,5 +468,4 @@ def _fill_(self, value):
     return self
 
 
-
 new_zeros, new_ones, new_empty = _new(zeros), _new(ones), _new(empty)

@@ -58,4 +58,3 @@ linalg_lu = structseq("linalg_lu", ("P", "L", "U"))
 lu_unpack = structseq("lu_unpack", ("P", "L", "U"))
 _lu_with_info = structseq("_lu_with_info", ("LU", "pivots", "infos"))
 triangular_solve = structseq("triangular_solve", ("solution", "cloned_coefficient"))
-

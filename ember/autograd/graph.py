@@ -13,7 +13,6 @@ from ..tensor import Tensor, wrap as _wrap
 from .grad_mode import STATE
 
 
-
 _counter = itertools.count()
 # AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
 # Among several ready at once, torch's queue gives them in the order they became ready,

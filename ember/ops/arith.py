@@ -17,9 +17,13 @@ from ._args import (operands, needs, broadcast_error, plain_operand, scalar_arra
 from ._views import inplace, inplace_source, _inplace_binary
 from .logical import where
 
+
 def _grad_needed(input, o):
     return STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad))
+
+
 _np_mul, _np_sub = np.multiply, np.subtract    # (bound once: ufuncs with positional out=)
+
 
 class _SavesSelf(Node):
     __slots__ = ("_saved_self",)
@@ -57,6 +61,7 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
             return grad, grad
         return Node.np_apply(self, grad)
 
+
 def _check_alpha(input, other, alpha):
     """torch's checks on alpha (only reached for alpha != 1)."""
     rt = D.result_type(input, other)
@@ -66,6 +71,7 @@ def _check_alpha(input, other, alpha):
     elif isinstance(alpha, float) and rt.category < D.FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+
 
 def add(input, other, *, alpha=1, out=None):
     if (type(other) is float or type(other) is int) and type(input) is Tensor and \
@@ -110,6 +116,7 @@ def add(input, other, *, alpha=1, out=None):
         link(res, node, input, o)
     return write_out(res, out)
 
+
 class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
     __slots__ = ("_saved_alpha",)
 
@@ -125,6 +132,7 @@ class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
         if self._saved_alpha == 1:
             return grad, -grad
         return Node.np_apply(self, grad)
+
 
 def sub(input, other, *, alpha=1, out=None):
     if (type(other) is float or type(other) is int) and type(input) is Tensor and \
@@ -161,7 +169,10 @@ def sub(input, other, *, alpha=1, out=None):
         node._saved_alpha = alpha
         link(res, node, input, o)
     return write_out(res, out)
+
+
 subtract = sub
+
 
 class RsubBackward1(Node):                   # derivatives.yaml: rsub.Scalar
     __slots__ = ("_saved_alpha",)
@@ -170,12 +181,14 @@ class RsubBackward1(Node):                   # derivatives.yaml: rsub.Scalar
         a = self._saved_alpha
         return (-grad if a == 1 else grad * -a),
 
+
 class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
     __slots__ = ("_saved_alpha",)
 
     def apply(self, grad):
         a = self._saved_alpha
         return ((-grad if a == 1 else grad * -a) if needs(self, 0) else None), grad
+
 
 def rsub(input, other, *, alpha=1):
     """other - alpha * input."""
@@ -197,11 +210,13 @@ def rsub(input, other, *, alpha=1):
         link(res, node, input)
     return res
 
+
 class NegBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         return -grad,
+
 
 def neg(input, *, out=None):
     if input._data.dtype.kind == "b":
@@ -217,9 +232,12 @@ def neg(input, *, out=None):
         link(res, NegBackward0(), input)
         return write_out(res, out)
     return write_out(wrap(r), out)
+
+
 negative = neg
 
 # ---------------------------------------------------------------- mul / div
+
 
 class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
     __slots__ = ("_saved_self", "_saved_other")
@@ -246,6 +264,7 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
         if o is not None and s is not None:
             return (g * o if a else None), g * s
         return Node.np_apply(self, g)
+
 
 def mul(input, other, *, out=None):
     if (type(other) is float or type(other) is int) and type(input) is Tensor and \
@@ -287,7 +306,10 @@ def mul(input, other, *, out=None):
         node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
+
+
 multiply = mul
+
 
 class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
     __slots__ = ("_saved_self", "_saved_other")
@@ -300,11 +322,13 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
                 -grad * conj_if_complex(self._saved_self) / (other * other)
                 if nf[1][0] is not None else None)
 
+
 class DivBackward2(Node):                    # derivatives.yaml: div.Tensor_mode (zero gradient)
     __slots__ = ()
 
     def apply(self, grad):
         return tuple(_zeros(grad) if nf[0] is not None else None for nf in self.next_functions)
+
 
 def div(input, other, *, rounding_mode=None, out=None):
     if not isinstance(input, Tensor):
@@ -335,7 +359,10 @@ def div(input, other, *, rounding_mode=None, out=None):
         node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
+
+
 divide = true_divide = div
+
 
 def _div_rounding(input, other, o, mode, node=True):
     if mode not in ("trunc", "floor"):
@@ -359,10 +386,12 @@ def _div_rounding(input, other, o, mode, node=True):
         link(res, DivBackward2(), input, o)
     return res
 
+
 def _int_trunc_div(x, y):
     q = np.floor_divide(x, y)
     fix = (np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0))
     return q + fix
+
 
 def _float_floor_div(x, y, q):
     mod = np.fmod(x, y)
@@ -371,6 +400,7 @@ def _float_floor_div(x, y, q):
     fl = np.floor(div)
     r = np.where(div - fl > 0.5, fl + 1, fl)
     return np.where(r == 0, np.copysign(0.0, q), r)
+
 
 def floor_divide(input, other, *, out=None):
     if not isinstance(input, Tensor):
@@ -382,6 +412,7 @@ def floor_divide(input, other, *, out=None):
     res = _div_rounding(input, other, o, "floor", node=False)
     return write_out(_not_implemented(res, "floor_divide", input, o), out)
 
+
 class ReciprocalBackward0(Node):
     __slots__ = ("_saved_result",)
     _saved_names = ("_saved_result",)
@@ -389,6 +420,7 @@ class ReciprocalBackward0(Node):
     def apply(self, grad):
         r = conj_if_complex(saved_output(self, self._saved_result))
         return -grad * r * r,
+
 
 def reciprocal(input, *, out=None):
     x = input._data
@@ -402,10 +434,12 @@ def reciprocal(input, *, out=None):
         link(res, node, input)
     return write_out(res, out)
 
+
 def _rdiv(self, other):
     return reciprocal(self) * other
 
 # ---------------------------------------------------------------- pow
+
 
 class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scalar
     __slots__ = ("_saved_self", "_saved_exponent")
@@ -416,6 +450,7 @@ class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scal
         if e == 0:
             return grad * 0,
         return grad * (e * conj_if_complex(self._saved_self) ** (e - 1)),
+
 
 class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tensor
     __slots__ = ("_saved_self", "_saved_exponent", "_saved_result")
@@ -434,6 +469,7 @@ class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tens
     def _result(self):
         return saved_output(self, self._saved_result)
 
+
 class PowBackward2(Node):                    # derivatives.yaml: pow.Scalar
     __slots__ = ("_saved_self", "_saved_exponent", "_saved_result")
     _saved_names = ("_saved_exponent", "_saved_result")
@@ -445,6 +481,7 @@ class PowBackward2(Node):                    # derivatives.yaml: pow.Scalar
             return grad * where(self._saved_exponent >= 0, 0.0, r * np.log(base + 0j).real),
         return grad * r * float(np.log(base)) if not isinstance(base, complex) else \
             grad * r * complex(np.log(base)),
+
 
 def pow(input, exponent, *, out=None):
     if not isinstance(input, Tensor):
@@ -473,6 +510,7 @@ def pow(input, exponent, *, out=None):
             link(res, node, input, e)
     return write_out(res, out)
 
+
 def _scalar_pow(base, exponent):
     rt = D.result_type(exponent, base)
     y = exponent._data.astype(rt.np, copy=False)
@@ -489,13 +527,17 @@ def _scalar_pow(base, exponent):
 
 # ---------------------------------------------------------------- remainder / fmod
 
+
 class NotImplementedBackward(Node):
     """torch's NotImplemented node: ops whose derivative torch does not define."""
     __slots__ = ("_op",)
 
     def apply(self, grad):
         raise RuntimeError(f"derivative for aten::{self._op} is not implemented")
+
+
 NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
+
 
 def _not_implemented(res, op, input, o):
     if _grad_needed(input, o) and res._data.dtype.kind in "fc":
@@ -504,9 +546,11 @@ def _not_implemented(res, op, input, o):
         link(res, node, input, o)
     return res
 
+
 def _int_zero_check(x, y):
     if x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
+
 
 def _bool_check(x, y, name):
     for a in (x, y):
@@ -515,11 +559,13 @@ def _bool_check(x, y, name):
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
                                       f"'{type_name(a.dtype)}'")
 
+
 class RemainderBackward0(Node):              # derivatives.yaml: remainder.Scalar
     __slots__ = ()
 
     def apply(self, grad):
         return grad,
+
 
 class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tensor
     __slots__ = ("_saved_other",)
@@ -529,6 +575,7 @@ class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tenso
         return (grad if needs(self, 0) else None,
                 -grad * div(self._saved_self, self._saved_other, rounding_mode="floor")
                 if needs(self, 1) else None)
+
 
 def remainder(input, other, *, out=None):
     scalar_self = not isinstance(input, Tensor)
@@ -561,8 +608,10 @@ def remainder(input, other, *, out=None):
         link(res, node, input, o)
     return write_out(res, out)
 
+
 class FmodBackward0(RemainderBackward0):     # derivatives.yaml: fmod.Scalar
     __slots__ = ()
+
 
 class FmodBackward1(_SavesSelf):             # derivatives.yaml: fmod.Tensor
     __slots__ = ("_saved_other",)
@@ -572,6 +621,7 @@ class FmodBackward1(_SavesSelf):             # derivatives.yaml: fmod.Tensor
         return (grad if needs(self, 0) else None,
                 -grad * div(self._saved_self, self._saved_other, rounding_mode="trunc")
                 if needs(self, 1) else None)
+
 
 def fmod(input, other, *, out=None):
     o = other if isinstance(other, Tensor) else None
@@ -596,6 +646,7 @@ def fmod(input, other, *, out=None):
 
 # ---------------------------------------------------------------- float_power
 
+
 def float_power(input, exponent, *, out=None):
     cplx = any(isinstance(a, complex) or (isinstance(a, Tensor) and a._data.dtype.kind == "c")
                for a in (input, exponent))
@@ -607,6 +658,7 @@ def float_power(input, exponent, *, out=None):
     if not isinstance(input, Tensor):
         return write_out(_scalar_pow(complex(input) if cplx else float(input), exponent), out)
     return pow(input, exponent, out=out)
+
 
 def float_power_(self, exponent):
     cplx = isinstance(exponent, complex) or (isinstance(exponent, Tensor) and
@@ -620,6 +672,7 @@ def float_power_(self, exponent):
 
 # ---------------------------------------------------------------- in-place forms
 
+
 add_ = _inplace_binary(add)
 sub_ = subtract_ = _inplace_binary(sub)
 mul_ = multiply_ = _inplace_binary(mul)
@@ -627,12 +680,18 @@ div_ = divide_ = true_divide_ = _inplace_binary(div)
 pow_ = _inplace_binary(pow)
 floor_divide_ = _inplace_binary(floor_divide)
 
+
 def neg_(self):
     return inplace(self, neg(inplace_source(self)))
+
+
 negative_ = neg_
+
 
 def reciprocal_(self):
     return inplace(self, reciprocal(inplace_source(self)))
+
+
 remainder_ = _inplace_binary(remainder)
 fmod_ = _inplace_binary(fmod)
 

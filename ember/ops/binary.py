@@ -17,7 +17,6 @@ from .arith import _grad_needed, _SavesSelf, _zeros
 from .logical import isnan, where
 
 
-
 # ---------------------------------------------------------------- binary float ops
 
 
@@ -36,6 +35,7 @@ def _float_operands(input, other, name):
         y = y.astype(rt.np)
     return x, y, rt.np
 
+
 class Atan2Backward0(_SavesSelf):
     __slots__ = ("_saved_other",)
     _saved_names = ("_saved_self", "_saved_other")
@@ -47,6 +47,7 @@ class Atan2Backward0(_SavesSelf):
         recip = grad / where(zero, 1.0, d)
         return (where(zero, 0.0, recip * o) if needs(self, 0) else None,
                 where(zero, 0.0, recip * -s) if needs(self, 1) else None)
+
 
 def atan2(input, other, *, out=None):
     _tensor_args("atan2", input, other)
@@ -61,7 +62,10 @@ def atan2(input, other, *, out=None):
         node._saved_self, node._saved_other = input, other
         link(res, node, input, other)
     return write_out(res, out)
+
+
 arctan2 = atan2
+
 
 class HypotBackward0(_SavesSelf):
     __slots__ = ("_saved_other", "_saved_result")
@@ -71,6 +75,7 @@ class HypotBackward0(_SavesSelf):
         r = saved_output(self, self._saved_result)
         return (grad * self._saved_self / r if needs(self, 0) else None,
                 grad * self._saved_other / r if needs(self, 1) else None)
+
 
 def hypot(input, other, *, out=None):
     _tensor_args("hypot", input, other)
@@ -88,6 +93,7 @@ def hypot(input, other, *, out=None):
         link(res, node, input, other)
     return write_out(res, out)
 
+
 class CopysignBackward0(_SavesSelf):         # derivatives.yaml: copysign.Tensor
     __slots__ = ("_saved_result",)
     _saved_names = ("_saved_self", "_saved_result")
@@ -101,8 +107,10 @@ class CopysignBackward0(_SavesSelf):         # derivatives.yaml: copysign.Tensor
             g0 = grad * where(zero, 0.0, r / where(zero, 1.0, s))
         return g0, (_zeros(grad) if len(self.next_functions) > 1 and needs(self, 1) else None)
 
+
 class CopysignBackward1(CopysignBackward0):  # derivatives.yaml: copysign.Scalar
     __slots__ = ()
+
 
 def copysign(input, other, *, out=None):
     if not isinstance(input, Tensor):
@@ -125,6 +133,7 @@ def copysign(input, other, *, out=None):
             link(res, node, input)
     return write_out(res, out)
 
+
 class XlogyBackward0(_SavesSelf):            # derivatives.yaml: xlogy.Tensor
     __slots__ = ("_saved_other",)
     _saved_names = ("_saved_self", "_saved_other")
@@ -134,12 +143,14 @@ class XlogyBackward0(_SavesSelf):            # derivatives.yaml: xlogy.Tensor
         return (grad * xlogy((s != 0).to(s.dtype), o) if needs(self, 0) else None,
                 grad * s / o if needs(self, 1) else None)
 
+
 class XlogyBackward1(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Self
     __slots__ = ("_saved_other",)
     _saved_names = ("_saved_other",)
 
     def apply(self, grad):
         return grad * self._saved_self / self._saved_other,
+
 
 class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Other
     __slots__ = ("_saved_other",)
@@ -152,6 +163,7 @@ class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Ot
         if o > 0:
             return grad * lg,
         return grad * where(s == 0, 0.0, lg),
+
 
 def xlogy(input, other, *, out=None):
     x, y, rt = _float_operands(input, other, "xlogy")
@@ -182,6 +194,7 @@ def xlogy(input, other, *, out=None):
 
 # ---------------------------------------------------------------- maximum / minimum / fmax / fmin
 
+
 class MaximumBackward0(_SavesSelf):
     __slots__ = ("_saved_other",)
     _saved_names = ("_saved_self", "_saved_other")
@@ -193,9 +206,11 @@ class MaximumBackward0(_SavesSelf):
         return (where(self._lose_self(s, o), 0.0, half) if needs(self, 0) else None,
                 where(self._lose_self(o, s), 0.0, half) if needs(self, 1) else None)
 
+
 class MinimumBackward0(MaximumBackward0):
     __slots__ = ()
     _lose_self = staticmethod(lambda s, o: s > o)
+
 
 class FmaxBackward0(_SavesSelf):
     __slots__ = ("_saved_other",)
@@ -207,9 +222,11 @@ class FmaxBackward0(_SavesSelf):
         return (where(win, grad, 0.0) if needs(self, 0) else None,
                 where(win, 0.0, grad) if needs(self, 1) else None)
 
+
 class FminBackward0(FmaxBackward0):
     __slots__ = ()
     _self_wins = staticmethod(lambda s, o: (s <= o) | isnan(o))
+
 
 def _minmax(name, ufunc, node_cls):
     def op(input, other, *, out=None):
@@ -228,12 +245,15 @@ def _minmax(name, ufunc, node_cls):
         return write_out(res, out)
     op.__name__ = op.__qualname__ = name
     return op
+
+
 maximum = _minmax("maximum", np.maximum, MaximumBackward0)
 minimum = _minmax("minimum", np.minimum, MinimumBackward0)
 fmax = _minmax("fmax", np.fmax, FmaxBackward0)
 fmin = _minmax("fmin", np.fmin, FminBackward0)
 
 # ---------------------------------------------------------------- lerp / addcmul / addcdiv
+
 
 class LerpBackward0(Node):                   # derivatives.yaml: lerp.Scalar
     __slots__ = ("_saved_weight",)
@@ -242,6 +262,7 @@ class LerpBackward0(Node):                   # derivatives.yaml: lerp.Scalar
         w = self._saved_weight
         return (grad * (1 - w) if needs(self, 0) else None,
                 grad * w if needs(self, 1) else None)
+
 
 class LerpBackward1(_SavesSelf):             # derivatives.yaml: lerp.Tensor
     __slots__ = ("_saved_end", "_saved_weight")
@@ -252,6 +273,7 @@ class LerpBackward1(_SavesSelf):             # derivatives.yaml: lerp.Tensor
         return (grad * (1 - w) if needs(self, 0) else None,
                 grad * w if needs(self, 1) else None,
                 grad * (self._saved_end - self._saved_self) if needs(self, 2) else None)
+
 
 def lerp(input, end, weight, *, out=None):
     x, e = input._data, end._data
@@ -284,14 +306,18 @@ def lerp(input, end, weight, *, out=None):
         node._saved_weight = weight
         link(res, node, input, end)
     return write_out(res, out)
+
+
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
             "bool": "bool", "complex64": "c10::complex<float>",
             "complex128": "c10::complex<double>"}
 
+
 def _c_name(np_dtype):
     """The C++ type name torch prints in some dtype messages (float, double, ...)."""
     return _C_NAMES[np_dtype.name]
+
 
 def _broadcast_error_n(*arrays):
     """torch's message for the first pair (left to right) of operands that do not broadcast."""
@@ -303,9 +329,11 @@ def _broadcast_error_n(*arrays):
             return broadcast_error(np.empty(shape, bool), a)
     return broadcast_error(arrays[0], arrays[-1])
 
+
 def _promote3(input, t1, t2):
     rt = D.result_type(input, t1, t2).np
     return tuple(a._data if a._data.dtype == rt else a._data.astype(rt) for a in (input, t1, t2))
+
 
 class AddcmulBackward0(Node):
     __slots__ = ("_saved_tensor1", "_saved_tensor2", "_saved_value")
@@ -316,6 +344,7 @@ class AddcmulBackward0(Node):
         return (grad if needs(self, 0) else None,
                 grad * conj_if_complex(self._saved_tensor2) * v if needs(self, 1) else None,
                 grad * conj_if_complex(self._saved_tensor1) * v if needs(self, 2) else None)
+
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     x, a, b = _promote3(input, tensor1, tensor2)
@@ -333,6 +362,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         link(res, node, input, tensor1, tensor2)
     return write_out(res, out)
 
+
 class AddcdivBackward0(Node):
     __slots__ = ("_saved_tensor1", "_saved_tensor2", "_saved_value")
     _saved_names = ("_saved_tensor1", "_saved_tensor2")
@@ -344,12 +374,15 @@ class AddcdivBackward0(Node):
                 grad * v / conj_if_complex(t2) if needs(self, 1) else None,
                 -grad * v * conj_if_complex(t1) / conj_if_complex(t2 * t2)
                 if needs(self, 2) else None)
+
+
 _ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release "
                 "addcdiv will perform a true division of tensor1 and tensor2. The historic "
                 "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
                 "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
                 "tensor2) for float inputs. The future addcdiv behavior is just the latter "
                 "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
@@ -370,14 +403,19 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         link(res, node, input, tensor1, tensor2)
     return write_out(res, out)
 
+
 def lerp_(self, end, weight):
     return inplace(self, lerp(inplace_source(self), end, weight))
+
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
     return inplace(self, addcmul(inplace_source(self), tensor1, tensor2, value=value))
 
+
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     return inplace(self, addcdiv(inplace_source(self), tensor1, tensor2, value=value))
+
+
 atan2_ = arctan2_ = _inplace_binary(atan2)
 hypot_ = _inplace_binary(hypot)
 copysign_ = _inplace_binary(copysign)

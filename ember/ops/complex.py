@@ -11,6 +11,7 @@ from ._views import inplace, inplace_source
 from .arith import _SavesSelf, _zeros
 from .logical import where
 
+
 class AngleBackward0(_SavesSelf):
     __slots__ = ()
 
@@ -21,6 +22,7 @@ class AngleBackward0(_SavesSelf):
         a2 = real(s * s.conj())
         g = grad * s / where(a2 == 0, 1.0, a2) * 1j
         return where(a2 == 0, 0.0, g),
+
 
 def angle(input, *, out=None):
     x = input._data
@@ -40,17 +42,20 @@ def angle(input, *, out=None):
 
 # ---------------------------------------------------------------- complex views of real tensors
 
+
 class ConjBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         return conj(grad),
 
+
 class ConjPhysicalBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         return conj_physical(grad),
+
 
 def conj(input):
     if input._data.dtype.kind != "c":
@@ -60,6 +65,7 @@ def conj(input):
         link(res, ConjBackward0(), input)
     return res
 
+
 def conj_physical(input, *, out=None):
     if input._data.dtype.kind != "c":
         return input if out is None else write_out(input, out)
@@ -68,22 +74,27 @@ def conj_physical(input, *, out=None):
         link(res, ConjPhysicalBackward0(), input)
     return write_out(res, out)
 
+
 def conj_physical_(self):
     if self._data.dtype.kind != "c":
         return self
     return inplace(self, conj_physical(inplace_source(self)))
 
+
 def resolve_conj(input):
     return input
 
+
 def resolve_neg(input):
     return input
+
 
 class SelectBackward0(Node):                 # real/imag are views of view_as_real in torch
     __slots__ = ("_imag",)
 
     def apply(self, grad):
         return (grad * 1j if self._imag else grad),
+
 
 def _complex_part(input, imag):
     x = input._data
@@ -98,8 +109,10 @@ def _complex_part(input, imag):
         link(res, node, input)
     return res
 
+
 def real(input):
     return _complex_part(input, False)
+
 
 def imag(input):
     return _complex_part(input, True)

@@ -107,7 +107,6 @@ def _caster(dt):
     return cast
 
 
-
 def type_as(self, other):
     return _to_dtype(self, other.dtype)
 

@@ -30,11 +30,6 @@ _slogdet_old_t = _RT.slogdet
 _chol_ex_t = _RT.linalg_cholesky_ex
 
 
-
-
-
-
-
 class LinalgCholeskyExBackward0(Node):       # derivatives.yaml: linalg_cholesky_ex
     __slots__ = ("_saved_L", "_saved_upper")
     _saved_names = ("_saved_L",)
@@ -51,6 +46,7 @@ class LinalgCholeskyExBackward0(Node):       # derivatives.yaml: linalg_cholesky
         Li = _inv(L)
         return matmul(_mH(Li), matmul(P, Li)),
 
+
 def _chol_error(a, fn):
     flat = a.reshape((-1,) + a.shape[-2:])
     for b, m in enumerate(flat):
@@ -64,6 +60,7 @@ def _chol_error(a, fn):
                                     f"positive-definite).")
     return _LinAlgError(f"{fn}: The factorization could not be completed because the input "
                         f"is not positive-definite.")
+
 
 def _cholesky(A, upper, fn):
     _check_square(A, fn)
@@ -82,6 +79,7 @@ def _cholesky(A, upper, fn):
         node._saved_upper = upper
         link(res, node, A)
     return res
+
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     _check_square(A, "linalg.cholesky_ex")
@@ -103,6 +101,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
         L = wrap(np.full(a.shape, np.nan, a.dtype))
     return _outs(_chol_ex_t((L, wrap(info))), out)
 
+
 def _is_pd(m):
     try:
         np.linalg.cholesky(m)
@@ -110,8 +109,10 @@ def _is_pd(m):
     except np.linalg.LinAlgError:
         return False
 
+
 def linalg_cholesky(A, *, upper=False, out=None):
     return write_out(_cholesky(A, upper, "linalg.cholesky"), out)
+
 
 class LinalgQrBackward0(Node):               # derivatives.yaml: linalg_qr
     __slots__ = ("_saved_Q", "_saved_R", "_saved_mode", "_saved_A")
@@ -145,6 +146,7 @@ class LinalgQrBackward0(Node):               # derivatives.yaml: linalg_qr
             *Y.shape)
         return cat([gX, gY], -1),
 
+
 def _qr_backward_tall(gQ, gR, Q, R):
     """gA for m >= n: [gQ + Q copyltu(M)] R^-H with M = R gR^H - gQ^H Q."""
     M = None
@@ -160,6 +162,7 @@ def _qr_backward_tall(gQ, gR, Q, R):
     if gQ is not None:
         b = b + gQ
     return matmul(b, _mH(_inv(R)))
+
 
 def linalg_qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
@@ -182,6 +185,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
         link_multi([Qt, Rt], node, A)
     return _outs(_qr_t((Qt, Rt)), out)
 
+
 class LinalgEighBackward0(Node):             # derivatives.yaml: _linalg_eigh
     __slots__ = ("_saved_eigenvalues", "_saved_eigenvectors")
     _saved_names = ("_saved_eigenvalues", "_saved_eigenvectors")
@@ -202,6 +206,7 @@ class LinalgEighBackward0(Node):             # derivatives.yaml: _linalg_eigh
         if gL is not None:
             inner = inner + _diag_embed(gL)
         return matmul(V, matmul(inner, _mH(V))),
+
 
 def _eigh(A, UPLO, fn, vectors=True):
     _check_square(A, fn)
@@ -224,11 +229,14 @@ def _eigh(A, UPLO, fn, vectors=True):
             node._meta.append((v.shape, v.dtype))
     return L, V
 
+
 def eigh(A, UPLO="L", *, out=None):
     return _outs(_eigh_t(_eigh(A, UPLO, "linalg.eigh")), out)
 
+
 def eigvalsh(A, UPLO="L", *, out=None):
     return write_out(_eigh(A, UPLO, "linalg.eigvalsh", vectors=False)[0], out)
+
 
 class LinalgSvdBackward0(Node):              # derivatives.yaml: _linalg_svd
     __slots__ = ("_saved_U", "_saved_S", "_saved_Vh", "_saved_full_matrices")
@@ -279,8 +287,11 @@ class LinalgSvdBackward0(Node):              # derivatives.yaml: _linalg_svd
         else:
             gA = matmul(U, matmul(gA, Vh))
         return gA,
+
+
 _SVD_DRIVER = ("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
                "with cuSOLVER backend.")
+
 
 def _svd(A, full_matrices, fn, outputs=3):
     if A._data.ndim < 2:
@@ -302,15 +313,18 @@ def _svd(A, full_matrices, fn, outputs=3):
             U._requires_grad = Vh._requires_grad = False
     return U, S, Vh
 
+
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     if driver is not None:
         raise RuntimeError(_SVD_DRIVER)
     return _outs(_svd_t(_svd(A, full_matrices, "linalg.svd")), out)
 
+
 def svdvals(A, *, driver=None, out=None):
     if driver is not None:
         raise RuntimeError(_SVD_DRIVER)
     return write_out(_svd(A, False, "linalg.svd", outputs=1)[1], out)
+
 
 def _svd_legacy(input, some=True, compute_uv=True, *, out=None):
     if not compute_uv:
@@ -324,8 +338,10 @@ def _svd_legacy(input, some=True, compute_uv=True, *, out=None):
     U, S, Vh = _svd(input, not some, "linalg.svd")
     return _outs(_svd_old_t((U, S, _mH(Vh))), out)
 
+
 class CholeskyBackward0(LinalgCholeskyExBackward0):     # derivatives.yaml: cholesky
     __slots__ = ()
+
 
 def cholesky(input, upper=False, *, out=None):
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
@@ -342,11 +358,13 @@ def cholesky(input, upper=False, *, out=None):
         link(res, node, input)
     return write_out(res, out)
 
+
 # ---------------------------------------------------------------- LU
 _lu_factor_t = _RT.linalg_lu_factor
 _lu_factor_ex_t = _RT.linalg_lu_factor_ex
 _lu_t = _RT.linalg_lu
 _lu_unpack_t = _RT.lu_unpack
+
 
 def _lu_np(a):
     """LU with partial pivoting (LAPACK getrf's choices): packed LU, 1-based int32 pivots and
@@ -377,6 +395,7 @@ def _lu_np(a):
         lu[:, j + 1:, j + 1:] -= col[:, :, None] * lu[:, j, None, j + 1:]
     return lu.reshape(a.shape), piv.reshape(batch + (k,)), info.reshape(batch)
 
+
 def _perm_from_pivots(piv, m):
     """P (as an index array) such that A = P L U: A[perm] = L U."""
     flat = piv.reshape((-1, piv.shape[-1])) - 1
@@ -389,11 +408,13 @@ def _perm_from_pivots(piv, m):
         perm[rows, p] = tmp
     return perm.reshape(piv.shape[:-1] + (m,))
 
+
 def _perm_matrix(piv, m, dtype):
     perm = _perm_from_pivots(piv, m)
     P = np.zeros(perm.shape + (m,), dtype)
     np.put_along_axis(P, perm[..., :, None], 1, axis=-1)   # P[perm[i], i] = 1 -> transpose
     return np.swapaxes(P, -1, -2)
+
 
 def _unpack_np(lu, piv):
     m, n = lu.shape[-2:]
@@ -403,6 +424,7 @@ def _unpack_np(lu, piv):
     L[..., idx, idx] = 1
     U = np.triu(lu[..., :k, :])
     return _perm_matrix(piv, m, lu.dtype), L, U
+
 
 def _unpack(LU, piv):
     """P (constant), L, U from a packed LU, with ember ops (differentiable in LU)."""
@@ -414,6 +436,7 @@ def _unpack(LU, piv):
     L = LU.narrow(-1, 0, k) * wrap(np.tri(m, k, -1, dtype=dt)) + wrap(np.eye(m, k, dtype=dt))
     U = LU.narrow(-2, 0, k) * wrap(np.triu(np.ones((k, n), dt)))
     return P, L, U
+
 
 def _lu_backward(gL, gU, P, L, U):
     """gA for A = P L U (L unit lower m x k, U upper k x n), gL / gU may be None."""
@@ -452,11 +475,13 @@ def _lu_backward(gL, gU, P, L, U):
         g1.narrow(-2, 0, 1).expand(*g1.shape[:-2], m - k, g1.shape[-1]) * 0
     return matmul(P, cat([g1, g2], -2))
 
+
 def _split_packed(gLU, m, n):
     k = min(m, n)
     gL = gLU.narrow(-1, 0, k) * wrap(np.tri(m, k, -1, dtype=gLU._data.dtype))
     gU = gLU.narrow(-2, 0, k) * wrap(np.triu(np.ones((k, n), gLU._data.dtype)))
     return gL, gU
+
 
 class LinalgLuFactorExBackward0(Node):       # derivatives.yaml: linalg_lu_factor_ex
     __slots__ = ("_saved_LU", "_saved_pivots", "_saved_pivot")
@@ -469,6 +494,7 @@ class LinalgLuFactorExBackward0(Node):       # derivatives.yaml: linalg_lu_facto
         gL, gU = _split_packed(grad, m, n)
         return _lu_backward(gL, gU, P, L, U),
 
+
 def _check_lu_input(A, fn, pivot):
     a = A._data
     if a.ndim < 2:
@@ -479,6 +505,7 @@ def _check_lu_input(A, fn, pivot):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
                            "CPU")
+
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     _check_lu_input(A, "torch.lu_factor", pivot)
@@ -498,6 +525,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         link(LU, node, A)
     return _outs(_lu_factor_ex_t((LU, wrap(piv), wrap(info))), out)
 
+
 def lu_factor(A, *, pivot=True, out=None):
     _check_lu_input(A, "torch.lu_factor", pivot)
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
@@ -510,6 +538,7 @@ def lu_factor(A, *, pivot=True, out=None):
                            f"If you still want to perform the factorization, consider calling "
                            f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     return _outs(_lu_factor_t((LU, piv)), out)
+
 
 class LinalgLuBackward0(Node):               # derivatives.yaml: linalg_lu
     __slots__ = ("_saved_P", "_saved_L", "_saved_U")
@@ -525,6 +554,7 @@ class LinalgLuBackward0(Node):               # derivatives.yaml: linalg_lu
         return _lu_backward(gL, gU, self._saved_P, saved_output(self, self._saved_L, 1),
                             saved_output(self, self._saved_U, 2)),
 
+
 def linalg_lu(A, *, pivot=True, out=None):
     _check_lu_input(A, "linalg.lu", pivot)
     a = A._data
@@ -537,6 +567,7 @@ def linalg_lu(A, *, pivot=True, out=None):
         P._grad_fn = None
         P._requires_grad = False
     return _outs(_lu_t((P, L, U)), out)
+
 
 class LuUnpackBackward0(Node):               # derivatives.yaml: lu_unpack
     __slots__ = ("_m", "_n")
@@ -559,6 +590,7 @@ class LuUnpackBackward0(Node):               # derivatives.yaml: lu_unpack
             parts = full if parts is None else parts + full
         return parts, None
 
+
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     lu_ = LU_data._data
     m, n = lu_.shape[-2:]
@@ -571,8 +603,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         P._requires_grad = False
     return _outs(_lu_unpack_t((P, L, U)), out)
 
+
 # ---------------------------------------------------------------- eig / eigvals
 _eig_t = _RT.linalg_eig
+
 
 class LinalgEigBackward0(Node):              # derivatives.yaml: linalg_eig
     __slots__ = ("_saved_eigenvalues", "_saved_eigenvectors", "_real_input")
@@ -599,6 +633,7 @@ class LinalgEigBackward0(Node):              # derivatives.yaml: linalg_eig
         gA = solve(Vh, matmul(inner, Vh))
         return (gA.real if self._real_input else gA),
 
+
 def _eig(A, fn, vectors=True):
     _check_square(A, fn)
     if A._data.dtype.kind not in "fc":
@@ -619,8 +654,10 @@ def _eig(A, fn, vectors=True):
             node._meta.append((V._data.shape, V._data.dtype))
     return L, V
 
+
 def eig(A, *, out=None):
     return _outs(_eig_t(_eig(A, "linalg.eig")), out)
+
 
 def eigvals(A, *, out=None):
     return write_out(_eig(A, "linalg.eigvals", vectors=False)[0], out)

@@ -17,6 +17,7 @@ from .matmul import _named
 # ---------------------------------------------------------------- einsum / tensordot / kron
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
+
 def _parse_einsum(equation, shapes):
     """Canonical explicit equation (ellipses replaced by letters) for these operand shapes."""
     eq = equation.replace(" ", "")
@@ -73,6 +74,7 @@ def _parse_einsum(equation, shapes):
                                    f"which does not broadcast with previously seen size {old}")
     return new_terms, rhs, sizes
 
+
 def _np_einsum(eq, arrays):
     """np.einsum, with two-operand contractions done as one batched matmul (BLAS), as torch
     does: NumPy's own einsum does not use BLAS when there are batch letters."""
@@ -83,6 +85,7 @@ def _np_einsum(eq, arrays):
         if r is not None:
             return r
     return np.einsum(eq, *arrays, optimize=len(arrays) > 2)
+
 
 def _einsum_pair(ta, tb, rhs, a, b):
     if len(set(ta)) != len(ta) or len(set(tb)) != len(tb):
@@ -113,6 +116,7 @@ def _einsum_pair(ta, tb, rhs, a, b):
     perm = [cur.index(c) for c in rhs]
     return out.transpose(perm) if perm != list(range(len(perm))) else out
 
+
 class _EinsumBackward(Node):
     __slots__ = ("_saved_tensors", "_terms", "_rhs", "_sizes")
     _saved_names = ("_saved_tensors",)
@@ -126,6 +130,7 @@ class _EinsumBackward(Node):
                 continue
             out.append(_einsum_grad(grad, ops, i, self._terms, self._rhs, self._sizes))
         return tuple(out)
+
 
 def _einsum_grad(grad, ops, i, terms, rhs, sizes):
     t = terms[i]
@@ -158,6 +163,7 @@ def _einsum_grad(grad, ops, i, terms, rhs, sizes):
         g = g.expand(*[sizes[c] for c in uniq])
     return g
 
+
 def _einsum_scatter_diag(g, t, uniq, sizes, used):
     """Place g (subscripts uniq) on the diagonals of an operand with repeated subscripts t,
     differentiably: each repeat gets a fresh letter tied to the first by an identity."""
@@ -175,6 +181,7 @@ def _einsum_scatter_diag(g, t, uniq, sizes, used):
             out.append(c)
     return einsum(",".join(subs) + "->" + "".join(out), g, *eyes)
 
+
 def _einsum_node_class(terms, rhs):
     if len(terms) == 1:
         t = terms[0]
@@ -185,10 +192,13 @@ def _einsum_node_class(terms, rhs):
     if all(c in rhs for c in set(letters)):
         return _EinsumMul
     return _EinsumView
+
+
 _EinsumSum = _named(_EinsumBackward, "SumBackward1")
 _EinsumPermute = _named(_EinsumBackward, "PermuteBackward0")
 _EinsumMul = _named(_EinsumBackward, "MulBackward0")
 _EinsumView = _named(_EinsumBackward, "ViewBackward0")
+
 
 def _einsum_impl(eq, ops, terms, rhs, sizes, node_cls=None):
     arrays = [o._data for o in ops]
@@ -209,6 +219,7 @@ def _einsum_impl(eq, ops, terms, rhs, sizes, node_cls=None):
         node._terms, node._rhs, node._sizes = terms, rhs, sizes
         link(res, node, *ops)
     return res
+
 
 def _sublist_equation(args):
     """einsum(op1, sublist1, op2, sublist2, ..., [out]) -> (equation, operands)."""
@@ -235,6 +246,7 @@ def _sublist_equation(args):
     if rhs is not None:
         eq += "->" + sub(rhs)
     return eq, ops
+
 
 def einsum(equation, *operands):
     if not isinstance(equation, str):

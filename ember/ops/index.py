@@ -41,6 +41,7 @@ _UINT8_WARNING = ("indexing with dtype torch.uint8 is now deprecated, please use
 
 # ---------------------------------------------------------------- index parsing
 
+
 class _Index:
     """A parsed index (see Note [Index parsing]).
     basic: NumPy basic index on the original array (ends with Ellipsis, so it is a view even
@@ -56,6 +57,7 @@ class _Index:
     def get(self, t):
         return _get(t, self)
 
+
 def _seq_as_tuple(seq):
     """torch (like old NumPy) reads a short list holding sequences/slices/None/... as a tuple."""
     if len(seq) >= 32:
@@ -66,6 +68,7 @@ def _seq_as_tuple(seq):
             return True
     return False
 
+
 def _seq_array(seq):
     arr = np.asarray([e.item() if isinstance(e, Tensor) else e for e in seq])
     if arr.size == 0:
@@ -73,6 +76,7 @@ def _seq_array(seq):
     if arr.dtype.kind == "f":
         arr = arr.astype(np.int64)
     return arr
+
 
 def _classify(obj):
     """(kind, value): i int, s slice, n None, e Ellipsis, b bool scalar, m bool mask array,
@@ -117,6 +121,7 @@ def _classify(obj):
         if lst or arr.dtype == np.int64 or arr.dtype == np.int32:
             return "a", arr if arr.dtype == np.int64 else arr.astype(np.int64)
     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
 
 def _parse(shape, index, getitem=True):
     ndim = len(shape)
@@ -261,6 +266,7 @@ def _parse(shape, index, getitem=True):
 
 # ---------------------------------------------------------------- getitem
 
+
 class _GetNode(Node):
     """Backward of indexing: the gradient placed into zeros at the indexed positions."""
     __slots__ = ("_P", "_self_sym_sizes")
@@ -268,14 +274,18 @@ class _GetNode(Node):
     def apply(self, grad):
         return _index_grad(grad, self._self_sym_sizes, self._P),
 
+
 class SelectBackward0(_GetNode):
     __slots__ = ()
+
 
 class SliceBackward0(_GetNode):
     __slots__ = ()
 
+
 class UnsqueezeBackward0(_GetNode):
     __slots__ = ()
+
 
 class AliasBackward0(_GetNode):
     __slots__ = ()
@@ -283,10 +293,14 @@ class AliasBackward0(_GetNode):
     def apply(self, grad):
         return grad,
 
+
 class IndexBackward0(_GetNode):
     __slots__ = ()
+
+
 _GET_NODES = {"Select": SelectBackward0, "Slice": SliceBackward0,
               "Unsqueeze": UnsqueezeBackward0, "Alias": AliasBackward0, "Index": IndexBackward0}
+
 
 def _get(x, P):
     r = x._data[P.basic]
@@ -302,8 +316,10 @@ def _get(x, P):
         link(res, node, x)
     return res
 
+
 def _getitem(self, index):
     return _get(self, _parse(self._data.shape, index))
+
 
 class _PlaceNode(Node):
     """Backward of the gradient placement (double backward of indexing): index it again."""
@@ -312,20 +328,27 @@ class _PlaceNode(Node):
     def apply(self, grad):
         return _get(grad, self._P),
 
+
 class SelectBackwardBackward0(_PlaceNode):
     __slots__ = ()
+
 
 class SliceBackwardBackward0(_PlaceNode):
     __slots__ = ()
 
+
 class SqueezeBackward1(_PlaceNode):
     __slots__ = ()
 
+
 class IndexPutImplBackward0(_PlaceNode):
     __slots__ = ()
+
+
 _PLACE_NODES = {"Select": SelectBackwardBackward0, "Slice": SliceBackwardBackward0,
                 "Unsqueeze": SqueezeBackward1, "Index": IndexPutImplBackward0,
                 "Alias": IndexPutImplBackward0}
+
 
 def _index_grad(grad, shape, P):
     """zeros(shape) with grad summed into the positions P selects (repeats accumulate)."""
@@ -345,6 +368,7 @@ def _index_grad(grad, shape, P):
     return res
 
 # ---------------------------------------------------------------- setitem
+
 
 class CopySlices(Node):
     """An indexed write into a view of the tensor: the written region gets no gradient from
@@ -384,6 +408,7 @@ class CopySlices(Node):
 # AsStridedBackward0 (a view of the new root). Only views made by indexing are tracked, and
 # only setitem rebases; in-place ops of other families write into the memory without it.
 
+
 def record_view(res, input, step):
     """Mark `res` as a view of `input` reached by `step` (an object with np_view(ndarray) ->
     the NumPy view and get(Tensor) -> the same view as a differentiable op): sets torch's
@@ -406,6 +431,7 @@ def record_view(res, input, step):
         _register_view(root, res)
     return res
 
+
 class _ShapeStep:
     """A step of shape.py's view chain (op(t, *args), a view op) in the step protocol."""
     __slots__ = ("op", "args")
@@ -424,15 +450,18 @@ class _ShapeStep:
     def get(self, t):
         return self.op(t, *self.args)
 
+
 def _chain_view(arr, chain):
     for step in chain:
         arr = step.np_view(arr)
     return arr
 
+
 def _chain_get(t, chain):
     for step in chain:
         t = step.get(t)
     return t
+
 
 class AsStridedBackward0(Node):
     """A view of the rebased root: the gradient goes to the view's region of the root."""
@@ -452,11 +481,13 @@ class AsStridedBackward0(Node):
             link(res, node, grad)
         return res
 
+
 class AsStridedScatterBackward0(Node):
     __slots__ = ("_chain",)
 
     def apply(self, grad):
         return _chain_get(grad, self._chain),
+
 
 def _set_view(self, root, chain, P, vt):
     """Record a write (already made) into view `self` of `root` (Note [Writes into views])."""
@@ -476,6 +507,7 @@ def _set_view(self, root, chain, P, vt):
     _relink_view(self, root, chain)
     _after_write(root, self)
 
+
 def _after_write(t, done):
     """t's history was just rebased by a write: its live views (of both kinds, shape.py's and
     ours) read the new t; if t is itself a view made by a shape op, the rebase cascades to its
@@ -494,6 +526,7 @@ def _after_write(t, done):
     else:
         _refresh_views(t, done)
 
+
 def _inplace_on_view_grads(self, grad):
     """CopySlices around an in-place op's node `_fn` that wrote into a view of the root: the
     view's region of the root's gradient goes through _fn; its first input (the view's old
@@ -506,6 +539,7 @@ def _inplace_on_view_grads(self, grad):
         if res[0] is not None:
             g0 = g0 + AsStridedBackward0._place(res[0], self._root_shape, self._chain)
     return (g0,) + res[1:]
+
 
 def rebase_inplace_view(self, cascade=False):
     """Called by the in-place mechanism (_common.inplace, through shape.rebase_view_chain,
@@ -536,6 +570,7 @@ def rebase_inplace_view(self, cascade=False):
     else:
         _refresh_views(root, self)
 
+
 def _register_view(root, view):
     """Remember a live view of a non-leaf root (a leaf's views can't be written with grad)."""
     x = root._extra()
@@ -548,6 +583,7 @@ def _register_view(root, view):
         refs[:] = [r for r in refs if r() is not None]
         x["views_cap"] = 2 * len(refs) + 64
 
+
 def _relink_view(view, root, chain):
     node = AsStridedBackward0()
     node._chain = chain
@@ -558,6 +594,7 @@ def _relink_view(view, root, chain):
         from ..ops import shape
         refresh = getattr(shape, "_refresh_views", None)
         (refresh or _refresh_views)(view, None)
+
 
 def _refresh_views(root, done=None):
     """After root's history was rebased, its other live views read the new root (torch
@@ -577,6 +614,7 @@ def _refresh_views(root, done=None):
             _relink_view(v, root, v._x["ichain"][1])
     root._x["views"] = alive
 
+
 class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _index_put_impl_
     __slots__ = ("_P", "_vshape", "_saved_accumulate")
 
@@ -593,12 +631,14 @@ class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _in
             gv = _value_grad(_get(grad, P), self._vshape)
         return gs, gv
 
+
 class FillBackward3(Node):                   # derivatives.yaml: fill_.Tensor
     __slots__ = ()
 
     def apply(self, grad):
         return (wrap(np.zeros_like(grad._data)) if needs(self, 0) else None,
                 grad.sum() if needs(self, 1) else None)
+
 
 class CopyBackwards(Node):                   # derivatives.yaml: copy_
     __slots__ = ("_vshape",)
@@ -607,6 +647,7 @@ class CopyBackwards(Node):                   # derivatives.yaml: copy_
         return (wrap(np.zeros_like(grad._data)) if needs(self, 0) else None,
                 _value_grad(grad, self._vshape) if needs(self, 1) else None)
 
+
 def _value_grad(g, vshape):
     """The region's gradient for a value that may carry extra leading size-1 dims (the engine
     sums the broadcast ones)."""
@@ -614,6 +655,7 @@ def _value_grad(g, vshape):
     if extra > 0:
         g = g.reshape((1,) * extra + tuple(g._data.shape))
     return g
+
 
 def _value_array(value, dtype):
     if isinstance(value, Tensor):
@@ -628,6 +670,7 @@ def _value_array(value, dtype):
     t = type(value)
     name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
     raise TypeError(f"can't assign a {name} to a torch.{type_name(dtype)}Tensor")
+
 
 def _write(t, P, value, accumulate):
     """The NumPy write of an indexed assignment into t's own memory."""
@@ -655,6 +698,7 @@ def _write(t, P, value, accumulate):
         raise RuntimeError(f"shape mismatch: value tensor of shape {vs} cannot be broadcast "
                            f"to indexing result of shape {list(target)}") from None
 
+
 def _expand_error(vs, target):
     # copy_'s message: the value is expanded to the region's shape
     lead = len(target) - len(vs)
@@ -668,6 +712,7 @@ def _expand_error(vs, target):
                                 f"match the existing size ({vs[i]}) at non-singleton dimension "
                                 f"{lead + i}.  Target sizes: {target}.  Tensor sizes: {vs}")
     return RuntimeError(f"shapes {vs} and {target} cannot be broadcast")
+
 
 def _check_overlap(dst, src, same_ok):
     """torch refuses a write whose (dense) source partly overlaps the destination's memory."""
@@ -688,6 +733,7 @@ def _check_overlap(dst, src, same_ok):
         raise RuntimeError("unsupported operation: some elements of the input tensor and the "
                            "written-to tensor refer to a single memory location. Please clone() "
                            "the tensor before performing the operation.")
+
 
 def _set(self, P, value):
     vt = value if isinstance(value, Tensor) else None
@@ -735,10 +781,12 @@ def _set(self, P, value):
         link(self, node, self if self._requires_grad else None, vt)
         _after_write(self, None)
 
+
 def _setitem(self, index, value):
     _set(self, _parse(self._data.shape, index, getitem=False), value)
 
 # ---------------------------------------------------------------- helpers for the index ops
+
 
 def _check_index(index, op):
     if not isinstance(index, Tensor):
@@ -748,6 +796,7 @@ def _check_index(index, op):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
     return a
 
+
 def _grid(index, d):
     """Open index grids over index's shape with `index` itself at dim d (gather/scatter)."""
     if not index.ndim:
@@ -755,6 +804,7 @@ def _grid(index, d):
     g = list(np.indices(index.shape, sparse=True))
     g[d] = index
     return tuple(g)
+
 
 def _scatter_checks(x, d, index, src, op):
     """torch's shape rules for gather/scatter: same ndim; index no larger than self (except at
@@ -784,9 +834,11 @@ def _scatter_checks(x, d, index, src, op):
         bad = index[(index >= size) | (index < 0)].flat[0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
 
+
 def _as1d(a):
     """gather/scatter treat 0-dim self, index and src as 1-element vectors (a view)."""
     return a.reshape(1) if a.ndim == 0 else a
+
 
 def _src_grad(g, src_shape):
     """Gradient for a scatter source read only in its leading corner: zeros elsewhere."""
@@ -797,6 +849,7 @@ def _src_grad(g, src_shape):
     P = _parse(src_shape, tuple(slice(0, n) for n in g._data.shape), getitem=False)
     return _index_grad(g, src_shape, P)
 
+
 def _src_part(src, index):
     """The part of src that scatter reads: its leading corner of index's shape."""
     if src.shape == index.shape:
@@ -805,6 +858,7 @@ def _src_part(src, index):
 
 # ---------------------------------------------------------------- index_select
 
+
 class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
     __slots__ = ("_saved_dim", "_saved_index", "_self_sym_sizes", "_dtype")
     _saved_names = ("_saved_index",)
@@ -812,6 +866,7 @@ class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return z.index_add(self._saved_dim, self._saved_index, grad),
+
 
 def index_select(input, dim, index, *, out=None):
     x = input._data
@@ -848,6 +903,7 @@ def index_select(input, dim, index, *, out=None):
 
 # ---------------------------------------------------------------- index_put
 
+
 def _put_index(x, indices):
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not "
@@ -866,6 +922,7 @@ def _put_index(x, indices):
             raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
     P = _parse(x.shape, tuple(items), getitem=False)
     return P
+
 
 def index_put(input, indices, values, accumulate=False):
     x = input._data
@@ -887,10 +944,12 @@ def index_put(input, indices, values, accumulate=False):
         link(res, node, input, values)
     return res
 
+
 def index_put_(input, indices, values, accumulate=False):
     return inplace(input, index_put(inplace_source(input), indices, values, accumulate))
 
 # ---------------------------------------------------------------- masked ops
+
 
 def _mask(mask, op):
     if not isinstance(mask, Tensor):
@@ -901,6 +960,8 @@ def _mask(mask, op):
         raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype "
                            f"{_dtype_str(m.dtype)}")
     return m
+
+
 # C++ names torch prints: for a mask's dtype (typeid) and for a scalar's target type
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
               "int32": "int", "int16": "short int", "int8": "signed char",
@@ -909,8 +970,10 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
 _SCALAR_NAMES = dict(_CPP_NAMES, int64="int64_t", int32="int", int16="int16_t", int8="int8_t",
                      uint8="uint8_t")
 
+
 def _dtype_str(np_dtype):
     return _CPP_NAMES[np_dtype.name]
+
 
 class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
     __slots__ = ("_saved_mask", "_shape")
@@ -922,6 +985,7 @@ class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
         if m._data.shape != self._shape:
             m = wrap(np.broadcast_to(m._data, self._shape))
         return z.masked_scatter(m, grad),
+
 
 def masked_select(input, mask, *, out=None):
     x = input._data
@@ -944,6 +1008,7 @@ def masked_select(input, mask, *, out=None):
 
 # ---------------------------------------------------------------- take / put
 
+
 def _flat_index(index, n, op):
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' (position 1) must be Tensor, not "
@@ -958,6 +1023,7 @@ def _flat_index(index, n, op):
                          f"elements.")
     return i
 
+
 class TakeBackward0(Node):                   # derivatives.yaml: take
     __slots__ = ("_saved_index", "_self_sym_sizes")
     _saved_names = ("_saved_index",)
@@ -965,6 +1031,7 @@ class TakeBackward0(Node):                   # derivatives.yaml: take
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return z.put(self._saved_index, grad, accumulate=True),
+
 
 def take(input, index):
     x = input._data
@@ -988,6 +1055,7 @@ class _Shape:
 
 # ---------------------------------------------------------------- nonzero / argwhere
 
+
 def nonzero(input, *, out=None, as_tuple=False):
     x = input._data
     if as_tuple:
@@ -999,6 +1067,7 @@ def nonzero(input, *, out=None, as_tuple=False):
     else:
         res = wrap(np.argwhere(x).astype(np.int64, copy=False))
     return write_out(res, out)
+
 
 def argwhere(input):
     return nonzero(input)

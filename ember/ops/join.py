@@ -505,4 +505,3 @@ def _dir_split(name, min_dim, dim_of):
 hsplit = _dir_split("hsplit", 1, lambda n: 0 if n == 1 else 1)
 vsplit = _dir_split("vsplit", 2, lambda n: 0)
 dsplit = _dir_split("dsplit", 3, lambda n: 2)
-

@@ -16,6 +16,7 @@ from ..tensor import Tensor, wrap
 from ._args import operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args
 from ._views import inplace, _inplace_binary
 
+
 class WhereBackward0(Node):                  # derivatives.yaml: where.self
     __slots__ = ("_saved_condition",)
     _saved_names = ("_saved_condition",)
@@ -77,6 +78,8 @@ def _compare(ufunc):
             raise broadcast_error(x, y) from None
     op.__name__ = ufunc.__name__
     return op
+
+
 eq = _compare(np.equal)
 ne = not_equal = _compare(np.not_equal)
 lt = less = _compare(np.less)
@@ -84,10 +87,12 @@ le = less_equal = _compare(np.less_equal)
 gt = greater = _compare(np.greater)
 ge = greater_equal = _compare(np.greater_equal)
 
+
 def _eq_op(self, other):
     if not isinstance(other, (Tensor, int, float, complex, bool, np.generic)):
         return False
     return eq(self, other)
+
 
 def _ne_op(self, other):
     if not isinstance(other, (Tensor, int, float, complex, bool, np.generic)):
@@ -95,6 +100,7 @@ def _ne_op(self, other):
     return ne(self, other)
 
 # ---------------------------------------------------------------- bitwise and logical
+
 
 def _bitwise(ufunc, name):
     def op(input, other, *, out=None):
@@ -110,9 +116,12 @@ def _bitwise(ufunc, name):
             raise broadcast_error(x, y) from None
     op.__name__ = name
     return op
+
+
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
+
 
 def bitwise_not(input, *, out=None):
     x = input._data
@@ -120,6 +129,7 @@ def bitwise_not(input, *, out=None):
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
     return write_out(wrap(np.invert(x)), out)
+
 
 def _logical(ufunc):
     def op(input, other, *, out=None):
@@ -132,22 +142,28 @@ def _logical(ufunc):
             raise broadcast_error(x, y) from None
     op.__name__ = ufunc.__name__
     return op
+
+
 logical_and = _logical(np.logical_and)
 logical_or = _logical(np.logical_or)
 logical_xor = _logical(np.logical_xor)
+
 
 def logical_not(input, *, out=None):
     return write_out(wrap(np.logical_not(input._data)), out)
 
 # ---------------------------------------------------------------- predicates (no gradient)
 
+
 def isnan(input):
     x = input._data
     return wrap(np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
 
+
 def isinf(input):
     x = input._data
     return wrap(np.isinf(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
+
 
 def isposinf(input, *, out=None):
     x = input._data
@@ -156,6 +172,7 @@ def isposinf(input, *, out=None):
     return write_out(wrap(np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
                      out)
 
+
 def isneginf(input, *, out=None):
     x = input._data
     if x.dtype.kind == "c":
@@ -163,13 +180,16 @@ def isneginf(input, *, out=None):
     return write_out(wrap(np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
                      out)
 
+
 def isfinite(input):
     x = input._data
     return wrap(np.isfinite(x) if x.dtype.kind in "fc" else np.ones(x.shape, bool))
 
+
 def isreal(input):
     x = input._data
     return wrap(x.imag == 0 if x.dtype.kind == "c" else np.ones(x.shape, bool))
+
 
 def signbit(input, *, out=None):
     x = input._data
@@ -177,6 +197,7 @@ def signbit(input, *, out=None):
         raise NotImplementedError("signbit is not implemented for complex tensors.")
     return write_out(wrap(np.signbit(x) if x.dtype.kind != "b" else np.zeros(x.shape, bool)),
                      out)
+
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _tensor_args("isclose", input, other)
@@ -204,8 +225,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         close = close | (np.isfinite(actual) & (actual <= allowed))
     return wrap(np.asarray(close))
 
+
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
 
 def equal(input, other):
     _tensor_args("equal", input, other)
@@ -215,6 +238,7 @@ def equal(input, other):
     return bool(np.array_equal(x, y))
 
 # ---------------------------------------------------------------- shifts
+
 
 def _shift(ufunc, kernel, name):
     def op(input, other, *, out=None):
@@ -239,8 +263,11 @@ def _shift(ufunc, kernel, name):
         return write_out(wrap(np.asarray(r).astype(x.dtype, copy=False)), out)
     op.__name__ = op.__qualname__ = name
     return op
+
+
 bitwise_left_shift = _shift(np.left_shift, "lshift", "bitwise_left_shift")
 bitwise_right_shift = _shift(np.right_shift, "rshift", "bitwise_right_shift")
+
 
 def _invert(self):
     if self._data.dtype.kind not in "biu":
@@ -248,12 +275,15 @@ def _invert(self):
                         "tensors")
     return bitwise_not(self)
 
+
 def _ieq(fn):
     def op_(self, other):
         res = fn(self, other)
         np.copyto(self._data, res._data, casting="unsafe")
         return self
     return op_
+
+
 eq_, ne_, lt_, le_, gt_, ge_ = (_ieq(f) for f in (eq, ne, lt, le, gt, ge))
 bitwise_and_ = _inplace_binary(bitwise_and)
 bitwise_or_ = _inplace_binary(bitwise_or)
@@ -264,8 +294,10 @@ logical_and_ = _ieq(logical_and)
 logical_or_ = _ieq(logical_or)
 logical_xor_ = _ieq(logical_xor)
 
+
 def bitwise_not_(self):
     return inplace(self, bitwise_not(self))
+
 
 def logical_not_(self):
     np.copyto(self._data, np.logical_not(self._data), casting="unsafe")

@@ -30,6 +30,7 @@ def _dtype_error_mm(a, b):
     return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                         f"{_C_NAMES[a.dtype.name]} != {_C_NAMES[b.dtype.name]}")
 
+
 def _check_mm(a, b):
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
@@ -39,6 +40,7 @@ def _check_mm(a, b):
     if a.dtype.kind == "b":
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
+
 def _transposed(x):
     """A matrix stored transposed (e.g. `weight.t()` in linear): its gradient is computed as
     the transpose of a C-ordered product, so that after TBackward0 the leaf receives a
@@ -46,9 +48,11 @@ def _transposed(x):
     f = x.flags
     return f.f_contiguous and not f.c_contiguous
 
+
 def _plain_scalar(v):
     """A Python int or float (weak in NumPy's promotion as in torch's)."""
     return type(v) is int or type(v) is float
+
 
 def _mm_grads_np(g, a, b, na, nb, ta, tb):
     """Gradients of a @ b (NumPy arrays) for the requested inputs; ta/tb: stored transposed."""
@@ -58,6 +62,7 @@ def _mm_grads_np(g, a, b, na, nb, ta, tb):
     if nb:
         gb = _h(_h(g) @ a) if tb else _h(a) @ g
     return ga, gb
+
 
 class MmBackward0(Node):                     # derivatives.yaml: mm
     __slots__ = ("_saved_self", "_saved_mat2", "_t")
@@ -75,12 +80,14 @@ class MmBackward0(Node):                     # derivatives.yaml: mm
                             m._data if m is not None else None,
                             needs(self, 0), needs(self, 1), ta, tb)
 
+
 def _type_error(fn, names, args):
     for i, (n, x) in enumerate(zip(names, args)):
         if not isinstance(x, Tensor):
             return TypeError(f"{fn}(): argument '{n}' (position {i + 1}) must be Tensor, not "
                              f"{type(x).__name__}")
     return TypeError(f"{fn}(): invalid arguments")
+
 
 def mm(input, mat2, *, out=None):
     try:
@@ -102,6 +109,7 @@ def mm(input, mat2, *, out=None):
         link(res, node, input, mat2)
     return write_out(res, out)
 
+
 def _check_bmm(a, b):
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -117,6 +125,7 @@ def _check_bmm(a, b):
     if a.dtype.kind == "b":
         raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
 
+
 class BmmBackward0(Node):                    # derivatives.yaml: bmm
     __slots__ = ("_saved_self", "_saved_mat2")
     _saved_names = ("_saved_self", "_saved_mat2")
@@ -129,6 +138,7 @@ class BmmBackward0(Node):                    # derivatives.yaml: bmm
                     wrap(_h(s._data) @ g) if needs(self, 1) else None)
         return (bmm(grad, _mH(m)) if needs(self, 0) else None,
                 bmm(_mH(s), grad) if needs(self, 1) else None)
+
 
 def bmm(input, mat2, *, out=None):
     try:
@@ -146,6 +156,7 @@ def bmm(input, mat2, *, out=None):
         link(res, node, input, mat2)
     return write_out(res, out)
 
+
 def _check_mv(a, v, res_dtype=None):
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
@@ -159,6 +170,7 @@ def _check_mv(a, v, res_dtype=None):
                            f"{type_name(v.dtype)}")
     if a.dtype.kind == "b":
         raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
+
 
 class MvBackward0(Node):                     # derivatives.yaml: mv
     __slots__ = ("_saved_self", "_saved_vec")
@@ -176,6 +188,7 @@ class MvBackward0(Node):                     # derivatives.yaml: mv
         return (outer(grad, v.conj()) if needs(self, 0) else None,
                 mv(_mH(s), grad) if needs(self, 1) else None)
 
+
 def mv(input, vec, *, out=None):
     try:
         a, v = input._data, vec._data
@@ -192,6 +205,7 @@ def mv(input, vec, *, out=None):
         link(res, node, input, vec)
     return write_out(res, out)
 
+
 def _check_dot(a, b, name="dot"):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
@@ -205,6 +219,7 @@ def _check_dot(a, b, name="dot"):
     if a.dtype.kind == "b":
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
+
 class DotBackward0(Node):                    # derivatives.yaml: dot
     __slots__ = ("_saved_self", "_saved_tensor")
     _saved_names = ("_saved_self", "_saved_tensor")
@@ -213,6 +228,7 @@ class DotBackward0(Node):                    # derivatives.yaml: dot
         s, t = self._saved_self, self._saved_tensor
         return (grad * t.conj() if needs(self, 0) else None,
                 grad * s.conj() if needs(self, 1) else None)
+
 
 def dot(input, tensor, *, out=None):
     try:
@@ -230,6 +246,7 @@ def dot(input, tensor, *, out=None):
         link(res, node, input, tensor)
     return write_out(res, out)
 
+
 class VdotBackward0(Node):                   # derivatives.yaml: vdot
     __slots__ = ("_saved_self", "_saved_other")
     _saved_names = ("_saved_self", "_saved_other")
@@ -238,6 +255,7 @@ class VdotBackward0(Node):                   # derivatives.yaml: vdot
         s, o = self._saved_self, self._saved_other
         return (grad.conj() * o if needs(self, 0) else None,
                 grad * s if needs(self, 1) else None)
+
 
 def vdot(input, other, *, out=None):
     a, b = input._data, other._data
@@ -254,6 +272,7 @@ def vdot(input, other, *, out=None):
 
 # ---------------------------------------------------------------- matmul
 
+
 class _MatmulBackward(Node):
     """One node for a batched/broadcast matmul. torch builds a chain of view/mm/bmm nodes whose
     top-level name depends on the shapes; the subclasses carry that name."""
@@ -268,15 +287,21 @@ class _MatmulBackward(Node):
         return _matmul_grads_np(g, self._saved_self, self._saved_other, needs(self, 0),
                                 needs(self, 1))
 
+
 class UnsafeViewBackward0(_MatmulBackward):
     __slots__ = ()
+
 
 class CloneBackward0(_MatmulBackward):
     __slots__ = ()
 
+
 class SqueezeBackward4(_MatmulBackward):
     __slots__ = ()
+
+
 _TransposeTop = _named(_MatmulBackward, "TransposeBackward0")   # 2-D @ N-D: (b.mT @ a.mT).mT
+
 
 def _matmul_grads_np(g, a, b, na, nb):
     ad = a._data if a is not None else None
@@ -311,6 +336,7 @@ def _matmul_grads_np(g, a, b, na, nb):
         gb = sum_to_np(r, bd.shape)
     return ga, gb
 
+
 def _matmul_grads(grad, a, b, na, nb):
     """The same gradients with ember ops (recorded: create_graph=True)."""
     ga = gb = None
@@ -327,6 +353,7 @@ def _matmul_grads(grad, a, b, na, nb):
         gb = r.squeeze(-1) if b.ndim == 1 else r
     return ga, gb
 
+
 def _fold_contiguous(shape, strides):
     """torch's check that t1 can be folded without a copy: contiguous (size-1 dims aside)."""
     expect = 1
@@ -336,6 +363,7 @@ def _fold_contiguous(shape, strides):
         expect *= sz
     exp_strides.reverse()
     return all(sz == 1 or st == e for sz, st, e in zip(shape, strides, exp_strides))
+
 
 def _matmul_plan(input, other):
     """Which path torch's matmul takes for these operands (one of them >= 3-D), which decides
@@ -375,6 +403,7 @@ def _matmul_plan(input, other):
     if fold:
         return ("fold" if larger else "fold_t"), sa, sb
     return "bmm", sa, sb
+
 
 def _matmul_error(input, other):
     a, b = input._data, other._data
@@ -416,6 +445,7 @@ def _matmul_error(input, other):
         _check_bmm(np.empty((n, sa[-2] if len(sa) > 1 else 1, m1), a.dtype),
                    np.empty((n, m2, sb[-1] if len(sb) > 1 else 1), b.dtype))
     raise RuntimeError("matmul: unsupported operands")
+
 
 def matmul(input, other, *, out=None):
     try:
@@ -462,10 +492,12 @@ def matmul(input, other, *, out=None):
         link(res, node, input, other)
     return write_out(res, out)
 
+
 def _matmul_op(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(self, other)
+
 
 def _rmatmul(self, other):
     if not isinstance(other, Tensor):
@@ -474,12 +506,15 @@ def _rmatmul(self, other):
 
 # ---------------------------------------------------------------- inner / outer / add*
 
+
 def outer(input, vec2, *, out=None):
     if input._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
     if vec2._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
     return write_out(input.unsqueeze(1) * vec2, out)
+
+
 ger = outer
 
 
@@ -494,6 +529,7 @@ def _expand_error(src_shape, target):
                                 f"{list(src_shape)}")
     return RuntimeError(f"expand: cannot expand {list(src_shape)} to {list(target)}")
 
+
 def _check_self_bcast(x, target):
     try:
         if np.broadcast_shapes(x.shape, target) == tuple(target) and x.ndim <= len(target):
@@ -501,6 +537,7 @@ def _check_self_bcast(x, target):
     except ValueError:
         pass
     raise _expand_error(x.shape, target)
+
 
 def _combine(r, c, alpha, beta):
     """beta * c + alpha * r for the add*-family, in r's own (fresh) buffer; beta == 0
@@ -510,6 +547,7 @@ def _combine(r, c, alpha, beta):
     if beta != 0:
         r += c if beta == 1 else c * beta
     return r
+
 
 class AddmmBackward0(Node):                  # derivatives.yaml: addmm
     __slots__ = ("_saved_mat1", "_saved_mat2", "_saved_alpha", "_saved_beta", "_t")
@@ -543,6 +581,7 @@ class AddmmBackward0(Node):                  # derivatives.yaml: addmm
                               needs(self, 1), needs(self, 2), ta, tb)
         return gs, g1, g2
 
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     a, b, c = mat1._data, mat2._data, input._data
     if a.ndim != 2:
@@ -567,6 +606,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         link(res, node, input, mat1, mat2)
     return write_out(res, out)
 
+
 class AddmvBackward0(Node):                  # derivatives.yaml: addmv
     __slots__ = ("_saved_mat", "_saved_vec", "_saved_alpha", "_saved_beta")
     _saved_names = ("_saved_mat", "_saved_vec")
@@ -577,6 +617,7 @@ class AddmvBackward0(Node):                  # derivatives.yaml: addmv
         return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
                 outer(g, self._saved_vec.conj()) if needs(self, 1) else None,
                 mv(_mH(self._saved_mat), g) if needs(self, 2) else None)
+
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     a, v, c = mat._data, vec._data, input._data
@@ -606,6 +647,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         link(res, node, input, mat, vec)
     return write_out(res, out)
 
+
 class BaddbmmBackward0(Node):                # derivatives.yaml: baddbmm
     __slots__ = ("_saved_batch1", "_saved_batch2", "_saved_alpha", "_saved_beta")
     _saved_names = ("_saved_batch1", "_saved_batch2")
@@ -616,6 +658,7 @@ class BaddbmmBackward0(Node):                # derivatives.yaml: baddbmm
         return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
                 bmm(g, _mH(self._saved_batch2)) if needs(self, 1) else None,
                 bmm(_mH(self._saved_batch1), g) if needs(self, 2) else None)
+
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     a, b, c = batch1._data, batch2._data, input._data
@@ -638,6 +681,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         link(res, node, input, batch1, batch2)
     return write_out(res, out)
 
+
 class AddbmmBackward0(Node):                 # derivatives.yaml: addbmm
     __slots__ = ("_saved_batch1", "_saved_batch2", "_saved_alpha", "_saved_beta",
                  "_saved_batch1_sym_argsize_0")
@@ -651,6 +695,7 @@ class AddbmmBackward0(Node):                 # derivatives.yaml: addbmm
         return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
                 bmm(ge, _mH(self._saved_batch2)) if needs(self, 1) else None,
                 bmm(_mH(self._saved_batch1), ge) if needs(self, 2) else None)
+
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     a, b, c = batch1._data, batch2._data, input._data
@@ -685,9 +730,11 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         link(res, node, input, batch1, batch2)
     return write_out(res, out)
 
+
 def _bad_inplace(self, shape):
     return RuntimeError(f"Bad in-place call: input tensor size {list(self._data.shape)} and "
                         f"output tensor size {list(shape)} should match")
+
 
 def _inplace_add(fn, check_first):
     """fn_ (self += ...): addmm_ rejects a differently-shaped self before anything else;
@@ -703,6 +750,8 @@ def _inplace_add(fn, check_first):
         return inplace(self, res)
     op_.__name__ = fn.__name__ + "_"
     return op_
+
+
 addmm_ = _inplace_add(addmm, True)
 addmv_ = _inplace_add(addmv, False)
 baddbmm_ = _inplace_add(baddbmm, False)
@@ -717,6 +766,7 @@ class LinalgCrossBackward0(Node):            # derivatives.yaml: linalg_cross
         d = self._saved_dim
         return (_linalg_cross(self._saved_other.conj(), grad, d) if needs(self, 0) else None,
                 _linalg_cross(grad, self._saved_self.conj(), d) if needs(self, 1) else None)
+
 
 def _linalg_cross(input, other, dim=-1, out=None):
     a, b = input._data, other._data
@@ -742,6 +792,7 @@ def _linalg_cross(input, other, dim=-1, out=None):
         link(res, node, input, other)
     return write_out(res, out)
 
+
 def cross(input, other, dim=None, *, out=None):
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
@@ -757,6 +808,7 @@ def cross(input, other, dim=None, *, out=None):
             raise RuntimeError("no dimension of size 3 in input")
     return _linalg_cross(input, other, dim, out=out)
 
+
 class AddrBackward0(Node):                   # derivatives.yaml: addr
     __slots__ = ("_saved_vec1", "_saved_vec2", "_saved_alpha", "_saved_beta")
     _saved_names = ("_saved_vec1", "_saved_vec2")
@@ -767,6 +819,7 @@ class AddrBackward0(Node):                   # derivatives.yaml: addr
         return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
                 mv(g, self._saved_vec2.conj()) if needs(self, 1) else None,
                 mv(_mT(g), self._saved_vec1.conj()) if needs(self, 2) else None)
+
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     v1, v2, c = vec1._data, vec2._data, input._data
@@ -791,6 +844,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         node._saved_vec2 = vec2 if vec1._requires_grad else None
         link(res, node, input, vec1, vec2)
     return write_out(res, out)
+
 
 def addr_(self, vec1, vec2, *, beta=1, alpha=1):
     shape = (vec1._data.shape[0] if vec1._data.ndim else 1,

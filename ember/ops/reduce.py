@@ -25,6 +25,7 @@ _pymax, _pymin, _pyany = builtins.max, builtins.min, builtins.any
 
 # ---------------------------------------------------------------- helpers
 
+
 def _required_dim(op, dim, axis=None):
     """dim (or NumPy's axis=) for ops where torch requires it, with torch's error if absent."""
     if axis is not None:
@@ -33,9 +34,11 @@ def _required_dim(op, dim, axis=None):
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
     return dim
 
+
 def _np_aliases(dim, keepdim, axis, keepdims):
     """torch accepts NumPy's names axis= and keepdims= for dim= and keepdim=."""
     return (dim if axis is None else axis), (keepdim if keepdims is None else keepdims)
+
 
 def _unsqueeze_dims(grad, dims, keepdim):
     """Put back the reduced dims (size 1) so the gradient broadcasts against the input."""
@@ -45,6 +48,7 @@ def _unsqueeze_dims(grad, dims, keepdim):
         grad = grad.unsqueeze(d)
     return grad
 
+
 def _red_dims(dim, ndim):
     """(dims, numpy axis) for a reduction over `dim` (None or () = all dims)."""
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
@@ -53,12 +57,15 @@ def _red_dims(dim, ndim):
         dims = wrap_dims(dim, ndim)
     return (dims, dims) if ndim else ((), None)
 
+
 def _const(arr, like):
     """A constant (no-grad) tensor of `like`'s dtype."""
     return wrap(np.asarray(arr, dtype=like._data.dtype))
 
+
 def _expand_to(grad, shape):
     return grad if tuple(grad.shape) == tuple(shape) else grad.expand(shape)
+
 
 def _index_grid(index, axis):
     """Advanced-index tuple addressing `index` positions along `axis` (others: broadcast)."""
@@ -72,12 +79,14 @@ def _index_grid(index, axis):
             idx.append(np.arange(n).reshape(sh))
     return tuple(idx)
 
+
 class GatherBackward0(Node):                 # gather(self, dim, index)
     __slots__ = ("_saved_dim", "_saved_index", "_saved_self_sym_sizes")
 
     def apply(self, grad):
         return _scatter_add(grad, self._saved_dim, self._saved_index,
                             self._saved_self_sym_sizes, unique=False),
+
 
 def _gather(input, dim, index):
     """Differentiable take_along_axis (the double backward of value-selecting reductions)."""
@@ -89,11 +98,13 @@ def _gather(input, dim, index):
         link(res, node, input)
     return res
 
+
 class ScatterAddBackward0(Node):             # zeros(sizes).scatter_add(dim, index, src)
     __slots__ = ("_saved_dim", "_saved_index")
 
     def apply(self, grad):
         return _gather(grad, self._saved_dim, self._saved_index),
+
 
 def _scatter_add(src, dim, index, shape, unique=True):
     """zeros(shape) with src added at `index` along `dim` (src.shape == index.shape);
@@ -115,6 +126,7 @@ def _scatter_add(src, dim, index, shape, unique=True):
         link(res, node, src)
     return res
 
+
 def _select_backward(grad, dim, indices, keepdim, shape):
     """Gradient of a value-selecting reduction: grad scattered to `indices` along dim."""
     if len(shape) == 0:
@@ -123,6 +135,7 @@ def _select_backward(grad, dim, indices, keepdim, shape):
         grad = grad.unsqueeze(dim)
         indices = np.expand_dims(indices, dim)
     return _scatter_add(grad, dim, indices, shape)
+
 
 def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
     """grad shared evenly among the elements equal to the (broadcast) result (amax/amin:
@@ -139,6 +152,7 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
     with np.errstate(divide="ignore", invalid="ignore"):
         return g * _const(mask / count, g)
 
+
 def _kernel_check(input, kernel, kinds="c"):
     """torch's dispatch error for a dtype its CPU kernel lacks (complex; bool too for some)."""
     k = input._data.dtype.kind
@@ -146,9 +160,11 @@ def _kernel_check(input, kernel, kinds="c"):
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{type_name(input._data.dtype)}'")
 
+
 def _complex_check(input, msg):
     if input._data.dtype.kind == "c":
         raise RuntimeError(msg)
+
 
 def _float_check(x, name):
     if x.dtype.kind not in "fc":
@@ -156,6 +172,7 @@ def _float_check(x, name):
                            f"Got {type_name(x.dtype)}")
 
 # ---------------------------------------------------------------- sum / mean / nansum
+
 
 class SumBackward0(Node):                    # derivatives.yaml: sum
     __slots__ = ("_saved_self_sym_sizes",)
@@ -166,12 +183,14 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
     def np_apply(self, g):                  # the scalar gradient, spread
         return spread_scalar(g, self._saved_self_sym_sizes),
 
+
 class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
     __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes")
 
     def apply(self, grad):
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
         return g.expand(self._saved_self_sym_sizes),
+
 
 def _sum_dtype(x, dtype, input=None):
     if dtype is not None:
@@ -180,6 +199,7 @@ def _sum_dtype(x, dtype, input=None):
             raise RuntimeError(f"Autograd not support dtype: {type_name(dtype.np)}")
         return dtype.np
     return np.int64 if x.dtype.kind in "biu" else x.dtype
+
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -202,6 +222,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
         link(res, node, input)
     return write_out(res, out)
 
+
 class NansumBackward0(Node):                 # derivatives.yaml: nansum
     __slots__ = ("_saved_self", "_saved_dim", "_saved_keepdim")
     _saved_names = ("_saved_self",)
@@ -210,6 +231,7 @@ class NansumBackward0(Node):                 # derivatives.yaml: nansum
         s = self._saved_self
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
         return g * _const(~np.isnan(s._data), g),
+
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -227,6 +249,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
         link(res, node, input)
     return write_out(res, out)
 
+
 class MeanBackward0(Node):                   # derivatives.yaml: mean
     __slots__ = ("_saved_self_sym_sizes", "_saved_self_sym_numel")
 
@@ -240,12 +263,14 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
             return spread_scalar(g / scalar_array(n, g.dtype), self._saved_self_sym_sizes),
         return Node.np_apply(self, g)
 
+
 class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
     __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes", "_count")
 
     def apply(self, grad):
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
         return g.expand(self._saved_self_sym_sizes) / self._count,
+
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -291,6 +316,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         link(res, node, input)
     return write_out(res, out)
 
+
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
@@ -305,6 +331,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, 
 
 # ---------------------------------------------------------------- prod
 
+
 def _prod_others(x, axis):
     """For each element, the product of the other elements of its slice along axis
     (exact with zeros: products of exclusive prefix and suffix)."""
@@ -314,6 +341,7 @@ def _prod_others(x, axis):
     rx = np.flip(x, axis)
     suf = np.concatenate([ones, np.cumprod(np.take(rx, range(n - 1), axis), axis)], axis)
     return pre * np.flip(suf, axis)
+
 
 def _prod_others_t(s, d):
     """_prod_others with ember ops (exclusive prefix times exclusive suffix cumprods), so
@@ -325,6 +353,7 @@ def _prod_others_t(s, d):
     left = cat([ones, s.narrow(d, 0, n - 1)], d).cumprod(d)
     right = cat([ones, s.flip(d).narrow(d, 0, n - 1)], d).cumprod(d).flip(d)
     return left * right
+
 
 class ProdBackward0(Node):                   # derivatives.yaml: prod
     __slots__ = ("_saved_self", "_saved_result")
@@ -344,6 +373,7 @@ class ProdBackward0(Node):                   # derivatives.yaml: prod
             return grad * conj_if_complex(_prod_others_t(s.reshape(-1), 0).reshape(x.shape)),
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
         return grad * _const(others.conj(), grad),
+
 
 class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
     __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_keepdim")
@@ -365,6 +395,7 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
         if STATE.enabled:
             return g * conj_if_complex(_prod_others_t(s, d)),
         return g * _const(_prod_others(x, d).conj(), g),
+
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -398,9 +429,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 
 # ---------------------------------------------------------------- max / min / amax / amin
 
+
 def _nan_arg(x, axis, largest):
     """torch's argmax/argmin: first extreme, NaN counting as the extreme."""
     return np.argmax(x, axis=axis) if largest else np.argmin(x, axis=axis)
+
 
 class MaxBackward1(Node):                    # derivatives.yaml: max (whole tensor)
     __slots__ = ("_saved_self", "_saved_result")
@@ -411,8 +444,10 @@ class MaxBackward1(Node):                    # derivatives.yaml: max (whole tens
         return _even_backward(grad, s, self._saved_result, tuple(range(s._data.ndim)), False,
                               True),
 
+
 class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tensor)
     __slots__ = ()
+
 
 class MaxBackward0(Node):                    # derivatives.yaml: max.dim
     __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_indices", "_saved_self_sym_sizes")
@@ -421,8 +456,10 @@ class MaxBackward0(Node):                    # derivatives.yaml: max.dim
         return _select_backward(grad, self._saved_dim, self._saved_indices,
                                 self._saved_keepdim, self._saved_self_sym_sizes),
 
+
 class MinBackward0(MaxBackward0):            # derivatives.yaml: min.dim
     __slots__ = ()
+
 
 def _reduce_empty_error(name, x, d=None):
     if d is None:
@@ -430,6 +467,7 @@ def _reduce_empty_error(name, x, d=None):
                             "input.numel() == 0. Specify the reduction dim with the 'dim' "
                             "argument.")
     return IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
 
 def _minmax(input, dim, keepdim, largest, out):
     name = "max" if largest else "min"
@@ -469,6 +507,7 @@ def _minmax(input, dim, keepdim, largest, out):
         values, indices = out
     return (_RT.max if largest else _RT.min)((values, indices))
 
+
 def max(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     if other is not None:
@@ -476,6 +515,7 @@ def max(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keep
     if isinstance(dim, Tensor):
         return maximum(input, dim, out=out)
     return _minmax(input, dim, keepdim, True, out)
+
 
 def min(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -485,6 +525,7 @@ def min(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keep
         return minimum(input, dim, out=out)
     return _minmax(input, dim, keepdim, False, out)
 
+
 class AmaxBackward0(Node):                   # derivatives.yaml: amax
     __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_keepdim")
     _saved_names = ("_saved_self", "_saved_result")
@@ -493,8 +534,10 @@ class AmaxBackward0(Node):                   # derivatives.yaml: amax
         return _even_backward(grad, self._saved_self, self._saved_result, self._saved_dim,
                               self._saved_keepdim),
 
+
 class AminBackward0(AmaxBackward0):          # derivatives.yaml: amin
     __slots__ = ()
+
 
 def _amaxmin(input, dim, keepdim, largest, out):
     name = "amax" if largest else "amin"
@@ -517,13 +560,16 @@ def _amaxmin(input, dim, keepdim, largest, out):
         link(res, node, input)
     return write_out(res, out)
 
+
 def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return _amaxmin(input, dim, keepdim, True, out)
 
+
 def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return _amaxmin(input, dim, keepdim, False, out)
+
 
 class AminmaxBackward0(Node):                # derivatives.yaml: aminmax
     __slots__ = ("_saved_self", "_saved_min", "_saved_max", "_saved_dim", "_saved_keepdim")
@@ -540,6 +586,7 @@ class AminmaxBackward0(Node):                # derivatives.yaml: aminmax
             g = _even_backward(gmax, s, self._saved_max, dims, k)
             out = g if out is None else out + g
         return out,
+
 
 def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -572,6 +619,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         mn, mx = out
     return _RT.aminmax((mn, mx))
 
+
 def _argext(input, dim, keepdim, largest):
     name = "argmax" if largest else "argmin"
     x = input._data
@@ -594,15 +642,18 @@ def _argext(input, dim, keepdim, largest):
     r = _nan_arg(x, d, largest).astype(np.int64)
     return wrap(np.expand_dims(r, d) if keepdim else r)
 
+
 def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return write_out(_argext(input, dim, keepdim, True), out)
+
 
 def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return write_out(_argext(input, dim, keepdim, False), out)
 
 # ---------------------------------------------------------------- norms
+
 
 def _sign(s):
     """sgn(s) as a constant; torch's sign of a real NaN is 0."""
@@ -611,6 +662,7 @@ def _sign(s):
     if x.dtype.kind == "f":
         sg = np.where(np.isnan(x), 0, sg)
     return _const(sg, s)
+
 
 def _norm_backward(grad, s, r, p, dims, keepdim):
     """linalg_vector_norm's derivative (torch's choices at 0 and among ties)."""
@@ -641,6 +693,7 @@ def _norm_backward(grad, s, r, p, dims, keepdim):
     scale = where(wrap(r._data == 0), 0.0, grad / r ** (p - 1))
     return s * a ** (p - 2) * scale
 
+
 class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_norm
     __slots__ = ("_saved_self", "_saved_ord", "_saved_dim", "_saved_keepdim", "_saved_result")
     _saved_names = ("_saved_self", "_saved_result")
@@ -649,6 +702,7 @@ class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_no
         r = saved_output(self, self._saved_result)
         return _norm_backward(grad, self._saved_self, r, self._saved_ord, self._saved_dim,
                               self._saved_keepdim),
+
 
 def _norm_values(x, p, axis, keepdim):
     a = np.abs(x)
@@ -667,6 +721,7 @@ def _norm_values(x, p, axis, keepdim):
         else:
             r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
     return np.asarray(r, dtype=a.dtype)
+
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     x = input._data
@@ -705,6 +760,7 @@ class DistBackward0(Node):                   # derivatives.yaml: dist
             return None, None
         return (g if needs(self, 0) else None), (-g if needs(self, 1) else None)
 
+
 def dist(input, other, p=2):
     x, y = input._data, other._data
     if x.dtype.kind == "b" and y.dtype.kind == "b":
@@ -730,6 +786,7 @@ def dist(input, other, p=2):
         link(res, node, input, other)
     return res
 
+
 def count_nonzero(input, dim=None, *, axis=None):
     if axis is not None:
         dim = axis
@@ -741,6 +798,7 @@ def count_nonzero(input, dim=None, *, axis=None):
 
 # ---------------------------------------------------------------- logsumexp / softmax
 
+
 class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
     __slots__ = ("_saved_self", "_saved_dim", "_saved_keepdim", "_saved_result")
     _saved_names = ("_saved_self", "_saved_result")
@@ -751,6 +809,7 @@ class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
         g = _unsqueeze_dims(grad, dims, k)
         with np.errstate(invalid="ignore"):          # inf - inf where the result is inf
             return g * conj_if_complex((self._saved_self - r).exp()),
+
 
 def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -778,6 +837,7 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
         link(res, node, input)
     return write_out(res, out)
 
+
 def _softmax_input(input, dim, dtype, name):
     if dtype is not None:
         input = input.to(dtype)
@@ -788,6 +848,7 @@ def _softmax_input(input, dim, dtype, name):
         raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
                                   f"'{type_name(x.dtype)}'")
     return input, x, d
+
 
 class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
     __slots__ = ("_saved_dim", "_saved_result")
@@ -807,6 +868,7 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         r = y * np.add.reduce(gy, axis=self._saved_dim, keepdims=True)
         return np.subtract(gy, r, out=r),
 
+
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
     dim = _required_dim("softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "softmax")
@@ -823,6 +885,7 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
         link(res, node, input)
     return res
 
+
 class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
     __slots__ = ("_saved_dim", "_saved_result")
     _saved_names = ("_saved_result",)
@@ -838,6 +901,7 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
         r = np.exp(y)
         r *= np.add.reduce(g, axis=self._saved_dim, keepdims=True)
         return np.subtract(g, r, out=r),
+
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
     dim = _required_dim("log_softmax", dim, axis)
@@ -857,6 +921,7 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
 
 # ---------------------------------------------------------------- all / any
 
+
 def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
@@ -865,6 +930,7 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
         axis = None
     r = np.all(x, axis=axis, keepdims=keepdim and axis is not None)
     return write_out(wrap(r if x.dtype != np.uint8 else r.astype(np.uint8)), out)
+
 
 def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)

@@ -17,11 +17,13 @@ from .sort import _rows, _unrows
 
 # ---------------------------------------------------------------- scans
 
+
 class _RevCumsumBackward(Node):              # grad of cumsum: reversed cumulative sum
     __slots__ = ("_saved_dim",)
 
     def apply(self, grad):
         return cumsum(grad, self._saved_dim),
+
 
 def _rev_cumsum(input, dim):
     x = input._data
@@ -35,11 +37,13 @@ def _rev_cumsum(input, dim):
         link(res, node, input)
     return res
 
+
 class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
     __slots__ = ("_saved_dim",)
 
     def apply(self, grad):
         return _rev_cumsum(grad, self._saved_dim),
+
 
 def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     dim = _required_dim("cumsum", dim, axis)
@@ -52,6 +56,7 @@ def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
         node._saved_dim = d
         link(res, node, input)
     return write_out(res, out)
+
 
 def _cumprod_grad_zeros(x, g, out, d):
     """cumprod's gradient when some slice holds a zero, as torch computes it: before a slice's
@@ -75,6 +80,7 @@ def _cumprod_grad_zeros(x, g, out, d):
                 res[r, z] = before * np.sum(gr[z:end] * w)
     return _unrows(res, x, d, n)
 
+
 class CumprodBackward0(Node):                # derivatives.yaml: cumprod
     __slots__ = ("_saved_self", "_saved_dim", "_saved_result")
     _saved_names = ("_saved_self", "_saved_result")
@@ -94,6 +100,7 @@ class CumprodBackward0(Node):                # derivatives.yaml: cumprod
         res = _cumprod_grad_zeros(x, g, self._saved_result._data, d)
         return wrap(res.astype(grad._data.dtype, copy=False)),
 
+
 def _cumprod_grad_graph(g, s, d):
     """grad_k = prod_{i<k} x_i * sum_{j>=k} g_j prod_{k<m<=j} x_m, with ember ops."""
     n = s._data.shape[d]
@@ -108,6 +115,7 @@ def _cumprod_grad_graph(g, s, d):
         parts.append(before.narrow(d, k, 1) * (g.narrow(d, k, n - k) * w).sum(d, keepdim=True))
     return cat(parts, d)
 
+
 def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     dim = _required_dim("cumprod", dim, axis)
     x = input._data
@@ -121,6 +129,7 @@ def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
+
 
 class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
     __slots__ = ("_saved_self", "_saved_dim", "_saved_result")
@@ -140,6 +149,7 @@ class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
             rev = lambda t: logcumsumexp(t.flip(d), d).flip(d)  # noqa: E731
             return (rev(pos) + s).exp() - (rev(neg) + s).exp(),
 
+
 def logcumsumexp(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("logcumsumexp", dim, axis)
     x = input._data
@@ -156,6 +166,7 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
         link(res, node, input)
     return write_out(res, out)
 
+
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
     __slots__ = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
 
@@ -165,8 +176,10 @@ class CummaxBackward0(Node):                 # derivatives.yaml: cummax
         return _scatter_add(grad, self._saved_dim, self._saved_indices,
                             self._saved_self_sym_sizes, unique=False),
 
+
 class CumminBackward0(CummaxBackward0):      # derivatives.yaml: cummin
     __slots__ = ()
+
 
 def _cumext(input, dim, largest):
     _kernel_check(input, "cummax_cpu" if largest else "cummin_cpu")
@@ -199,9 +212,11 @@ def _cumext(input, dim, largest):
         link(values, node, input)
     return (_RT.cummax if largest else _RT.cummin)((values, indices))
 
+
 def cummax(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("cummax", dim, axis)
     return _cumext(input, dim, True)
+
 
 def cummin(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("cummin", dim, axis)

@@ -20,6 +20,7 @@ from .logical import where
 
 # ---------------------------------------------------------------- gather / scatter
 
+
 class GatherBackward0(Node):                 # derivatives.yaml: gather
     __slots__ = ("_saved_dim", "_saved_index", "_self_sym_sizes", "_saved_sparse_grad")
     _saved_names = ("_saved_index",)
@@ -27,6 +28,7 @@ class GatherBackward0(Node):                 # derivatives.yaml: gather
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return scatter_add(z, self._saved_dim, self._saved_index, grad),
+
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     x = input._data
@@ -44,6 +46,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         link(res, node, input)
     return write_out(res, out)
 
+
 class ScatterBackward0(Node):                # derivatives.yaml: scatter.src
     __slots__ = ("_saved_dim", "_saved_index", "_src_shape")
     _saved_names = ("_saved_index",)
@@ -53,6 +56,7 @@ class ScatterBackward0(Node):                # derivatives.yaml: scatter.src
         return (scatter(grad, d, i, 0) if needs(self, 0) else None,
                 _src_grad(gather(grad, d, i), self._src_shape) if needs(self, 1) else None)
 
+
 class ScatterBackward1(Node):                # derivatives.yaml: scatter.value
     __slots__ = ("_saved_dim", "_saved_index")
     _saved_names = ("_saved_index",)
@@ -60,13 +64,17 @@ class ScatterBackward1(Node):                # derivatives.yaml: scatter.value
     def apply(self, grad):
         return scatter(grad, self._saved_dim, self._saved_index, 0),
 
+
 class _NoDerivative(Node):                   # torch's node for ops without a derivative
     __slots__ = ("_what",)
 
     def apply(self, grad):
         raise RuntimeError(f"derivative for aten::{self._what} is not implemented")
+
+
 _NoDerivative.__name__ = _NoDerivative.__qualname__ = "NotImplemented"
 _REDUCE_AT = {"add": np.add, "multiply": np.multiply}
+
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     if src is None:
@@ -111,6 +119,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
                 link(res, node, input)
     return write_out(res, out)
 
+
 class ScatterAddBackward0(Node):             # derivatives.yaml: scatter_add
     __slots__ = ("_saved_dim", "_saved_index", "_src_shape")
     _saved_names = ("_saved_index",)
@@ -119,6 +128,7 @@ class ScatterAddBackward0(Node):             # derivatives.yaml: scatter_add
         return (grad if needs(self, 0) else None,
                 _src_grad(gather(grad, self._saved_dim, self._saved_index), self._src_shape)
                 if needs(self, 1) else None)
+
 
 def scatter_add(input, dim, index, src, *, out=None):
     x = input._data
@@ -140,6 +150,7 @@ def scatter_add(input, dim, index, src, *, out=None):
         node._src_shape = src._data.shape
         link(res, node, input, src)
     return write_out(res, out)
+
 
 class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.two
     __slots__ = ("_saved_dim", "_saved_index", "_saved_self", "_saved_src", "_saved_reduce",
@@ -190,7 +201,10 @@ class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.
             gs = scatter(gs, d, index, 0)
         return (gs if needs(self, 0) else None,
                 _src_grad(gsrc, src_shape) if needs(self, 1) else None)
+
+
 _REDUCE_INIT = {"sum": 0, "mean": 0, "prod": 1}
+
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     x = input._data
@@ -241,11 +255,15 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         link(res, node, input, src)
     return write_out(res, out)
 
+
 class IndexReduceBackward0(ScatterReduceBackward0):   # derivatives.yaml: index_reduce
     """index_reduce is scatter_reduce with the index vector spread over source's shape, and
     so is its derivative."""
     __slots__ = ()
+
+
 _INDEX_REDUCE_WARNED = [False]
+
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     x = input._data
@@ -290,6 +308,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
 
 # ---------------------------------------------------------------- index_add / copy / fill
 
+
 def _dim_index(x, d, index, op, negative=False, error=IndexError, prefix=""):
     """The index of index_add/copy/fill: a vector; negative entries wrap only for
     index_fill; the error type and message prefix differ per op, as in torch."""
@@ -308,11 +327,14 @@ def _dim_index(x, d, index, op, negative=False, error=IndexError, prefix=""):
         raise error(f"{prefix}index {bad} is out of bounds for dimension {d} with size {size}")
     return i
 
+
 def _dim_loc(x, d, i):
     return (slice(None),) * d + (i,) if x.ndim else (i * 0,)
 
+
 def _expand_as_source(g, shape):
     return g.reshape(()) if not shape else g.expand(shape)
+
 
 class IndexAddBackward0(Node):               # derivatives.yaml: index_add
     __slots__ = ("_saved_dim", "_saved_index", "_saved_alpha", "_source_shape")
@@ -326,6 +348,7 @@ class IndexAddBackward0(Node):               # derivatives.yaml: index_add
             if self._saved_alpha != 1:
                 gsrc = gsrc * self._saved_alpha
         return (grad if needs(self, 0) else None), gsrc
+
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     x = input._data
@@ -356,6 +379,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         link(res, node, input, source)
     return write_out(res, out)
 
+
 class IndexCopyBackward0(Node):              # derivatives.yaml: index_copy
     __slots__ = ("_saved_dim", "_saved_index", "_source_shape")
     _saved_names = ("_saved_index",)
@@ -366,6 +390,7 @@ class IndexCopyBackward0(Node):              # derivatives.yaml: index_copy
         if needs(self, 1):
             gsrc = _expand_as_source(index_select(grad, d, i), self._source_shape)
         return (index_fill(grad, d, i, 0) if needs(self, 0) else None), gsrc
+
 
 def index_copy(input, dim, index, source, *, out=None):
     x = input._data
@@ -395,12 +420,14 @@ def index_copy(input, dim, index, source, *, out=None):
         link(res, node, input, source)
     return write_out(res, out)
 
+
 class IndexFillBackward0(Node):              # derivatives.yaml: index_fill.int_Scalar
     __slots__ = ("_saved_dim", "_saved_index")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
         return index_fill(grad, self._saved_dim, self._saved_index, 0),
+
 
 class IndexFillBackward1(Node):              # derivatives.yaml: index_fill.int_Tensor
     __slots__ = ("_saved_dim", "_saved_index")
@@ -412,6 +439,7 @@ class IndexFillBackward1(Node):              # derivatives.yaml: index_fill.int_
         return (index_fill(grad, d, i, 0) if needs(self, 0) else None,
                 index_select(grad, d, wrap(np.unique(i._data))).sum()
                 if needs(self, 1) else None)
+
 
 def index_fill(input, dim, index, value):
     x = input._data
@@ -439,12 +467,14 @@ def index_fill(input, dim, index, value):
             link(res, node, input)
     return res
 
+
 class MaskedFillBackward0(Node):             # derivatives.yaml: masked_fill.Scalar
     __slots__ = ("_saved_mask",)
     _saved_names = ("_saved_mask",)
 
     def apply(self, grad):
         return grad.masked_fill(self._saved_mask, 0),
+
 
 class MaskedFillBackward1(Node):             # derivatives.yaml: masked_fill.Tensor
     __slots__ = ("_saved_mask",)
@@ -455,6 +485,7 @@ class MaskedFillBackward1(Node):             # derivatives.yaml: masked_fill.Ten
         return (grad.masked_fill(m, 0) if needs(self, 0) else None,
                 where(m, grad, wrap(np.zeros((), grad._data.dtype))).sum()
                 if needs(self, 1) else None)
+
 
 def masked_fill(input, mask, value):
     x = input._data
@@ -484,6 +515,7 @@ def masked_fill(input, mask, value):
             link(res, node, input)
     return res
 
+
 class MaskedScatterBackward0(Node):          # derivatives.yaml: masked_scatter
     __slots__ = ("_saved_mask", "_source_sym_sizes")
     _saved_names = ("_saved_mask",)
@@ -497,6 +529,7 @@ class MaskedScatterBackward0(Node):          # derivatives.yaml: masked_scatter
             gsrc = _masked_scatter_backward(grad, m, self._source_sym_sizes)
         return gs, gsrc
 
+
 class MaskedScatterBackwardBackward0(Node):  # derivatives.yaml: masked_scatter_backward
     __slots__ = ("_saved_mask", "_grad_shape")
     _saved_names = ("_saved_mask",)
@@ -507,6 +540,7 @@ class MaskedScatterBackwardBackward0(Node):  # derivatives.yaml: masked_scatter_
             m = np.broadcast_to(m, self._grad_shape)
         return masked_scatter(wrap(np.zeros(self._grad_shape, grad._data.dtype)), wrap(m),
                               grad),
+
 
 def _masked_scatter_backward(grad, mask, shape):
     """The source's gradient: the masked elements of grad in order, zero-padded to the
@@ -526,6 +560,7 @@ def _masked_scatter_backward(grad, mask, shape):
         node._grad_shape = g.shape
         link(res, node, grad)
     return res
+
 
 def masked_scatter(input, mask, source):
     x = input._data
@@ -552,6 +587,7 @@ def masked_scatter(input, mask, source):
         link(res, node, input, source)
     return res
 
+
 class PutBackward0(Node):                    # derivatives.yaml: put
     __slots__ = ("_saved_index", "_saved_accumulate", "_source_sym_sizes")
     _saved_names = ("_saved_index",)
@@ -565,6 +601,7 @@ class PutBackward0(Node):                    # derivatives.yaml: put
         if needs(self, 1):
             gsrc = take(grad, i).reshape(self._source_sym_sizes)
         return gs, gsrc
+
 
 def put(input, index, source, accumulate=False):
     x = input._data
@@ -595,11 +632,14 @@ def put(input, index, source, accumulate=False):
 
 # ---------------------------------------------------------------- in-place forms
 
+
 def _inplace_op(fn, name):
     def op_(self, *args, **kwargs):
         return inplace(self, fn(inplace_source(self), *args, **kwargs))
     op_.__name__ = name
     return op_
+
+
 scatter_ = _inplace_op(scatter, "scatter_")
 scatter_add_ = _inplace_op(scatter_add, "scatter_add_")
 scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_")
@@ -609,6 +649,7 @@ index_copy_ = _inplace_op(index_copy, "index_copy_")
 index_fill_ = _inplace_op(index_fill, "index_fill_")
 masked_scatter_ = _inplace_op(masked_scatter, "masked_scatter_")
 put_ = _inplace_op(put, "put_")
+
 
 def masked_fill_(self, mask, value):
     m = _mask(mask, "masked_fill_")

@@ -1541,7 +1541,6 @@ def _is_view(self):
     return bool(self._x and "base" in self._x)
 
 
-
 t_ = _meta_inplace(t)
 transpose_ = swapaxes_ = swapdims_ = _meta_inplace(transpose)
 unsqueeze_ = _meta_inplace(unsqueeze)

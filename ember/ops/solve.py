@@ -25,6 +25,7 @@ class LinalgInvExBackward0(Node):            # derivatives.yaml: linalg_inv_ex
         iH = _mH(saved_output(self, self._saved_inverse))
         return -matmul(iH, matmul(grad, iH)),
 
+
 def _inv(A, fn="linalg.inv"):
     _check_square(A, fn)
     _check_float(A, fn)
@@ -40,11 +41,14 @@ def _inv(A, fn="linalg.inv"):
         link(res, node, A)
     return res
 
+
 def inv(A, *, out=None):
     return write_out(_inv(A), out)
 
+
 def inverse(input, *, out=None):
     return write_out(_inv(input), out)
+
 
 def inv_ex(A, *, check_errors=False, out=None):
     _check_square(A, "linalg.inv_ex")
@@ -72,11 +76,6 @@ def inv_ex(A, *, check_errors=False, out=None):
     return _outs(_RT.linalg_inv_ex((res, wrap(info))), out)
 
 
-
-
-
-
-
 class LinalgSolveExBackward0(Node):          # derivatives.yaml: _linalg_solve_ex
     __slots__ = ("_saved_A", "_saved_result", "_vector", "_saved_left")
     _saved_names = ("_saved_A", "_saved_result")
@@ -97,6 +96,7 @@ class LinalgSolveExBackward0(Node):          # derivatives.yaml: _linalg_solve_e
             else:
                 gA = -matmul(gB, _mH(X))
         return gA, (gB if needs(self, 1) else None)
+
 
 def solve(A, B, *, left=True, out=None):
     _check_square(A, "linalg.solve")
@@ -138,21 +138,7 @@ def solve(A, B, *, left=True, out=None):
     return write_out(res, out)
 
 
-
-
-
-
-
-
-
-
-
-
-
-
 # ---------------------------------------------------------------- matrix_exp / addr / qr
-
-
 
 
 # ---------------------------------------------------------------- triangular / cholesky solves
@@ -165,6 +151,7 @@ def _tri_np(a, upper, unitriangular):
         t[..., idx, idx] = 1
     return t
 
+
 def _tri_mask(x, upper, strict):
     n, m = x._data.shape[-2:]
     if upper:
@@ -172,6 +159,7 @@ def _tri_mask(x, upper, strict):
     else:
         mask = np.tri(n, m, -1 if strict else 0)
     return wrap(mask.astype(x._data.dtype))
+
 
 class LinalgSolveTriangularBackward0(Node):  # derivatives.yaml: linalg_solve_triangular
     __slots__ = ("_saved_self", "_saved_result", "_saved_upper", "_saved_left",
@@ -188,6 +176,7 @@ class LinalgSolveTriangularBackward0(Node):  # derivatives.yaml: linalg_solve_tr
             gA = -matmul(gB, _mH(X)) if left else -matmul(_mH(X), gB)
             gA = gA * _tri_mask(gA, up, unit)
         return gA, (gB if needs(self, 1) else None)
+
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     a, b = A._data, B._data
@@ -225,6 +214,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         link(res, node, A, B)
     return write_out(res, out)
 
+
 class CholeskySolveBackward0(Node):          # derivatives.yaml: cholesky_solve
     __slots__ = ("_saved_input2", "_saved_result", "_saved_upper")
     _saved_names = ("_saved_input2", "_saved_result")
@@ -240,6 +230,7 @@ class CholeskySolveBackward0(Node):          # derivatives.yaml: cholesky_solve
             common = common + _mH(common)
             gL = -matmul(L, common) if up else -matmul(common, L)
         return (gB if needs(self, 0) else None), gL
+
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
     b, l = input._data, input2._data
@@ -265,6 +256,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
         link(res, node, input, input2)
     return write_out(res, out)
 
+
 class CholeskyInverseBackward0(Node):        # derivatives.yaml: cholesky_inverse
     __slots__ = ("_saved_self", "_saved_result", "_saved_upper")
     _saved_names = ("_saved_self", "_saved_result")
@@ -275,6 +267,7 @@ class CholeskyInverseBackward0(Node):        # derivatives.yaml: cholesky_invers
         common = grad + _mH(grad)
         common = matmul(inv_, matmul(common, inv_))
         return (-matmul(L, common) if self._saved_upper else -matmul(common, L)),
+
 
 def cholesky_inverse(input, upper=False, *, out=None):
     l = input._data
@@ -297,12 +290,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
 # ---------------------------------------------------------------- lstsq
 
 
-
-
 # ---------------------------------------------------------------- compositions
-
-
-
 
 
 # ---------------------------------------------------------------- deprecated torch-level forms
@@ -332,6 +320,7 @@ class TriangularSolveBackward0(Node):        # derivatives.yaml: triangular_solv
         if g_coef is not None and needs(self, 1):
             gA = g_coef if gA is None else gA + g_coef
         return (gB if needs(self, 0) else None), gA
+
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     _warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand "

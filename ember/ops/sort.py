@@ -20,13 +20,16 @@ from .reduce import (MaxBackward0, MaxBackward1, _complex_check, _kernel_check, 
 # Replays run in Python: beyond this many elements per call, ties keep NumPy's stable order.
 _REPLAY_LIMIT = 1 << 16
 
+
 def _cmp_top(largest):
     if largest:
         return lambda a, b: (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]
     return lambda a, b: (a[0] == a[0] and b[0] != b[0]) or a[0] < b[0]
 
+
 def _lg(n):
     return n.bit_length() - 1
+
 
 def _move_median_to_first(v, result, a, b, c, comp):
     if comp(v[a], v[b]):
@@ -43,6 +46,7 @@ def _move_median_to_first(v, result, a, b, c, comp):
     else:
         v[result], v[b] = v[b], v[result]
 
+
 def _partition_pivot(v, first, last, comp):
     _move_median_to_first(v, first, first + 1, first + (last - first) // 2, last - 1, comp)
     lo, hi, piv = first + 1, last, v[first]
@@ -57,6 +61,7 @@ def _partition_pivot(v, first, last, comp):
         v[lo], v[hi] = v[hi], v[lo]
         lo += 1
 
+
 def _insertion_sort(v, first, last, comp):
     for i in range(first + 1, last):
         val = v[i]
@@ -69,6 +74,7 @@ def _insertion_sort(v, first, last, comp):
                 v[j] = v[j - 1]
                 j -= 1
             v[j] = val
+
 
 def _adjust_heap(v, first, hole, n, value, comp):
     top = hole
@@ -90,6 +96,7 @@ def _adjust_heap(v, first, hole, n, value, comp):
         parent = (hole - 1) // 2
     v[first + hole] = value
 
+
 def _make_heap(v, first, last, comp):
     n = last - first
     if n < 2:
@@ -101,10 +108,12 @@ def _make_heap(v, first, last, comp):
             return
         parent -= 1
 
+
 def _pop_heap(v, first, last, result, comp):
     value = v[result]
     v[result] = v[first]
     _adjust_heap(v, first, 0, last - first, value, comp)
+
 
 def _partial_sort(v, first, middle, last, comp):
     _make_heap(v, first, middle, comp)
@@ -114,6 +123,7 @@ def _partial_sort(v, first, middle, last, comp):
     while middle - first > 1:
         middle -= 1
         _pop_heap(v, first, middle, middle, comp)
+
 
 def _nth_element(v, nth, comp):
     first, last = 0, len(v)
@@ -132,6 +142,7 @@ def _nth_element(v, nth, comp):
             last = cut
     _insertion_sort(v, first, last, comp)
 
+
 def _introsort(v, first, last, depth, comp):
     while last - first > 16:
         if depth == 0:
@@ -142,10 +153,12 @@ def _introsort(v, first, last, depth, comp):
         _introsort(v, cut, last, depth, comp)
         last = cut
 
+
 def _std_sort(v, first, last, comp):
     if last - first > 1:
         _introsort(v, first, last, 2 * _lg(last - first), comp)
         _insertion_sort(v, first, last, comp)
+
 
 def _topk_row(row, k, largest, sorted_):
     comp = _cmp_top(largest)
@@ -158,6 +171,7 @@ def _topk_row(row, k, largest, sorted_):
         if sorted_:
             _std_sort(v, 0, k - 1, comp)
     return [i for _, i in v[:k]]
+
 
 def _quickselect_row(row, k):
     """torch's quick_select_template (median-of-three, NaN as largest): index of the k-th
@@ -198,14 +212,17 @@ def _quickselect_row(row, k):
             hi = j - 1
     return v[k][1]
 
+
 def _rows(x, d):
     """x with dim d moved last, as a 2-D array of rows."""
     xm = np.moveaxis(x, d, -1)
     return xm.reshape(-1, xm.shape[-1]) if xm.shape[-1] else xm.reshape(-1, 0)
 
+
 def _unrows(r, x, d, n):
     xm_shape = np.moveaxis(x, d, -1).shape[:-1] + (n,)
     return np.moveaxis(r.reshape(xm_shape), -1, d)
+
 
 def _eq_adjacent(sv):
     """Per row: whether sorted values sv (rows x m) hold equal neighbours (NaN == NaN)."""
@@ -218,6 +235,7 @@ def _eq_adjacent(sv):
     return eq.any(axis=1)
 
 # ---------------------------------------------------------------- sorting and selection
+
 
 def _stable_order(x, axis, descending):
     """Stable argsort along axis with NaN as the largest value (torch's order)."""
@@ -237,6 +255,7 @@ def _stable_order(x, axis, descending):
         return np.argsort(key, axis=axis, kind="stable")
     return np.argsort(x, axis=axis, kind="stable")
 
+
 class SortBackward0(Node):                   # derivatives.yaml: sort.stable
     __slots__ = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
 
@@ -246,11 +265,14 @@ class SortBackward0(Node):                   # derivatives.yaml: sort.stable
         return _scatter_add(grad, self._saved_dim, self._saved_indices,
                             self._saved_self_sym_sizes),
 
+
 class SortBackward1(SortBackward0):          # derivatives.yaml: sort.stable (stable= given)
     __slots__ = ()
 
+
 class TopkBackward0(SortBackward0):          # derivatives.yaml: topk
     __slots__ = ()
+
 
 def _sort_order(x, d, descending, stable):
     """torch's CPU sort order: stable for stable=True and short rows (insertion sort);
@@ -272,6 +294,7 @@ def _sort_order(x, d, descending, stable):
             ir[r] = [i for _, i in v]
         idx = _unrows(ir, x, d, n)
     return idx
+
 
 def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
     if axis is not None:
@@ -298,6 +321,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
         values, indices = out
     return _RT.sort((values, indices))
 
+
 def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
     if axis is not None:
         dim = axis
@@ -308,8 +332,10 @@ def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
         return wrap(np.zeros((), np.int64))
     return wrap(_sort_order(x, d, descending, stable))
 
+
 def msort(input):
     return sort(input, 0)[0]
+
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     x = input._data
@@ -349,17 +375,22 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         values, indices = out
     return _RT.topk((values, indices))
 
+
 class KthvalueBackward0(MaxBackward0):       # derivatives.yaml: kthvalue
     __slots__ = ()
+
 
 class MedianBackward1(MaxBackward0):         # derivatives.yaml: median.dim
     __slots__ = ()
 
+
 class NanmedianBackward1(MaxBackward0):      # derivatives.yaml: nanmedian.dim
     __slots__ = ()
 
+
 class ModeBackward0(MaxBackward0):           # derivatives.yaml: mode
     __slots__ = ()
+
 
 def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
     """values/indices of the element at sorted position pos_fn(x_sorted, n) along dim."""
@@ -405,6 +436,7 @@ def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
         link(values, node, input)
     return rt((values, indices))
 
+
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     _kernel_check(input, "kthvalue_cpu", "bc")
@@ -420,6 +452,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=N
         return np.full(shape, k - 1, np.int64)
     return _select_kth(input, dim, keepdim, pos, KthvalueBackward0, _RT.kthvalue, "kthvalue")
 
+
 def _median_pos(ignore_nan):
     def pos(sx, n, d=None):
         if sx is None:
@@ -434,11 +467,14 @@ def _median_pos(ignore_nan):
         return np.full(shape, (n - 1) // 2, np.int64)
     return pos
 
+
 class MedianBackward0(MaxBackward1):         # derivatives.yaml: median (whole tensor)
     __slots__ = ()
 
+
 class NanmedianBackward0(MaxBackward1):      # derivatives.yaml: nanmedian (whole tensor)
     __slots__ = ()
+
 
 def _median_all(input, ignore_nan):
     x = input._data
@@ -465,6 +501,7 @@ def _median_all(input, ignore_nan):
         link(res, node, input)
     return res
 
+
 def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
@@ -473,6 +510,7 @@ def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
     return _select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1, _RT.median,
                        "median")
 
+
 def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
@@ -480,6 +518,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
         return _median_all(input, True)
     return _select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,
                        _RT.nanmedian, "nanmedian")
+
 
 def _mode_row(row):
     """torch's mode kernel: std::sort (value, index) pairs by value, take the first longest
@@ -495,6 +534,7 @@ def _mode_row(row):
                 best, val, idx = run, v[i][0], v[i][1]
             run = 0
     return val, idx
+
 
 def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)

@@ -214,4 +214,3 @@ def erfc_(self):
 
 def erfinv_(self):
     return inplace(self, erfinv(inplace_source(self)))
-

@@ -14,6 +14,7 @@ from .reduce import _const, _expand_to, _np_aliases, _pymax, _red_dims, _unsquee
 
 # ---------------------------------------------------------------- var / std
 
+
 def _var_args(dim, unbiased, correction, name):
     if isinstance(dim, bool):                # legacy var(input, unbiased)
         dim, unbiased = None, dim
@@ -22,6 +23,7 @@ def _var_args(dim, unbiased, correction, name):
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     return dim, correction
+
 
 def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
     x = input._data
@@ -49,6 +51,7 @@ def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
             m = m.reshape(v.shape)
     return dims, v, np.asarray(m, x.dtype)
 
+
 def _var_node(node, input, dim, dims, correction, keepdim):
     """Fill a var/std node's attributes (what torch's var_backward reads)."""
     node._saved_self = input
@@ -59,6 +62,7 @@ def _var_node(node, input, dim, dims, correction, keepdim):
         for d in dims:
             n *= input._data.shape[d]
     node._n = n
+
 
 def _var_backward(grad, s, dims, keepdim, n, correction, all_dims):
     """torch's var_backward: over all elements (dim=None), a non-positive dof gives
@@ -76,6 +80,7 @@ def _var_backward(grad, s, dims, keepdim, n, correction, all_dims):
         factor = 2.0 / dof if dof else float("inf")
         return g * factor * (s - s.mean(dims, keepdim=True))
 
+
 class VarBackward0(Node):                    # derivatives.yaml: var.correction
     __slots__ = ("_saved_self", "_saved_dim", "_saved_correction", "_saved_keepdim", "_n",
                  "_all")
@@ -85,10 +90,12 @@ class VarBackward0(Node):                    # derivatives.yaml: var.correction
         return _var_backward(grad, self._saved_self, self._saved_dim, self._saved_keepdim,
                              self._n, self._saved_correction, self._all),
 
+
 def _std_grad(grad, result):
     """grad / (2 * std), zero where std == 0 (torch's masked_fill)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return where(wrap(result._data == 0), 0.0, grad / (result * 2))
+
 
 class StdBackward0(Node):                    # derivatives.yaml: std.correction
     __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_correction",
@@ -99,6 +106,7 @@ class StdBackward0(Node):                    # derivatives.yaml: std.correction
         gv = _std_grad(grad, saved_output(self, self._saved_result))
         return _var_backward(gv, self._saved_self, self._saved_dim, self._saved_keepdim,
                              self._n, self._saved_correction, self._all),
+
 
 def var(input, dim=None, unbiased=None, keepdim=False, *,
         correction=None, out=None, axis=None, keepdims=None):
@@ -112,6 +120,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *,
         link(res, node, input)
     return write_out(res, out)
 
+
 def std(input, dim=None, unbiased=None, keepdim=False, *,
         correction=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -124,6 +133,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *,
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
+
 
 class VarMeanBackward0(Node):                # derivatives.yaml: var_mean.correction
     __slots__ = ("_saved_self", "_saved_dim", "_saved_correction", "_saved_keepdim", "_n",
@@ -141,6 +151,7 @@ class VarMeanBackward0(Node):                # derivatives.yaml: var_mean.correc
             g = _expand_to(_unsqueeze_dims(gm, dims, k), s._data.shape) / self._count
             out = g if out is None else out + g
         return out,
+
 
 class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correction
     __slots__ = ("_saved_self", "_saved_result0", "_saved_dim", "_saved_correction",
@@ -164,6 +175,7 @@ class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correc
             out = g if out is None else out + g
         return out,
 
+
 def _var_mean(input, dim, unbiased, keepdim, correction, name):
     dim, c = _var_args(dim, unbiased, correction, name)
     dims, v, m = _var_forward(input, dim, c, keepdim, name, 4)
@@ -182,10 +194,12 @@ def _var_mean(input, dim, unbiased, keepdim, correction, name):
         link_multi([first, mres], node, input)
     return first, mres
 
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *,
              correction=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return _var_mean(input, dim, unbiased, keepdim, correction, "var_mean")
+
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *,
              correction=None, axis=None, keepdims=None):

@@ -31,6 +31,7 @@ from .logical import where, isfinite
 
 # ---------------------------------------------------------------- unary math used by formulas
 
+
 class ExpBackward0(Node):
     __slots__ = ("_saved_result",)
     _saved_names = ("_saved_result",)
@@ -43,6 +44,7 @@ class ExpBackward0(Node):
         if r is not None:
             return g * r,                   # NumPy directly (see mul)
         return Node.np_apply(self, g)
+
 
 def exp(input, *, out=None):
     x = input._data
@@ -60,12 +62,14 @@ def exp(input, *, out=None):
         link(res, node, input, meta=same_meta(input) if x.dtype.kind == "f" else None)
     return write_out(res, out)
 
+
 class LogBackward0(Node):
     __slots__ = ("_saved_self",)
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
         return grad / conj_if_complex(self._saved_self),
+
 
 def log(input, *, out=None):
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -76,12 +80,14 @@ def log(input, *, out=None):
         link(res, node, input)
     return write_out(res, out)
 
+
 class SqrtBackward0(Node):
     __slots__ = ("_saved_result",)
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
         return grad / (2 * conj_if_complex(saved_output(self, self._saved_result))),
+
 
 def sqrt(input, *, out=None):
     with np.errstate(invalid="ignore"):
@@ -92,10 +98,9 @@ def sqrt(input, *, out=None):
         link(res, node, input)
     return write_out(res, out)
 
+
 # ---------------------------------------------------------------- unary math
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
-
-
 
 
 def _float_unary(input, ufunc, node_cls, saves_result, out, quiet=True):
@@ -128,11 +133,13 @@ def _float_unary(input, ufunc, node_cls, saves_result, out, quiet=True):
         link(res, node, input, meta=same_meta(input) if x.dtype.kind == "f" else None)
     return write_out(res, out)
 
+
 class AbsBackward0(_SavesSelf):
     __slots__ = ()
 
     def apply(self, grad):
         return grad * sgn(self._saved_self),
+
 
 def abs(input, *, out=None):
     x = input._data
@@ -144,13 +151,17 @@ def abs(input, *, out=None):
         node._saved_self = input
         link(res, node, input)
     return write_out(res, out)
+
+
 absolute = abs
+
 
 class SignBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         return _zeros(grad),
+
 
 class SgnBackward0(_SavesSelf):
     __slots__ = ("_saved_result",)
@@ -166,12 +177,14 @@ class SgnBackward0(_SavesSelf):
         g = (grad - r * real(r.conj() * grad)) / where(a == 0, 1.0, a)
         return where(a == 0, 0.0, g),
 
+
 def _sign_data(x):
     if x.dtype.kind == "b":
         return x.copy()
     if x.dtype.kind == "f":
         return np.where(np.isnan(x), x.dtype.type(0), np.sign(x))   # torch: (0 < x) - (x < 0)
     return np.sign(x)
+
 
 def sign(input, *, out=None):
     x = input._data
@@ -182,6 +195,7 @@ def sign(input, *, out=None):
     if STATE.enabled and input._requires_grad:
         link(res, SignBackward0(), input)
     return write_out(res, out)
+
 
 def sgn(input, *, out=None):
     x = input._data
@@ -199,6 +213,7 @@ def sgn(input, *, out=None):
         link(res, node, input)
     return write_out(res, out)
 
+
 class RsqrtBackward0(_SavesResult):
     __slots__ = ()
 
@@ -206,16 +221,20 @@ class RsqrtBackward0(_SavesResult):
         r = self._result()
         return -0.5 * grad * conj_if_complex(r * r * r),
 
+
 def rsqrt(input, *, out=None):
     return _float_unary(input, _np_rsqrt, RsqrtBackward0, True, out)
 
+
 def _np_rsqrt(x):
     return np.reciprocal(np.sqrt(x))
+
 
 def square(input, *, out=None):
     if input._data.dtype.kind == "b":
         input = wrap(input._data.astype(np.int64))
     return pow(input, 2, out=out)
+
 
 class Exp2Backward0(_SavesResult):
     __slots__ = ()
@@ -223,8 +242,10 @@ class Exp2Backward0(_SavesResult):
     def apply(self, grad):
         return grad * (conj_if_complex(self._result()) * _LN2),
 
+
 def exp2(input, *, out=None):
     return _float_unary(input, np.exp2, Exp2Backward0, True, out)
+
 
 class Expm1Backward0(_SavesResult):
     __slots__ = ()
@@ -232,8 +253,10 @@ class Expm1Backward0(_SavesResult):
     def apply(self, grad):
         return grad * (conj_if_complex(self._result()) + 1),
 
+
 def expm1(input, *, out=None):
     return _float_unary(input, np.expm1, Expm1Backward0, True, out)
+
 
 class Log2Backward0(_SavesSelf):
     __slots__ = ()
@@ -241,8 +264,10 @@ class Log2Backward0(_SavesSelf):
     def apply(self, grad):
         return grad / (conj_if_complex(self._saved_self) * _LN2),
 
+
 def log2(input, *, out=None):
     return _float_unary(input, np.log2, Log2Backward0, False, out)
+
 
 class Log10Backward0(_SavesSelf):
     __slots__ = ()
@@ -250,8 +275,10 @@ class Log10Backward0(_SavesSelf):
     def apply(self, grad):
         return grad / (conj_if_complex(self._saved_self) * _LN10),
 
+
 def log10(input, *, out=None):
     return _float_unary(input, np.log10, Log10Backward0, False, out)
+
 
 class Log1PBackward0(_SavesSelf):
     __slots__ = ()
@@ -259,8 +286,10 @@ class Log1PBackward0(_SavesSelf):
     def apply(self, grad):
         return grad / (conj_if_complex(self._saved_self) + 1),
 
+
 def log1p(input, *, out=None):
     return _float_unary(input, np.log1p, Log1PBackward0, False, out)
+
 
 class SinBackward0(_SavesSelf):
     __slots__ = ()
@@ -268,8 +297,10 @@ class SinBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * conj_if_complex(cos(self._saved_self)),
 
+
 def sin(input, *, out=None):
     return _float_unary(input, np.sin, SinBackward0, False, out, quiet=False)
+
 
 class CosBackward0(_SavesSelf):
     __slots__ = ()
@@ -277,8 +308,10 @@ class CosBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * -conj_if_complex(sin(self._saved_self)),
 
+
 def cos(input, *, out=None):
     return _float_unary(input, np.cos, CosBackward0, False, out, quiet=False)
+
 
 class TanBackward0(_SavesResult):
     __slots__ = ()
@@ -287,8 +320,10 @@ class TanBackward0(_SavesResult):
         r = self._result()
         return grad * conj_if_complex(r * r + 1),
 
+
 def tan(input, *, out=None):
     return _float_unary(input, np.tan, TanBackward0, True, out)
+
 
 class AsinBackward0(_SavesSelf):
     __slots__ = ()
@@ -297,8 +332,10 @@ class AsinBackward0(_SavesSelf):
         s = self._saved_self
         return grad * conj_if_complex(rsqrt(1 - s * s)),
 
+
 def asin(input, *, out=None):
     return _float_unary(input, np.arcsin, AsinBackward0, False, out)
+
 
 class AcosBackward0(_SavesSelf):
     __slots__ = ()
@@ -307,8 +344,10 @@ class AcosBackward0(_SavesSelf):
         s = self._saved_self
         return grad * -conj_if_complex(rsqrt(1 - s * s)),
 
+
 def acos(input, *, out=None):
     return _float_unary(input, np.arccos, AcosBackward0, False, out)
+
 
 class AtanBackward0(_SavesSelf):
     __slots__ = ()
@@ -317,8 +356,10 @@ class AtanBackward0(_SavesSelf):
         s = self._saved_self
         return grad / conj_if_complex(s * s + 1),
 
+
 def atan(input, *, out=None):
     return _float_unary(input, np.arctan, AtanBackward0, False, out, quiet=False)
+
 
 class SinhBackward0(_SavesSelf):
     __slots__ = ()
@@ -326,8 +367,10 @@ class SinhBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * conj_if_complex(cosh(self._saved_self)),
 
+
 def sinh(input, *, out=None):
     return _float_unary(input, np.sinh, SinhBackward0, False, out)
+
 
 class CoshBackward0(_SavesSelf):
     __slots__ = ()
@@ -335,8 +378,10 @@ class CoshBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * conj_if_complex(sinh(self._saved_self)),
 
+
 def cosh(input, *, out=None):
     return _float_unary(input, np.cosh, CoshBackward0, False, out)
+
 
 class TanhBackward0(_SavesResult):
     __slots__ = ()
@@ -354,8 +399,10 @@ class TanhBackward0(_SavesResult):
         _np_mul(g, t, t)
         return t,
 
+
 def tanh(input, *, out=None):
     return _float_unary(input, np.tanh, TanhBackward0, True, out, quiet=False)
+
 
 class AsinhBackward0(_SavesSelf):
     __slots__ = ()
@@ -364,8 +411,10 @@ class AsinhBackward0(_SavesSelf):
         s = self._saved_self
         return grad * conj_if_complex(rsqrt(s * s + 1)),
 
+
 def asinh(input, *, out=None):
     return _float_unary(input, np.arcsinh, AsinhBackward0, False, out, quiet=False)
+
 
 class AcoshBackward0(_SavesSelf):
     __slots__ = ()
@@ -374,8 +423,10 @@ class AcoshBackward0(_SavesSelf):
         s = self._saved_self
         return grad * conj_if_complex(rsqrt(s * s - 1)),
 
+
 def acosh(input, *, out=None):
     return _float_unary(input, np.arccosh, AcoshBackward0, False, out)
+
 
 class AtanhBackward0(_SavesSelf):
     __slots__ = ()
@@ -384,9 +435,13 @@ class AtanhBackward0(_SavesSelf):
         s = self._saved_self
         return grad / conj_if_complex(1 - s * s),
 
+
 def atanh(input, *, out=None):
     return _float_unary(input, np.arctanh, AtanhBackward0, False, out)
+
+
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+
 
 class SigmoidBackward0(_SavesResult):
     __slots__ = ()
@@ -395,11 +450,14 @@ class SigmoidBackward0(_SavesResult):
         r = self._result()
         return grad * conj_if_complex(r * (1 - r)),
 
+
 def _np_sigmoid(x):
     return np.reciprocal(np.exp(-x) + 1)
 
+
 def sigmoid(input, *, out=None):
     return _float_unary(input, _np_sigmoid, SigmoidBackward0, True, out)
+
 
 class LogitBackward0(_SavesSelf):
     __slots__ = ("_saved_eps",)
@@ -411,6 +469,7 @@ class LogitBackward0(_SavesSelf):
             return where((s < 0) | (s > 1), math.nan, g),
         # NaN inputs get 0 (torch's vectorised kernel; its scalar tail loop gives NaN)
         return where((s >= eps) & (s <= 1 - eps), g, 0.0),
+
 
 def logit(input, eps=None, *, out=None):
     x = floating(input._data)
@@ -426,6 +485,7 @@ def logit(input, eps=None, *, out=None):
         node._saved_eps = eps
         link(res, node, input)
     return write_out(res, out)
+
 
 class ReluBackward0(_SavesResult):
     __slots__ = ()
@@ -445,8 +505,11 @@ class ReluBackward0(_SavesResult):
         m = np.less_equal(r, 0).view(np.uint8).astype(u)      # 1 where dropped
         m -= _np_ones_u[u]                                     # 1 -> 0, 0 -> all ones
         return np.bitwise_and(g.view(u), m, out=m).view(g.dtype),
+
+
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 _np_ones_u = {u: np.array(1, u) for u in _UINT.values()}
+
 
 def relu(input, inplace=False):
     if inplace:
@@ -469,6 +532,7 @@ def relu(input, inplace=False):
 
 # ---------------------------------------------------------------- rounding
 
+
 def _rounding(input, ufunc, node_cls, kernel_name, out):
     x = input._data
     if x.dtype.kind == "b":
@@ -482,33 +546,44 @@ def _rounding(input, ufunc, node_cls, kernel_name, out):
         link(res, node_cls(), input)
     return write_out(res, out)
 
+
 class FloorBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         return _zeros(grad),
 
+
 class CeilBackward0(FloorBackward0):
     __slots__ = ()
+
 
 class TruncBackward0(FloorBackward0):
     __slots__ = ()
 
+
 class RoundBackward0(FloorBackward0):
     __slots__ = ()
+
 
 class RoundBackward1(FloorBackward0):
     __slots__ = ("_saved_decimals",)
 
+
 def floor(input, *, out=None):
     return _rounding(input, np.floor, FloorBackward0, "floor", out)
+
 
 def ceil(input, *, out=None):
     return _rounding(input, np.ceil, CeilBackward0, "ceil", out)
 
+
 def trunc(input, *, out=None):
     return _rounding(input, np.trunc, TruncBackward0, "trunc", out)
+
+
 fix = trunc
+
 
 def round(input, *, decimals=None, out=None):
     if decimals is None:
@@ -531,11 +606,13 @@ def round(input, *, decimals=None, out=None):
         link(res, node, input)
     return write_out(res, out)
 
+
 class FracBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         return grad,
+
 
 def frac(input, *, out=None):
     x = input._data
@@ -549,6 +626,7 @@ def frac(input, *, out=None):
 
 # ---------------------------------------------------------------- clamp
 
+
 class ClampBackward1(_SavesSelf):            # derivatives.yaml: clamp (Scalar bounds)
     __slots__ = ("_saved_min", "_saved_max")
 
@@ -561,6 +639,7 @@ class ClampBackward1(_SavesSelf):            # derivatives.yaml: clamp (Scalar b
         else:
             mask = s <= hi
         return where(mask, grad, 0.0),
+
 
 class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
     __slots__ = ("_saved_min", "_saved_max")
@@ -587,7 +666,10 @@ class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
             if needs(self, 2):
                 g2 = where(s > hi, grad, 0.0)
         return g0, g1, g2
+
+
 _CLAMP_COMPLEX = "clamp is not supported for complex types"
+
 
 def _clamp_data(input, lo, hi):
     """Forward of clamp: max(x, lo) then min(., hi), after torch's promotion."""
@@ -611,6 +693,7 @@ def _clamp_data(input, lo, hi):
     if r.dtype != rt:
         r = r.astype(rt)
     return wrap(r)
+
 
 def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
@@ -644,13 +727,17 @@ def clamp(input, min=None, max=None, *, out=None):
         node._saved_max = max
         link(res, node, input)
     return write_out(res, out)
+
+
 clip = clamp
+
 
 class ClampMinBackward0(_SavesSelf):
     __slots__ = ("_saved_min",)
 
     def apply(self, grad):
         return where(self._saved_self >= self._saved_min, grad, 0.0),
+
 
 class ClampMinBackward1(_SavesSelf):
     __slots__ = ("_saved_min",)
@@ -661,11 +748,13 @@ class ClampMinBackward1(_SavesSelf):
         return (where(s >= lo, grad, 0.0) if needs(self, 0) else None,
                 where(s < lo, grad, 0.0) if needs(self, 1) else None)
 
+
 class ClampMaxBackward0(_SavesSelf):
     __slots__ = ("_saved_max",)
 
     def apply(self, grad):
         return where(self._saved_self <= self._saved_max, grad, 0.0),
+
 
 class ClampMaxBackward1(_SavesSelf):
     __slots__ = ("_saved_max",)
@@ -675,6 +764,7 @@ class ClampMaxBackward1(_SavesSelf):
         s, hi = self._saved_self, self._saved_max
         return (where(s <= hi, grad, 0.0) if needs(self, 0) else None,
                 where(s > hi, grad, 0.0) if needs(self, 1) else None)
+
 
 def clamp_min(input, min, *, out=None):
     res = _clamp_data(input, min, None)
@@ -688,6 +778,7 @@ def clamp_min(input, min, *, out=None):
         node._saved_self, node._saved_min = input, min
         link(res, node, input)
     return write_out(res, out)
+
 
 def clamp_max(input, max, *, out=None):
     res = _clamp_data(input, None, max)
@@ -704,11 +795,13 @@ def clamp_max(input, max, *, out=None):
 
 # ---------------------------------------------------------------- misc unary
 
+
 class NanToNumBackward0(_SavesSelf):
     __slots__ = ()
 
     def apply(self, grad):
         return grad * isfinite(self._saved_self),
+
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     x = input._data
@@ -722,10 +815,12 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         link(res, node, input)
     return write_out(res, out)
 
+
 def positive(input):
     if input._data.dtype.kind == "b":
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
+
 
 class Deg2RadBackward0(Node):
     __slots__ = ()
@@ -733,11 +828,13 @@ class Deg2RadBackward0(Node):
     def apply(self, grad):
         return grad * (math.pi / 180.0),
 
+
 class Rad2DegBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         return grad * (180.0 / math.pi),
+
 
 def _scale_unary(input, factor, node_cls, name, out):
     x = input._data
@@ -748,26 +845,34 @@ def _scale_unary(input, factor, node_cls, name, out):
         link(res, node_cls(), input)
     return write_out(res, out)
 
+
 def deg2rad(input, *, out=None):
     return _scale_unary(input, math.pi / 180.0, Deg2RadBackward0, "deg2rad", out)
+
 
 def rad2deg(input, *, out=None):
     return _scale_unary(input, 180.0 / math.pi, Rad2DegBackward0, "rad2deg", out)
 
+
 def exp_(self):
     return inplace(self, exp(inplace_source(self)))
+
 
 def log_(self):
     return inplace(self, log(inplace_source(self)))
 
+
 def sqrt_(self):
     return inplace(self, sqrt(inplace_source(self)))
+
 
 def _inplace_unary(fn):
     def op_(self):
         return inplace(self, fn(inplace_source(self)))
     op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     return op_
+
+
 (abs_, sign_, sgn_, rsqrt_, square_, exp2_, expm1_, log2_, log10_, log1p_, sin_, cos_, tan_,
  asin_, acos_, atan_, sinh_, cosh_, tanh_, asinh_, acosh_, atanh_, sigmoid_, floor_, ceil_,
  trunc_, frac_, deg2rad_, rad2deg_) = (
@@ -777,6 +882,7 @@ def _inplace_unary(fn):
                                 rad2deg))
 absolute_, fix_ = abs_, trunc_
 
+
 class AsinhBackward1(AsinhBackward0):      # asinh_ records its own node in torch, whose
     __slots__ = ()                          # derivative torch does not implement
     _op = "asinh"
@@ -785,15 +891,18 @@ class AsinhBackward1(AsinhBackward0):      # asinh_ records its own node in torc
         raise NotImplementedError(f"the derivative for 'inplace version of {self._op}' is not "
                                   f"implemented.")
 
+
 class AcoshBackward1(AcoshBackward0):
     __slots__ = ()
     _op = "acosh"
     apply = AsinhBackward1.apply
 
+
 class AtanhBackward1(AtanhBackward0):
     __slots__ = ()
     _op = "atanh"
     apply = AsinhBackward1.apply
+
 
 def _renamed_inplace(fn, node_cls):
     def op_(self):
@@ -803,31 +912,42 @@ def _renamed_inplace(fn, node_cls):
         return inplace(self, res)
     op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     return op_
+
+
 asinh_ = arcsinh_ = _renamed_inplace(asinh, AsinhBackward1)
 acosh_ = arccosh_ = _renamed_inplace(acosh, AcoshBackward1)
 atanh_ = arctanh_ = _renamed_inplace(atanh, AtanhBackward1)
 arcsin_, arccos_, arctan_ = asin_, acos_, atan_
+
 
 def relu_(self):
     if self._data.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
     return inplace(self, relu(inplace_source(self)))
 
+
 def logit_(self, eps=None):
     return inplace(self, logit(inplace_source(self), eps))
+
 
 def round_(self, *, decimals=None):
     return inplace(self, round(inplace_source(self), decimals=decimals))
 
+
 def clamp_(self, min=None, max=None):
     return inplace(self, clamp(inplace_source(self), min, max))
+
+
 clip_ = clamp_
+
 
 def clamp_min_(self, min):
     return inplace(self, clamp_min(inplace_source(self), min))
 
+
 def clamp_max_(self, max):
     return inplace(self, clamp_max(inplace_source(self), max))
+
 
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     return inplace(self, nan_to_num(inplace_source(self), nan, posinf, neginf))
