@@ -10,10 +10,10 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, sum_to_np
-from ..dtypes import type_name
+from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs, scalar_array, wrap_dim, write_out, requires
-from ._linalg import _C_NAMES, _h
+from ._linalg import _h
 from ._views import inplace, inplace_source
 from .shape import _mH, _mT
 
@@ -28,7 +28,7 @@ def _named(base, name):
 
 def _dtype_error_mm(a, b):
     return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                        f"{_C_NAMES[a.dtype.name]} != {_C_NAMES[b.dtype.name]}")
+                        f"{C_NAMES[a.dtype.name]} != {C_NAMES[b.dtype.name]}")
 
 
 def _check_mm(a, b):
@@ -666,9 +666,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
                          b.shape[0] or a.shape[2] != b.shape[1] or a.dtype.kind == "b") \
         else None
     if c.dtype != a.dtype:
-        raise RuntimeError(f"Input dtypes must be the same, got: input {_C_NAMES[c.dtype.name]}"
-                           f", batch1: {_C_NAMES[a.dtype.name]}, batch2: "
-                           f"{_C_NAMES[b.dtype.name]}")
+        raise RuntimeError(f"Input dtypes must be the same, got: input {C_NAMES[c.dtype.name]}"
+                           f", batch1: {C_NAMES[a.dtype.name]}, batch2: "
+                           f"{C_NAMES[b.dtype.name]}")
     _check_self_bcast(c, (a.shape[0], a.shape[1], b.shape[2]))
     r = np.matmul(a, b)
     r = _combine(r, c, alpha, beta)
