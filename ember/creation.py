@@ -7,7 +7,6 @@ import numpy as np
 from . import dtypes as D
 from .autograd.grad_mode import STATE
 from .dtypes import type_name
-
 from .ops.shape import size_args
 from .tensor import Tensor, device as _device, wrap, wrap as _w
 

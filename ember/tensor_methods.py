@@ -7,9 +7,8 @@ own state and conversions (requires_grad, grad, shape, item, numpy, ...) are def
 class in ember/tensor.py; its autograd methods are bound at the end of this table."""
 from . import creation
 from .autograd import graph, tensor_backward
-from .ops import _views
-from .ops import (arith, binary, complex, convert, decomp, einsum, index, join, logical, matmul,
-                  matrix, reduce, scan, scatter, shape, solve, sort, special, stats, unary)
+from .ops import (_views, arith, binary, complex, convert, decomp, einsum, index, join, logical,
+                  matmul, matrix, reduce, scan, scatter, shape, solve, sort, special, stats, unary)
 from .tensor import Tensor as T
 # ---- arithmetic (ops/arith.py)
 T.__add__ = T.__radd__ = T.add = arith.add

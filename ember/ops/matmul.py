@@ -132,12 +132,13 @@ class BmmBackward0(Node):                    # derivatives.yaml: bmm
 
     def apply(self, grad):
         s, m = self._saved_self, self._saved_mat2
-        if not STATE.enabled:
-            g = grad._data
-            return (wrap(g @ _h(m._data)) if needs(self, 0) else None,
-                    wrap(_h(s._data) @ g) if needs(self, 1) else None)
         return (bmm(grad, _mH(m)) if needs(self, 0) else None,
                 bmm(_mH(s), grad) if needs(self, 1) else None)
+
+    def np_apply(self, grad):
+        s, m = self._saved_self, self._saved_mat2
+        return (grad @ _h(m._data) if needs(self, 0) else None,
+                _h(s._data) @ grad if needs(self, 1) else None)
 
 
 def bmm(input, mat2, *, out=None):
@@ -178,15 +179,16 @@ class MvBackward0(Node):                     # derivatives.yaml: mv
 
     def apply(self, grad):
         s, v = self._saved_self, self._saved_vec
-        if not STATE.enabled:
-            g = grad._data
-            if not needs(self, 0):
-                return None, wrap(_h(s._data) @ g)
-            vd = v._data.conj() if v._data.dtype.kind == "c" else v._data
-            return (wrap(np.multiply.outer(g, vd)),
-                    wrap(_h(s._data) @ g) if needs(self, 1) else None)
         return (outer(grad, v.conj()) if needs(self, 0) else None,
                 mv(_mH(s), grad) if needs(self, 1) else None)
+
+    def np_apply(self, grad):
+        s, v = self._saved_self, self._saved_vec
+        if not needs(self, 0):
+            return None, _h(s._data) @ grad
+        vd = v._data.conj() if v._data.dtype.kind == "c" else v._data
+        return (np.multiply.outer(grad, vd),
+                _h(s._data) @ grad if needs(self, 1) else None)
 
 
 def mv(input, vec, *, out=None):
