@@ -54,7 +54,7 @@ MISSING_STORAGES = {"BFloat16Storage": "bfloat16", "ComplexHalfStorage": "comple
 ALIGNMENT = 64                 # where each entry's data starts in torch's archives
 ZIP64_LIMIT = 0xFFFFFFFF       # sizes and offsets from here on need zip64 fields
 MARK32, MARK16 = 0xFFFFFFFF, 0xFFFF   # what a 32/16-bit field holds when zip64 has the value
-FORMAT_VERSION = b"3\n"        # the `version` record torch 2.x writes
+VERSION_RECORD = b"3\n"        # the `version` record torch 2.x writes
 MAX_VERSION = 10               # the newest `version` record this torch build reads
 CHUNK = 1 << 24                # bytes per write/CRC step for big storages
 DEFLATE_MAX_RATIO = 1100       # deflate cannot expand data by more (~1032:1); a bigger claim lies
@@ -466,7 +466,7 @@ def _write_archive(fp, name, data, storages, byteorder):
         z.add("byteorder", sys.byteorder.encode())
     for key, arr in storages:
         z.add("data/" + key, arr)
-    z.add("version", FORMAT_VERSION)
+    z.add("version", VERSION_RECORD)
     z.add(".data/serialization_id", str(int.from_bytes(os.urandom(17), "little")
                                         % 10 ** 40).zfill(40).encode())
     z.finish()
@@ -580,11 +580,12 @@ def _rebuild(storage, offset, size, stride, requires_grad, hooks, dtype, metadat
                            f"strides={list(stride)}")
     typed = storage.typed
     item = typed.itemsize
-    numel = 1
-    for n in size:
+    numel = item
+    for n in size:                    # stop early: a long size tuple must not build a bigint
         numel *= n
-    if numel * item > 0x7FFFFFFFFFFFFFFF or len(size) > 64:
-        raise RuntimeError("numel: integer multiplication overflow")
+        if numel > 0x7FFFFFFFFFFFFFFF or len(size) > 64:
+            raise RuntimeError("numel: integer multiplication overflow")
+    numel //= item
     if numel == 0:
         arr = np.empty(size, typed.dtype)
     else:
@@ -645,22 +646,27 @@ def _set_attribute(obj, name, value):
         raise _refused(f"cannot set attribute {name!r:.100} on {type(obj).__name__}") from None
 
 
+def _container(cls, kinds, args):
+    """cls() or cls(x) for one x of the given types, its items checked by cls itself."""
+    if args and (len(args) > 1 or type(args[0]) not in kinds):
+        raise _refused(f"{cls.__name__} takes nothing or one of "
+                       f"{', '.join(k.__name__ for k in kinds)}")
+    try:
+        return cls(*args)
+    except (TypeError, ValueError) as e:          # unhashable items, pairs that are not pairs
+        raise _refused(f"bad items for {cls.__name__} ({e})") from None
+
+
 def _ordered_dict(*args):
-    if args and (len(args) > 1 or type(args[0]) not in (list, dict, collections.OrderedDict)):
-        raise _refused("OrderedDict takes nothing or one list/dict")
-    return collections.OrderedDict(*args)
+    return _container(collections.OrderedDict, (list, dict, collections.OrderedDict), args)
 
 
 def _counter(*args):
-    if args and (len(args) > 1 or not isinstance(args[0], dict)):
-        raise _refused("Counter takes nothing or one dict")
-    return collections.Counter(*args)
+    return _container(collections.Counter, (dict, collections.OrderedDict), args)
 
 
 def _set(*args):
-    if args and (len(args) > 1 or type(args[0]) is not list):
-        raise _refused("set takes nothing or one list")
-    return set(*args)
+    return _container(set, (list,), args)
 
 
 def _complex(*args):
@@ -735,6 +741,15 @@ def _find_global(module, name):
     raise _refused(f"Unsupported global: GLOBAL {shown} was not an allowed global by default.")
 
 
+class _Passthrough(Exception):
+    """Carries an exception raised by user code (a map_location callable) through the
+    interpreter, which would otherwise report it as a malformed pickle."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
+
+
 class _Unpickler:
     """A pickle interpreter for protocols 0-5 that builds only allowed objects (Note
     [Safety]). Opcodes are dispatched through _OPS; every stack or memo fault, truncation or
@@ -756,6 +771,8 @@ class _Unpickler:
                     raise _refused(f"Unsupported operand {op} ({bytes((op,))!r})")
                 if fn(self):
                     return self.stack.pop()
+        except _Passthrough as p:
+            raise p.error from None
         except (IndexError, KeyError, struct.error, OverflowError, UnicodeDecodeError,
                 ValueError) as e:
             if isinstance(e, pickle.UnpicklingError):
@@ -1244,7 +1261,10 @@ class _Reader:
                 raise TypeError(f"expected string or bytes-like object, got "
                                 f"'{type(loc).__name__}'")
         else:
-            out = ml(UntypedStorage(raw), location)
+            try:
+                out = ml(UntypedStorage(raw), location)
+            except Exception as e:      # noqa: BLE001 - the user's error, passed on unchanged
+                raise _Passthrough(e) from None
             if out is None:
                 loc = location
             elif type(out) is UntypedStorage:

@@ -487,6 +487,11 @@ def test_map_location():
     with pytest.raises(TypeError, match="storage"):
         load_ember(raw, map_location=lambda s, loc: 3)
 
+    def broken(storage, location):
+        raise ValueError("my own bug")
+    with pytest.raises(ValueError, match="my own bug"):       # the user's error, as raised
+        load_ember(raw, map_location=broken)
+
 
 def test_weights_only_false_and_pickle_module_are_refused():
     raw = to_bytes(ember.save, ember.ones(1))
@@ -631,6 +636,11 @@ def test_disallowed_state_and_calls_are_refused():
         load_ember(archive(b"\x80\x02ctorch\nfloat32\n)R."))
     with pytest.raises(pickle.UnpicklingError, match="latin1"):
         load_ember(archive(b"\x80\x02c_codecs\nencode\n" + s_("x") + s_("zlib") + b"\x86R."))
+    # containers get what their pickles give them, or a refusal
+    with pytest.raises(pickle.UnpicklingError, match="bad items"):
+        load_ember(archive(b"\x80\x02c__builtin__\nset\n]]a\x85R."))          # set([[]])
+    with pytest.raises(pickle.UnpicklingError, match="bad items"):
+        load_ember(archive(b"\x80\x02ccollections\nOrderedDict\n]K\x01a\x85R."))   # ([1])
     # a bytearray of a claimed size, and backward hooks, are refused
     with pytest.raises(pickle.UnpicklingError):
         load_ember(archive(b"\x80\x02c__builtin__\nbytearray\nJ\x00\x00\x00\x40\x85R."))
