@@ -120,7 +120,6 @@ class _Pickler:
         self.memo = {}            # id(obj) -> (memo index, obj kept alive)
         self.roots = {}           # id(root array) -> [key, root, dtype]
         self.storages = []        # (key, uint8 array over the storage's bytes), in key order
-        self.hooks = None         # the empty OrderedDict written as each tensor's backward hooks
 
     def dump(self, obj):
         self.out += b"\x80\x02"
@@ -205,9 +204,10 @@ class _Pickler:
         raise pickle.PicklingError(
             f"ember.save cannot save an object of type {type(obj).__module__}."
             f"{type(obj).__qualname__}{hint}: ember writes only what ember.load and "
-            "torch.load(weights_only=True) read back: tensors, dict, OrderedDict, list, tuple, "
-            "set, None, bool, int, float, complex, str, bytes, and ember dtypes, devices and "
-            "sizes. Save a module's or optimizer's state_dict() instead of the object.")
+            "torch.load(weights_only=True) read back: tensors, dict, OrderedDict, Counter, "
+            "list, tuple, set, None, bool, int, float, complex, str, bytes, bytearray, and ember "
+            "dtypes, devices and sizes. Save a module's or optimizer's state_dict() instead of "
+            "the object.")
 
     def save_int(self, v):
         out = self.out
@@ -322,7 +322,7 @@ class _Pickler:
                     raise RuntimeError("Cannot save multiple tensors or storages that view the "
                                        "same data as different types")
                 return entry[0], root.nbytes // size, offset, _strides(arr, strides)
-        copy = np.ascontiguousarray(arr)
+        copy = arr.copy(order="C")
         key = str(len(self.storages))
         self.roots[id(copy)] = [key, copy, dt]
         self.storages.append((key, _bytes_of(copy)))
@@ -1366,7 +1366,7 @@ def _load(fp, map_location, mm, encoding):
     if order not in ("little", "big"):
         raise RuntimeError(f"Unknown endianness type: {order}")
     r.swap = order != sys.byteorder
-    data = r.record("data.pkl")
-    up = _Unpickler(memoryview(data).tobytes() if not isinstance(data, bytes) else data,
-                    r.storage, encoding)
-    return up.load()
+    try:
+        return _Unpickler(r.record("data.pkl"), r.storage, encoding).load()
+    finally:
+        r.zf.close()              # (a file object passed in stays open, as with torch.load)
