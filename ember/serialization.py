@@ -1367,6 +1367,37 @@ def _load(fp, map_location, mm, encoding):
         raise RuntimeError(f"Unknown endianness type: {order}")
     r.swap = order != sys.byteorder
     try:
-        return _Unpickler(r.record("data.pkl"), r.storage, encoding).load()
+        return _checked(_Unpickler(r.record("data.pkl"), r.storage, encoding).load())
     finally:
         r.zf.close()              # (a file object passed in stays open, as with torch.load)
+
+
+_VALUE_TYPES = (type(None), bool, int, float, complex, str, bytes, bytearray, D.dtype, device)
+_CONTAINER_TYPES = (tuple, list, dict, collections.OrderedDict, collections.Counter, set,
+                    frozenset, Size)
+
+
+def _checked(result):
+    """The loaded object, once every object reachable from it is a value load may return: an
+    allowed global left uncalled (a rebuild function, a storage class) or a bare storage is
+    refused instead of being handed to the user."""
+    stack, seen = [result], set()
+    while stack:
+        obj = stack.pop()
+        t = type(obj)
+        if t in _VALUE_TYPES or isinstance(obj, Tensor):
+            continue
+        if t not in _CONTAINER_TYPES:
+            what = "a bare storage (ember has tensors only)" if t is _Storage else \
+                f"the uncalled global {getattr(obj, '__name__', getattr(obj, 'name', t))}"
+            raise _refused(f"the file's object holds {what}")
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+            stack.extend(getattr(obj, "__dict__", {}).values())
+        else:
+            stack.extend(obj)
+    return result

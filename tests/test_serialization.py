@@ -636,6 +636,12 @@ def test_disallowed_state_and_calls_are_refused():
         load_ember(archive(b"\x80\x02ctorch\nfloat32\n)R."))
     with pytest.raises(pickle.UnpicklingError, match="latin1"):
         load_ember(archive(b"\x80\x02c_codecs\nencode\n" + s_("x") + s_("zlib") + b"\x86R."))
+    # an allowed global left uncalled, or a bare storage, is not handed out
+    with pytest.raises(pickle.UnpicklingError, match="uncalled global"):
+        load_ember(archive(b"\x80\x02]ctorch._utils\n_rebuild_tensor_v2\na."))
+    with pytest.raises(pickle.UnpicklingError, match="bare storage"):
+        load_ember(archive(b"\x80\x02](" + s_("storage") + b"ctorch\nFloatStorage\n" + s_("0") +
+                           s_("cpu") + i_(4) + b"tQa.", {"0": bytes(16)}))
     # containers get what their pickles give them, or a refusal
     with pytest.raises(pickle.UnpicklingError, match="bad items"):
         load_ember(archive(b"\x80\x02c__builtin__\nset\n]]a\x85R."))          # set([[]])
