@@ -140,7 +140,9 @@ class XlogyBackward0(_SavesSelf):            # derivatives.yaml: xlogy.Tensor
 
     def apply(self, grad):
         s, o = self._saved_self, self._saved_other
-        return (grad * xlogy((s != 0).to(s.dtype), o) if needs(self, 0) else None,
+        # torch: xlogy(grad, other), 0 where self == 0 and other <= 0 (log(other) is not
+        # finite there); other: grad * self / other
+        return (xlogy(grad, o).masked_fill((s == 0) & (o <= 0), 0) if needs(self, 0) else None,
                 grad * s / o if needs(self, 1) else None)
 
 
@@ -156,13 +158,10 @@ class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Ot
     __slots__ = ("_saved_other",)
 
     def apply(self, grad):
-        # torch's gradient here is log(other), zeroed where self == 0 unless other > 0
+        # as XlogyBackward0's self gradient, with a number for other
         s, o = self._saved_self, self._saved_other
-        with np.errstate(all="ignore"):
-            lg = float(np.log(np.float64(o)))
-        if o > 0:
-            return grad * lg,
-        return grad * where(s == 0, 0.0, lg),
+        g = xlogy(grad, o)
+        return (g if o > 0 else g.masked_fill(s == 0, 0)),
 
 
 def xlogy(input, other, *, out=None):
