@@ -455,6 +455,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 index_queue.put(None)
             for w in self._workers:
                 w.join(timeout=_JOIN_TIMEOUT)
+        # (when a garbage collection finalizes the iterator after its queues' pipes, the None
+        # is lost: the workers then exit on seeing the done event, within a second)
         finally:
             for w in self._workers:
                 if w.is_alive():

@@ -155,6 +155,12 @@ class WeightedRandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise ValueError("replacement should be a boolean value, but got "
                              f"replacement={replacement}")
+        if isinstance(weights, (list, tuple)):
+            # through NumPy: ember.as_tensor(floats, dtype=double) rounds them to float32 today
+            try:
+                weights = np.array(weights, dtype=np.float64)
+            except (TypeError, ValueError):
+                pass                    # ember.as_tensor raises its error for the data
         weights = ember.as_tensor(weights, dtype=ember.double)
         if weights.dim() != 1:
             raise ValueError("weights should be a 1d sequence but given weights have shape "

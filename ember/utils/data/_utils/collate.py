@@ -82,11 +82,19 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
+    if all(type(b) is type(batch[0]) for b in batch):
+        # scalars of one type keep it exactly (ember.as_tensor widens int32 to int64 today)
+        return ember.from_numpy(np.asarray(batch))
     return ember.as_tensor(batch)
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
-    return ember.tensor(batch, dtype=ember.float64)
+    try:
+        # through NumPy: ember.tensor(floats, dtype=float64) rounds them to float32 first today
+        arr = np.array(batch, dtype=np.float64)
+    except (TypeError, ValueError):
+        return ember.tensor(batch, dtype=ember.float64)    # raises ember's error for the data
+    return ember.from_numpy(arr)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):

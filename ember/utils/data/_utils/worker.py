@@ -14,9 +14,9 @@ import numpy as np
 import ember
 from .fetch import _DatasetKind, create_fetcher
 
-# How often a waiting worker checks whether its parent is still alive, and how often the
-# main process checks whether its workers are (seconds).
-MP_STATUS_CHECK_INTERVAL = 5.0
+# How often an idle worker checks whether it should exit (done event set, parent gone), in
+# case the None that tells it to cannot arrive (seconds).
+MP_STATUS_CHECK_INTERVAL = 1.0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -64,7 +64,12 @@ class ExceptionWrapper:
             exception = self.exc_type(msg)
         except Exception:               # noqa: BLE001 - a type that takes other arguments
             raise RuntimeError(msg) from None
-        raise exception
+        try:
+            raise exception
+        finally:
+            # no cycle exception -> traceback -> this frame -> exception, which would keep
+            # the iterator (and its worker processes) alive until a garbage collection
+            del exception
 
 
 class _IterableDatasetStopIteration:
@@ -124,7 +129,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
             try:
                 task = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
             except queue.Empty:
-                if parent is not None and not parent.is_alive():
+                if done_event.is_set() or (parent is not None and not parent.is_alive()):
                     break
                 continue
             if isinstance(task, _ResumeIteration):
