@@ -27,8 +27,8 @@ _JOIN_TIMEOUT = 5.0
 
 
 def _mp():
-    """The multiprocessing module, imported on first use: its ~10-35 ms of import time should
-    not be paid by programs that never start a worker."""
+    """The multiprocessing module, imported on first use."""
+    # (~10-35 ms of import time that programs which never start a worker should not pay)
     import multiprocessing
     return multiprocessing
 
@@ -302,10 +302,11 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
-    """Sends keys to num_workers processes round-robin (at most prefetch_factor tasks per
-    worker outstanding) and yields their batches in the order sent, or as they arrive when
-    in_order=False. Task i goes to the next worker still active; an iterable dataset's worker
-    that reports its end stops being active, and the tasks it held are skipped."""
+    """Fetches batches in worker processes, prefetch_factor tasks ahead per worker."""
+    # Note [Task order] (torch's, found by experiment): task i goes to the next worker in turn
+    # that is still active; batches are yielded in task order (as they arrive if in_order is
+    # False). A worker whose iterable dataset ends reports it and stops being active; the
+    # tasks it held are skipped. Each yielded batch sends one more task.
 
     def __init__(self, loader):
         super().__init__(loader)
@@ -437,15 +438,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         return data
 
     def _mark_worker_unavailable(self, worker_id):
-        """A worker whose iterable dataset has ended: persistent ones wait for the next epoch,
-        others are told to exit."""
+        """A worker whose iterable dataset ended: it waits for the next epoch or exits."""
         self._workers_status[worker_id] = False
         if not self._persistent_workers:
             self._index_queues[worker_id].put(None)
 
     def _shutdown_workers(self):
-        """Tell every worker to exit, wait for them (terminating the stuck), close the queues;
-        a process that did not make the workers (a forked child) leaves them alone."""
+        """Tell every worker to exit, wait for them (terminate the stuck), close the queues."""
+        # (only the process that made the workers: a forked child holding a copy does not)
         if self._shutdown or os.getpid() != self._owner_pid:
             return
         self._shutdown = True

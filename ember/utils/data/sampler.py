@@ -18,8 +18,7 @@ _T_co = TypeVar("_T_co", covariant=True)
 # ---------------------------------------------------------------- random draws
 
 def _seed_from(generator):
-    """One int64 seed, drawn as torch's samplers and loaders draw it:
-    torch.empty((), dtype=torch.int64).random_(generator=generator).item()."""
+    """An int64 seed drawn as torch draws one: empty((), dtype=int64).random_(generator=g)."""
     t = ember.empty((), dtype=ember.int64)
     if hasattr(t, "random_"):
         return int(t.random_(generator=generator).item())

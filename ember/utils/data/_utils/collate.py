@@ -17,8 +17,7 @@ _COLLATE_ERROR = ("default_collate: batch must contain tensors, numpy arrays, nu
 
 
 def _rebuild_mapping(elem, items):
-    """A mapping of elem's type holding items: a copy of elem updated (mutable mappings keep
-    their extra state), else elem's type built from a dict, else a plain dict."""
+    """items in a mapping of elem's type (an updated copy of a mutable one), else a dict."""
     try:
         if isinstance(elem, collections.abc.MutableMapping):
             clone = copy.copy(elem)

@@ -27,8 +27,7 @@ class _BaseDatasetFetcher:
 
 
 class _IterableDatasetFetcher(_BaseDatasetFetcher):
-    """Takes the next sample (or the next len(index) samples) from one iterator of the
-    dataset; StopIteration once it is exhausted (or the last batch is short and dropped)."""
+    """The next sample, or batch of len(index) samples, from one iterator of the dataset."""
 
     def __init__(self, dataset, auto_collation, collate_fn, drop_last):
         super().__init__(dataset, auto_collation, collate_fn, drop_last)
@@ -73,11 +72,11 @@ class _MapDatasetFetcher(_BaseDatasetFetcher):
 
 
 def _tensor_batch(dataset, keys):
-    """default_collate([dataset[k] for k in keys]) for a TensorDataset (or Subsets of one) by
-    one fancy index per tensor instead of a stack of per-sample views: the same values, dtypes
-    and shapes, C-contiguous, no grad_fn. None where the result could differ from that (tensors
-    requiring grad, keys other than in-range Python ints, subclasses) or an error is due: the
-    caller then takes the ordinary path, which raises torch's error."""
+    """The default-collated batch of a TensorDataset at keys by one fancy index, or None."""
+    # Equal to stacking dataset[k] for each key (values, dtypes, shapes, C-contiguous, no
+    # grad_fn) for exact TensorDatasets and Subsets of them, in-range Python int keys and
+    # tensors not requiring grad. Anything else returns None: the caller then takes the
+    # ordinary path, which gives torch's result or raises torch's error.
     try:
         while type(dataset) is Subset:
             indices = dataset.indices

@@ -84,8 +84,9 @@ class _ResumeIteration:
 
 
 def _seed_worker(base_seed, worker_id):
-    """Seed Python's, ember's and NumPy's global generators as torch seeds a worker's: with
-    base_seed + worker_id, and NumPy with SeedSequence([worker_id, base_seed])."""
+    """Seed Python's, ember's and NumPy's global generators as torch seeds a worker's."""
+    # found by experiment: random and torch get base_seed + worker_id, NumPy's legacy global
+    # state gets SeedSequence([worker_id, base_seed]).generate_state(4)
     seed = base_seed + worker_id
     random.seed(seed)
     ember.manual_seed(seed)
@@ -94,8 +95,9 @@ def _seed_worker(base_seed, worker_id):
 
 
 def _dumps(data, where):
-    """data pickled here, not in the queue's feeder thread, so that an unpicklable batch is
-    reported as an error instead of being lost (and the main process waiting forever)."""
+    """data pickled, or the error pickling it raised, pickled."""
+    # pickled here, not in the queue's feeder thread: there an unpicklable batch would be
+    # lost (with a message on stderr) and the main process would wait for it forever
     try:
         return pickle.dumps(data, pickle.HIGHEST_PROTOCOL)
     except Exception:                   # noqa: BLE001
@@ -104,8 +106,7 @@ def _dumps(data, where):
 
 def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto_collation,
                  collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
-    """The body of worker process worker_id: answer (idx, keys) tasks with (idx, pickled
-    batch) until None arrives, the done event is set, or the parent process has gone."""
+    """Worker process worker_id: answer tasks (idx, keys) with (idx, pickled batch)."""
     # imported here, where a worker process has it loaded already: at the top of this module
     # it would add its import time to every `import ember`
     import multiprocessing
