@@ -2,12 +2,8 @@
 the batches it is sent and puts them, pickled, on the shared result queue. Also what crosses
 back: ExceptionWrapper (an error, re-raised in the main process with torch's message) and the
 markers for an exhausted iterable dataset and a persistent worker's new epoch."""
-import dataclasses
 import pickle
-import queue
-import random
 import sys
-import traceback
 
 import numpy as np
 
@@ -19,15 +15,42 @@ from .fetch import _DatasetKind, create_fetcher
 MP_STATUS_CHECK_INTERVAL = 1.0
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+class FrozenInstanceError(AttributeError):
+    """Assignment to a field of a read-only WorkerInfo (dataclasses' error of that name)."""
+
+
 class WorkerInfo:
-    """What get_worker_info() returns inside a worker process."""
-    id: int
-    num_workers: int
-    seed: int
-    dataset: object
-    rng: object = None
-    worker_method: str = "multiprocessing"
+    """What get_worker_info() returns inside a worker process: read-only fields."""
+    # torch's is a frozen dataclass; written out here to keep `dataclasses` out of `import
+    # ember` (the import-size budget)
+    __slots__ = ("id", "num_workers", "seed", "dataset", "rng", "worker_method")
+
+    def __init__(self, id, num_workers, seed, dataset, rng=None,
+                 worker_method="multiprocessing"):
+        for name, value in zip(self.__slots__,
+                               (id, num_workers, seed, dataset, rng, worker_method)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _fields(self):
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __repr__(self):
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"WorkerInfo({fields})"
 
 
 _worker_info = None
@@ -49,6 +72,9 @@ class ExceptionWrapper:
     """An exception caught in a worker: its type and formatted traceback, picklable."""
 
     def __init__(self, exc_info=None, where="in background"):
+        # imported here, where an error is being reported (in a worker): at the top of this
+        # module it would add to every `import ember`
+        import traceback
         if exc_info is None:
             exc_info = sys.exc_info()
         self.exc_type = exc_info[0]
@@ -85,6 +111,7 @@ class _ResumeIteration:
 
 def _seed_worker(base_seed, worker_id):
     """Seed Python's, ember's and NumPy's global generators as torch seeds a worker's."""
+    import random       # (imported in the worker process only: see _worker_loop)
     # found by experiment: random and torch get base_seed + worker_id, NumPy's legacy global
     # state gets SeedSequence([worker_id, base_seed]).generate_state(4)
     seed = base_seed + worker_id
@@ -107,9 +134,10 @@ def _dumps(data, where):
 def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto_collation,
                  collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
     """Worker process worker_id: answer tasks (idx, keys) with (idx, pickled batch)."""
-    # imported here, where a worker process has it loaded already: at the top of this module
-    # it would add its import time to every `import ember`
+    # imported here, in the worker process (which has multiprocessing loaded already): at the
+    # top of this module they would add to every `import ember`'s time and memory
     import multiprocessing
+    import queue
     global _worker_info
     parent = multiprocessing.parent_process()
     try:
