@@ -8,6 +8,7 @@ import itertools
 import math
 import os
 import pickle
+import time
 import warnings
 
 from .dataset import IterableDataset
@@ -341,7 +342,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._send_idx = 0              # the next task's number
         self._rcvd_idx = 0              # the next task to yield
         self._task_info = {}            # task -> (worker,) or (worker, data) once arrived
-        self._tasks_outstanding = 0
         self._workers_status = [True] * self._num_workers
         self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
         if not first_iter:              # persistent workers: wait until all have resumed
@@ -368,7 +368,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             return                      # no active worker left
         self._index_queues[worker_id].put((self._send_idx, index))
         self._task_info[self._send_idx] = (worker_id,)
-        self._tasks_outstanding += 1
         self._send_idx += 1
 
     def _try_get_data(self, timeout):
@@ -387,13 +386,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def _get_data(self):
         """The next (task, payload) from any worker; checks worker liveness while waiting."""
         if self._timeout > 0:
-            waited = 0.0
-            while waited < self._timeout:
-                step = min(_LIVENESS_INTERVAL, self._timeout - waited)
-                ok, data = self._try_get_data(step)
+            deadline = time.monotonic() + self._timeout
+            while (left := deadline - time.monotonic()) > 0:
+                ok, data = self._try_get_data(min(_LIVENESS_INTERVAL, left))
                 if ok:
                     return data
-                waited += step
             raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
         while True:
             ok, data = self._try_get_data(_LIVENESS_INTERVAL)
@@ -418,7 +415,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._rcvd_idx += 1
                 return self._process_data(data)
             idx, payload = self._get_data()
-            self._tasks_outstanding -= 1
             data = pickle.loads(payload)
             if isinstance(data, _IterableDatasetStopIteration):
                 self._mark_worker_unavailable(data.worker_id)
