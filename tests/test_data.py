@@ -302,6 +302,7 @@ def test_chain_dataset():
                                      [0.5, 0.4999999999], [True, False], [11], [3, 3],
                                      [0.5, 0.6], [0.5, -0.5, 1.0], [3, 0.5], [], [0.0],
                                      [0.5, 0.5000000001]])
+@pytest.mark.filterwarnings("ignore:Length of split at index")     # compared by warns()
 def test_random_split_sizes(lengths):
     def fn(lib):
         return [len(p) for p in U(lib).random_split(range(11), lengths, generator=gen(lib, 0))]
@@ -1341,6 +1342,7 @@ def test_workers_iterable_dataset_order(lens, bs):
                                             num_workers=2)))
 
 
+@pytest.mark.filterwarnings("ignore:This DataLoader will create 3 worker")  # on 2-core hosts
 def test_workers_iterable_dataset_variants():
     same(lambda lib: list(U(lib).DataLoader(_make_shards(lib, (5, 3, 1)), batch_size=2,
                                             num_workers=3, drop_last=True, prefetch_factor=1)))
