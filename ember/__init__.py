@@ -20,7 +20,7 @@ from .ops.join import *        # noqa: F401,F403
 from .ops.convert import *     # noqa: F401,F403
 from .ops.index import *       # noqa: F401,F403
 from .ops.linalg import *      # noqa: F401,F403
-from . import autograd, linalg, nn
+from . import autograd, linalg, nn, optim
 
 __version__ = "0.1.0"
 
