@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ops._common import mark_written as _bump   # the one in-place-write helper (re-pointable)
 from ..tensor import Tensor, wrap
-from ..autograd.grad_mode import STATE, enable_grad
+from ..autograd.grad_mode import enable_grad
 from ..dtypes import get_default_dtype
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
@@ -311,11 +311,10 @@ class Optimizer:
 
     # ---- helpers for subclasses ----
     def _check_differentiable(self, group, params):
-        """differentiable=True runs torch's step with grad mode on, where the in-place write
-        into a leaf that requires grad fails; ember refuses it the same way, before any
-        state changes."""
-        if group.get("differentiable") and STATE.enabled and \
-                any(p._requires_grad for p in params):
+        """differentiable=True runs torch's step with grad mode on (whatever the caller's),
+        where the in-place write into a leaf that requires grad fails; ember refuses it the
+        same way, before any state changes."""
+        if group.get("differentiable") and any(p._requires_grad for p in params):
             raise RuntimeError("a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
 
