@@ -3,7 +3,9 @@ from .dtypes import (bool_ as bool, uint8, int8, int16, int32, int64, float16, f
                      float64, complex64, complex128, half, float, double, short, int, long,
                      cfloat, cdouble, dtype, set_default_dtype, get_default_dtype,
                      promote_types)
+from .dtypes import result_type as _result_type
 from .tensor import Tensor, Size, device
+from .ops._args import can_cast as _can_cast
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode)
 from .printing import set_printoptions, get_printoptions
@@ -12,14 +14,28 @@ from .creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empt
                        zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
                        randint_like, Generator, default_generator, manual_seed, seed,
                        initial_seed, get_rng_state, set_rng_state)
-from .ops.pointwise import *   # noqa: F401,F403  (each family module lists its names in __all__)
-from .ops.special import *     # noqa: F401,F403
-from .ops.reduce import *      # noqa: F401,F403
-from .ops.shape import *       # noqa: F401,F403
-from .ops.join import *        # noqa: F401,F403
-from .ops.convert import *     # noqa: F401,F403
-from .ops.index import *       # noqa: F401,F403
-from .ops.linalg import *      # noqa: F401,F403
+from .ops.logical import *   # noqa: F401,F403  (each family module lists its names in __all__)
+from .ops.arith import *     # noqa: F401,F403
+from .ops.binary import *    # noqa: F401,F403
+from .ops.complex import *   # noqa: F401,F403
+from .ops.unary import *     # noqa: F401,F403
+from .ops.special import *   # noqa: F401,F403
+from .ops.shape import *     # noqa: F401,F403
+from .ops.join import *      # noqa: F401,F403
+from .ops.index import *     # noqa: F401,F403
+from .ops.scatter import *   # noqa: F401,F403
+from .ops.reduce import *    # noqa: F401,F403
+from .ops.stats import *     # noqa: F401,F403
+from .ops.scan import *      # noqa: F401,F403
+from .ops.sort import *      # noqa: F401,F403
+from .ops.matmul import *    # noqa: F401,F403
+from .ops.einsum import *    # noqa: F401,F403
+from .ops.solve import *     # noqa: F401,F403
+from .ops.decomp import *    # noqa: F401,F403
+from .ops.matrix import *    # noqa: F401,F403
+from .ops.convert import *   # noqa: F401,F403
+from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
+from . import return_types
 from . import autograd, linalg, nn, optim
 
 __version__ = "0.1.0"

@@ -1,11 +1,15 @@
 """Tensor creation: tensor(), factories, *_like, random sampling and Generator objects."""
 import numbers
+import pickle
 
 import numpy as np
 
 from . import dtypes as D
+from .autograd.grad_mode import STATE
+from .dtypes import type_name
+from .ops._views import inplace, inplace_source, mark_written
 from .ops.shape import size_args
-from .tensor import Tensor, device as _device, wrap
+from .tensor import Tensor, device as _device, wrap, wrap as _w
 
 
 def _finish(arr, requires_grad):
@@ -260,12 +264,9 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        from .tensor import wrap as _w
-        import pickle
         return _w(np.frombuffer(pickle.dumps(self._rng.bit_generator.state), np.uint8).copy())
 
     def set_state(self, state):
-        import pickle
         self._rng.bit_generator.state = pickle.loads(state._data.tobytes())
         return self
 
@@ -305,7 +306,6 @@ def _float_dtype(dtype, name):
 
 
 def _long_name(dt):
-    from .ops._common import type_name
     return type_name(dt.np)
 
 
@@ -428,7 +428,7 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def _legacy_new(self, args, kwargs):
+def legacy_init(self, *args, **kwargs):
     """torch.Tensor(...) legacy constructor: data or sizes, default dtype."""
     if kwargs.pop("device", None) not in (None, "cpu"):
         raise RuntimeError("ember runs on the CPU only")
@@ -452,8 +452,6 @@ def _zero_(self):
 
 
 def _fill_(self, value):
-    from .ops._common import inplace, inplace_source, mark_written
-    from .autograd.grad_mode import STATE
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
@@ -470,11 +468,4 @@ def _fill_(self, value):
     return self
 
 
-def _bind():
-    T = Tensor
-    T.new_zeros, T.new_ones, T.new_empty = _new(zeros), _new(ones), _new(empty)
-    T.new_full, T.new_tensor = _new_full, _new_tensor
-    T.zero_, T.fill_ = _zero_, _fill_
-
-
-_bind()
+new_zeros, new_ones, new_empty = _new(zeros), _new(ones), _new(empty)

@@ -155,3 +155,13 @@ def _combine(higher, lower):
     if higher is bool_ or lower.is_floating_point:
         return PROMOTE[(higher, lower)]
     return higher
+
+
+_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def type_name(np_dtype):
+    """torch's C++ scalar type name (Float, Long, ...) used in error messages."""
+    return _NAMES[np_dtype.name]

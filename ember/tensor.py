@@ -1,13 +1,13 @@
-"""Tensor: a NumPy array plus autograd state. Ops live in ember/ops/; each family module binds
-its Tensor methods at its end. This file holds the class, its properties and conversions."""
+"""Tensor: a NumPy array plus autograd state. This file holds the class, its properties and
+conversions; every op method and operator (x.sum(), x + y, ...) is bound to it in one table,
+ember/tensor_methods.py, after the ops are defined (ember/ops/)."""
 import warnings
 import weakref
 
 import numpy as np
 
 from . import dtypes as D
-from .autograd.grad_mode import STATE
-from . import autograd as _autograd   # (initialised by the line above)
+from .printing import tensor_repr
 
 ndarray = np.ndarray
 _new = object.__new__
@@ -92,53 +92,12 @@ def wrap(arr):
     return t
 
 
-_use = _autograd.graph.use
-_init_node = _autograd.graph.init_node
-_NO_EDGE = _autograd.graph._NO_EDGE
-
-
-def wrap_out(arr, node, t, pad):
-    """Hot-path constructor for the output of an op with one Tensor input `t` whose output
-    has t's shape and dtype (a real unary op, tensor-and-number arithmetic), once the caller
-    has made `node` because grad mode is on and t requires grad: wrap + link in one call.
-    pad: give the node a second, empty edge (torch's node for `x + 2` has two inputs). The
-    node shares the (shape, dtype) tuple of t's node, as link's meta= does."""
-    e = _use(t)
-    fn = t._grad_fn
-    meta = fn._meta if fn is not None and fn._n_outputs == 1 and t._x is None else \
-        (arr.shape, arr.dtype)
-    return _recorded(arr, node, (e, _NO_EDGE) if pad else (e,), meta)
-
-
-def wrap_out2(arr, node, a, b):
-    """wrap_out for an op with two Tensor inputs (a node with two edges; the output's
-    (shape, dtype) tuple is its own: it may broadcast)."""
-    return _recorded(arr, node, (_use(a), _use(b)), (arr.shape, arr.dtype))
-
-
-def _recorded(arr, node, edges, meta):
-    """A new Tensor over arr whose grad_fn is node, with the given edges and meta."""
-    _init_node(node, edges, meta)
-    out = _new(Tensor)
-    out._data = arr
-    out._requires_grad = True
-    out._grad_fn = node
-    out._output_nr = 0
-    out._grad = out._acc = out._x = None
-    return out
-
-
 class Tensor:
     # _x: None or a dict of rarely used state (hooks, retain_grad, view base, name)
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_acc", "_x",
                  "__weakref__")
     __array_priority__ = 1000
     __hash__ = object.__hash__
-
-    def __init__(self, *args, **kwargs):
-        # Legacy constructor torch.Tensor(data) / torch.Tensor(2, 3): default dtype, no grad.
-        from .creation import _legacy_new
-        _legacy_new(self, args, kwargs)
 
     # ---- autograd state ----
     @property
@@ -215,17 +174,6 @@ class Tensor:
         hooks = self._grad_fn._extra()
         hooks.setdefault("retain", {})[self._output_nr] = weakref.ref(self)
 
-    def register_hook(self, hook):
-        """hook(grad) runs when this tensor's gradient is computed; may return a new grad."""
-        from .autograd.graph import _Handle
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
-                               "gradient")
-        if self._grad_fn is None:
-            return _Handle(self._extra().setdefault("hooks", []), hook)
-        pre = self._grad_fn._extra().setdefault("tensor_pre", [])
-        return _Handle(pre, (self._output_nr, hook))
-
     def _tensor_hooks(self):
         return self._x.get("hooks", ()) if self._x else ()
 
@@ -233,9 +181,6 @@ class Tensor:
         if self._x is None:
             self._x = {}
         return self._x
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         return wrap(self._data)
@@ -386,7 +331,6 @@ class Tensor:
         return int(self.item())
 
     def __repr__(self, *, tensor_contents=None):
-        from .printing import tensor_repr
         fn = self._grad_fn
         return tensor_repr(self._data, self.dtype, None if fn is None else fn.name(),
                            self._requires_grad)

@@ -1,18 +1,15 @@
 """torch.autograd's front end: argument checks, then one call into the engine."""
 import numpy as np
 
-from . import grad_mode
-from .. import tensor as _T     # bound late: ember.tensor imports this package
+from ..tensor import Tensor, Size, wrap
+from . import grad_mode, graph
 from .engine import run_backward
-from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
-                        inference_mode)
-from .graph import Node, accumulator
-from . import graph
 from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode
+from .graph import Node, accumulator
 
 
 def _tensors(x):
-    from ..tensor import Tensor
     if x is None:
         return []
     if isinstance(x, Tensor):
@@ -21,7 +18,6 @@ def _tensors(x):
 
 
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):
-    from ..tensor import Tensor, Size, wrap
     grads = []
     for g in grad_outputs:
         if g is not None and not isinstance(g, Tensor):
@@ -68,6 +64,11 @@ def _roots(outputs, grads):
     return roots
 
 
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Tensor.backward."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     fn = getattr(tensors, "_grad_fn", None)
@@ -78,7 +79,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         if data.dtype.kind == "f":
             one = np.array(1, data.dtype) if data.ndim == 0 else np.ones(data.shape, data.dtype)
-            run_backward([((fn, tensors._output_nr), _T.wrap(one))],
+            run_backward([((fn, tensors._output_nr), wrap(one))],
                          create_graph if retain_graph is None else retain_graph, create_graph)
             return
     outputs = _tensors(tensors)
@@ -113,7 +114,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    from ..tensor import Tensor
     single = isinstance(inputs, Tensor)
     outputs = _tensors(outputs)
     inputs = _tensors(inputs)
@@ -136,8 +136,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         g = capture[k]
         if g is None:
             if materialize_grads:
-                from ..creation import zeros_like
-                g = zeros_like(t)
+                g = wrap(np.zeros_like(t._data))
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    "been used in the graph. Set allow_unused=True if this is "

@@ -15,9 +15,10 @@ import itertools
 from gc import disable as gc_disable, enable as gc_enable, isenabled
 from heapq import heappop, heappush
 
-from .. import tensor as _T     # bound late: ember.tensor imports this package
+from ..dtypes import FROM_NP
+from ..tensor import wrap
 from .grad_mode import STATE
-from .graph import AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions
+from .graph import AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions, sum_to, sum_to_np
 
 
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
@@ -141,7 +142,7 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
             if g is not None:
                 shape, dtype = nxt._meta if single else nxt._meta[nr]
                 if g.shape != shape:
-                    g = _sum_to_np(g, shape)
+                    g = sum_to_np(g, shape)
                 if g.dtype is not dtype and g.dtype != dtype:   # (identity: the usual case)
                     g = _cast_np(g, dtype)
             if deps is None:                # Note [Uses]
@@ -284,7 +285,7 @@ def _run_graph(roots, retain_graph, capture, accumulate, only):
             if g is not None:
                 shape, dtype = nxt._meta if nxt._n_outputs == 1 else nxt._meta[nr]
                 if g._data.shape != shape:
-                    g = _sum_to(g, shape)
+                    g = sum_to(g, shape)
                 if g._data.dtype != dtype:
                     g = g.to(_dtype_of(dtype))
                 _add_to_buffer(buffers, nxt, nr, g)
@@ -337,7 +338,6 @@ def _add_to_buffer(buffers, node, nr, grad):
 
 
 def _capture(capture, node, grad, arrays):
-    wrap = _T.wrap if arrays else None
     if node._n_outputs == 1:
         if (node, 0) in capture:
             capture[(node, 0)] = wrap(grad) if arrays else grad
@@ -349,7 +349,6 @@ def _capture(capture, node, grad, arrays):
 
 def _hooked_np(node, hooks, grad):
     """A node with hooks in the array pass: the hooks see Tensors, as they would in torch."""
-    wrap = _T.wrap
     if node._n_outputs == 1:
         tgrad = wrap(grad)
     else:
@@ -399,35 +398,10 @@ def _post_hooks(hooks, outs, grad):
     return outs
 
 
-def _sum_to(g, shape):
-    """Sum a broadcast gradient down to `shape`, with ember ops (create_graph: so that it is
-    differentiable)."""
-    lead = g.ndim - len(shape)
-    dims = list(range(lead))
-    dims += [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    if lead or g.shape != shape:
-        g = g.reshape(shape)
-    return g
-
-
-def _sum_to_np(d, shape):
-    """Sum a broadcast gradient array down to `shape` (a fresh array that .grad can take)."""
-    lead = d.ndim - len(shape)
-    if lead:
-        d = d.sum(axis=tuple(range(lead)))
-    keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
-    if keep:
-        d = d.sum(axis=keep, keepdims=True)
-    return d
-
-
 def _cast_np(d, dtype):
     """A gradient array cast to its input's dtype, as the Tensor `.to` would do it."""
-    return _T.wrap(d).to(_dtype_of(dtype))._data
+    return wrap(d).to(_dtype_of(dtype))._data
 
 
 def _dtype_of(np_dtype):
-    from ..dtypes import FROM_NP
     return FROM_NP[np_dtype]

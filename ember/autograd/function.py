@@ -4,6 +4,9 @@ The ctx object *is* the graph node (as in torch, where ctx is the BackwardCFunct
 Function subclass gets a node class named `<Name>Backward`, created once and cached."""
 import functools
 
+import numpy as np
+
+from ..tensor import Tensor, wrap
 from .grad_mode import STATE, no_grad
 from .graph import Node, SECOND_BACKWARD, link, link_multi
 
@@ -48,8 +51,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grad):
         grads = list(grad) if self._n_outputs != 1 else [grad]
         if self._materialize:
-            from ..creation import zeros
-            grads = [g if g is not None else zeros(shape, dtype=dt)
+            grads = [g if g is not None else wrap(np.zeros(shape, dt.np))
                      for g, (shape, dt) in zip(grads, self._out_specs)]
         res = self._function.backward(self, *grads)
         if not isinstance(res, tuple):
@@ -93,7 +95,6 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..tensor import Tensor, wrap
         ctx = cls._backward_cls()
         tensor_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)

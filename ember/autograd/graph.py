@@ -1,19 +1,17 @@
-"""Graph nodes: the Node base class, AccumulateGrad, and `link`, which attaches a node to an
-op's output. Each op's own node class lives beside its forward function in ember/ops/."""
+"""Graph nodes: the Node base class, AccumulateGrad, edges, and the only functions that attach a
+node to an op's output (`link`, `link_multi`, `wrap_out`, `wrap_out2`). Each op's own node
+class lives beside its forward function in ember/ops/."""
 import itertools
+import warnings
 import weakref
 from sys import getrefcount
 
 from numpy import ndarray
 
+from ..dtypes import type_name
+from ..tensor import Tensor, wrap as _wrap
 from .grad_mode import STATE
 
-
-def _wrap(arr):
-    from ..tensor import wrap     # (bound at first use: ember.tensor imports this package)
-    global _wrap
-    _wrap = wrap
-    return wrap(arr)
 
 _counter = itertools.count()
 # AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
@@ -60,7 +58,7 @@ def check_versions(node):
             fn = x.get("saver") or t._grad_fn
             what = "" if fn is None else \
                 f", which is output 0 of {fn.name().rsplit('Backward', 1)[0]},"
-            from ..ops._common import type_name
+
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [torch.{type_name(t._data.dtype)}Tensor "
@@ -222,7 +220,6 @@ def _warn_cycle():
     """torch's warning (once per process) when backward(create_graph=True) fills a .grad."""
     global _CYCLE_WARNED
     _CYCLE_WARNED = True
-    import warnings
     warnings.warn("Using backward() with create_graph=True will create a reference cycle "
                   "between the parameter and its gradient which can cause a memory leak. We "
                   "recommend using autograd.grad when creating the graph to avoid this. If you "
@@ -309,6 +306,32 @@ def init_node(node, edges, meta):
     node._hooks = None
 
 
+def sum_to(g, shape):
+    """Sum a broadcast gradient down to `shape`, with ember ops (create_graph: so that it is
+    differentiable)."""
+    lead = g.ndim - len(shape)
+    dims = list(range(lead))
+    dims += [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead or g.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def sum_to_np(d, shape):
+    """Sum a broadcast gradient array down to `shape` (a fresh array that .grad can take)."""
+    if d.shape == shape:
+        return d
+    lead = d.ndim - len(shape)
+    if lead:
+        d = d.sum(axis=tuple(range(lead)))
+    keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
+    if keep:
+        d = d.sum(axis=keep, keepdims=True)
+    return d
+
+
 def link(out, node, *inputs, meta=None):
     """Make `node` the grad_fn of `out` with edges to `inputs` (tensors, or None for
     non-tensor arguments). meta: out's (shape, dtype) when the caller already has that tuple
@@ -343,3 +366,48 @@ def link_multi(outs, node, *inputs):
         o._output_nr = i
         o._requires_grad = True
     return outs
+
+
+_new_tensor = object.__new__
+
+
+def wrap_out(arr, node, t, pad):
+    """Hot-path constructor for the output of an op with one Tensor input `t` whose output
+    has t's shape and dtype (a real unary op, tensor-and-number arithmetic), once the caller
+    has made `node` because grad mode is on and t requires grad: wrap + link in one call.
+    pad: give the node a second, empty edge (torch's node for `x + 2` has two inputs). The
+    node shares the (shape, dtype) tuple of t's node, as link's meta= does."""
+    e = use(t)
+    fn = t._grad_fn
+    meta = fn._meta if fn is not None and fn._n_outputs == 1 and t._x is None else \
+        (arr.shape, arr.dtype)
+    return _recorded(arr, node, (e, _NO_EDGE) if pad else (e,), meta)
+
+
+def wrap_out2(arr, node, a, b):
+    """wrap_out for an op with two Tensor inputs (a node with two edges; the output's
+    (shape, dtype) tuple is its own: it may broadcast)."""
+    return _recorded(arr, node, (use(a), use(b)), (arr.shape, arr.dtype))
+
+
+def _recorded(arr, node, edges, meta):
+    """A new Tensor over arr whose grad_fn is node, with the given edges and meta."""
+    init_node(node, edges, meta)
+    out = _new_tensor(Tensor)
+    out._data = arr
+    out._requires_grad = True
+    out._grad_fn = node
+    out._output_nr = 0
+    out._grad = out._acc = out._x = None
+    return out
+
+
+def register_tensor_hook(self, hook):
+    """Tensor.register_hook: hook(grad) runs when this tensor's gradient is computed; may return a new grad."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                           "gradient")
+    if self._grad_fn is None:
+        return _Handle(self._extra().setdefault("hooks", []), hook)
+    pre = self._grad_fn._extra().setdefault("tensor_pre", [])
+    return _Handle(pre, (self._output_nr, hook))

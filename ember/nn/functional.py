@@ -5,13 +5,14 @@ import warnings
 
 import numpy as np
 
-from ..autograd.graph import Node, link
 from ..autograd.grad_mode import STATE
-from ..tensor import Tensor, wrap
-from ..ops._common import needs, type_name
-from ..ops.pointwise import relu, tanh, sigmoid  # noqa: F401  (re-exported, as torch does)
+from ..autograd.graph import Node, link
+from ..dtypes import type_name
+from ..ops._args import needs, broadcast_error
+from ..ops.matmul import addmm, matmul
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
-from ..ops.linalg import addmm, matmul
+from ..ops.unary import relu, tanh, sigmoid
+from ..tensor import Tensor, wrap
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "nll_loss",
            "cross_entropy", "mse_loss"]
@@ -332,7 +333,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     try:
         d = x - y
     except ValueError:
-        from ..ops._common import broadcast_error
         raise broadcast_error(x, y) from None
     sq = d * d
     if reduction == "none":

@@ -1,11 +1,12 @@
 """Copies and dtype conversions: clone, to, type, float()/double()/..., contiguous."""
 __all__ = ["clone"]
 
-import numpy as np
+
+import warnings
 
 from .. import dtypes as D
-from ..autograd.graph import Node, link
 from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link
 from ..tensor import Tensor, device, wrap
 
 
@@ -41,7 +42,6 @@ def _to_dtype(input, dtype, copy=False):
     if dtype.np == x.dtype and not copy:
         return input
     if x.dtype.kind == "c" and dtype.category < D.COMPLEX:
-        import warnings
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         x = x.real
@@ -107,14 +107,18 @@ def _caster(dt):
     return cast
 
 
-def _bind():
-    T = Tensor
-    T.clone, T.contiguous, T.to, T.type = clone, contiguous, to, type_
-    T.float, T.double, T.half = _caster(D.float32), _caster(D.float64), _caster(D.float16)
-    T.long, T.int, T.short = _caster(D.int64), _caster(D.int32), _caster(D.int16)
-    T.char, T.byte, T.bool = _caster(D.int8), _caster(D.uint8), _caster(D.bool_)
-    T.cfloat, T.cdouble = _caster(D.complex64), _caster(D.complex128)
-    T.type_as = lambda self, other: _to_dtype(self, other.dtype)
+def type_as(self, other):
+    return _to_dtype(self, other.dtype)
 
 
-_bind()
+float_ = _caster(D.float32)
+double = _caster(D.float64)
+half = _caster(D.float16)
+long = _caster(D.int64)
+int_ = _caster(D.int32)
+short = _caster(D.int16)
+char = _caster(D.int8)
+byte = _caster(D.uint8)
+bool_ = _caster(D.bool_)
+cfloat = _caster(D.complex64)
+cdouble = _caster(D.complex128)

@@ -11,9 +11,7 @@ advanced dims (in place when adjacent, else first). Ints are basic even next to 
 differs from NumPy here: x[0, :, I] has shape [4, 3] for x of shape [3, 4, 5]).
 `_parse` turns an index into an `_Index`; `_get`, `_write` and the gradient helper all take it,
 so a gradient formula re-applies exactly the same index."""
-__all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add",
-           "index_copy", "index_fill", "index_reduce", "index_put", "index_put_", "masked_fill",
-           "masked_scatter", "masked_select", "take", "take_along_dim", "put", "nonzero",
+__all__ = ["index_select", "index_put", "index_put_", "masked_select", "take", "nonzero",
            "argwhere"]
 
 import operator
@@ -22,11 +20,12 @@ import weakref
 
 import numpy as np
 
-from ..autograd.graph import Node, link, bump_version
 from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link, bump_version
+from ..dtypes import type_name
 from ..tensor import Tensor, wrap
-from ._common import (needs, inplace, inplace_source, mark_written, wrap_dim, type_name,
-                      broadcast_error, write_out)
+from ._args import needs, wrap_dim, broadcast_error, write_out
+from ._views import inplace, inplace_source, mark_written
 
 _LEAF_INPLACE = ("a leaf Variable that requires grad is being used in an in-place "
                  "operation.")
@@ -40,8 +39,8 @@ _SEQ_WARNING = (
 _UINT8_WARNING = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                   "torch.bool instead.")
 
-
 # ---------------------------------------------------------------- index parsing
+
 
 class _Index:
     """A parsed index (see Note [Index parsing]).
@@ -265,8 +264,8 @@ def _parse(shape, index, getitem=True):
         P.name = last or "Alias"
     return P
 
-
 # ---------------------------------------------------------------- getitem
+
 
 class _GetNode(Node):
     """Backward of indexing: the gradient placed into zeros at the indexed positions."""
@@ -368,8 +367,8 @@ def _index_grad(grad, shape, P):
         link(res, node, grad)
     return res
 
-
 # ---------------------------------------------------------------- setitem
+
 
 class CopySlices(Node):
     """An indexed write into a view of the tensor: the written region gets no gradient from
@@ -401,7 +400,6 @@ class CopySlices(Node):
             gv = _value_grad(_get(g, P), self._vshape)
         return gs, gv
 
-
 # Note [Writes into views]: a basic-indexing view records, besides its torch `_base`
 # (_x["base"], shared with the shape ops), _x["ichain"] = (root, chain): the tensor it was first
 # indexed from and the parsed indices leading from it to the view. Writing into such a
@@ -409,6 +407,7 @@ class CopySlices(Node):
 # onto a CopySlices node (input: the root's old history and the value) and the view's onto
 # AsStridedBackward0 (a view of the new root). Only views made by indexing are tracked, and
 # only setitem rebases; in-place ops of other families write into the memory without it.
+
 
 def record_view(res, input, step):
     """Mark `res` as a view of `input` reached by `step` (an object with np_view(ndarray) ->
@@ -513,7 +512,7 @@ def _after_write(t, done):
     """t's history was just rebased by a write: its live views (of both kinds, shape.py's and
     ours) read the new t; if t is itself a view made by a shape op, the rebase cascades to its
     base (shape.py's Note [In-place writes into views])."""
-    from . import shape
+    from ..ops import shape
     x = t._x
     if x and x.get("vchain") is not None and hasattr(shape, "rebase_view_chain"):
         shape.rebase_view_chain(t)
@@ -592,7 +591,7 @@ def _relink_view(view, root, chain):
     link(view, node, root)
     x = view._x
     if "vviews" in x or "views" in x:       # views taken of this view (shape.py's chains
-        from . import shape                 # start at it) follow it
+        from ..ops import shape
         refresh = getattr(shape, "_refresh_views", None)
         (refresh or _refresh_views)(view, None)
 
@@ -786,8 +785,8 @@ def _set(self, P, value):
 def _setitem(self, index, value):
     _set(self, _parse(self._data.shape, index, getitem=False), value)
 
-
 # ---------------------------------------------------------------- helpers for the index ops
+
 
 def _check_index(index, op):
     if not isinstance(index, Tensor):
@@ -857,8 +856,8 @@ def _src_part(src, index):
         return src
     return src[tuple(slice(0, s) for s in index.shape)]
 
-
 # ---------------------------------------------------------------- index_select
+
 
 class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
     __slots__ = ("_saved_dim", "_saved_index", "_self_sym_sizes", "_dtype")
@@ -866,7 +865,7 @@ class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
 
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
-        return index_add(z, self._saved_dim, self._saved_index, grad),
+        return z.index_add(self._saved_dim, self._saved_index, grad),
 
 
 def index_select(input, dim, index, *, out=None):
@@ -902,461 +901,8 @@ def index_select(input, dim, index, *, out=None):
         link(res, node, input)
     return write_out(res, out)
 
-
-# ---------------------------------------------------------------- gather / scatter
-
-class GatherBackward0(Node):                 # derivatives.yaml: gather
-    __slots__ = ("_saved_dim", "_saved_index", "_self_sym_sizes", "_saved_sparse_grad")
-    _saved_names = ("_saved_index",)
-
-    def apply(self, grad):
-        z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
-        return scatter_add(z, self._saved_dim, self._saved_index, grad),
-
-
-def gather(input, dim, index, *, sparse_grad=False, out=None):
-    x = input._data
-    d = wrap_dim(dim, x.ndim)
-    i = _check_index(index, "gather")
-    xv, iv = _as1d(x), _as1d(i)
-    _scatter_checks(xv, d, iv, None, "gather")
-    res = wrap(xv[_grid(iv, d)].reshape(i.shape))
-    if STATE.enabled and input._requires_grad:
-        node = GatherBackward0()
-        node._saved_dim = d
-        node._saved_index = index
-        node._self_sym_sizes = x.shape
-        node._saved_sparse_grad = sparse_grad
-        link(res, node, input)
-    return write_out(res, out)
-
-
-class ScatterBackward0(Node):                # derivatives.yaml: scatter.src
-    __slots__ = ("_saved_dim", "_saved_index", "_src_shape")
-    _saved_names = ("_saved_index",)
-
-    def apply(self, grad):
-        d, i = self._saved_dim, self._saved_index
-        return (scatter(grad, d, i, 0) if needs(self, 0) else None,
-                _src_grad(gather(grad, d, i), self._src_shape) if needs(self, 1) else None)
-
-
-class ScatterBackward1(Node):                # derivatives.yaml: scatter.value
-    __slots__ = ("_saved_dim", "_saved_index")
-    _saved_names = ("_saved_index",)
-
-    def apply(self, grad):
-        return scatter(grad, self._saved_dim, self._saved_index, 0),
-
-
-class _NoDerivative(Node):                   # torch's node for ops without a derivative
-    __slots__ = ("_what",)
-
-    def apply(self, grad):
-        raise RuntimeError(f"derivative for aten::{self._what} is not implemented")
-
-
-_NoDerivative.__name__ = _NoDerivative.__qualname__ = "NotImplemented"
-
-
-_REDUCE_AT = {"add": np.add, "multiply": np.multiply}
-
-
-def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
-    if src is None:
-        src = value
-    x = input._data
-    d = wrap_dim(dim, x.ndim)
-    i = _check_index(index, "scatter")
-    st = src if isinstance(src, Tensor) else None
-    if st is not None and st._data.dtype != x.dtype:
-        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype")
-    xv, iv = _as1d(x), _as1d(i)
-    sv = _as1d(st._data) if st is not None else None
-    _scatter_checks(xv, d, iv, sv, "scatter")
-    if reduce is not None and reduce not in _REDUCE_AT:
-        raise RuntimeError("reduce argument must be either add or multiply.")
-    if reduce is not None and st is not None:
-        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
-                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
-                      "instead for more reduction options.", UserWarning, stacklevel=2)
-    r = x.copy()
-    if i.size:
-        loc = _grid(iv, d)
-        v = _src_part(sv, iv) if sv is not None else np.asarray(src, x.dtype)
-        if reduce is None:
-            _as1d(r)[loc] = v
-        else:
-            _REDUCE_AT[reduce].at(_as1d(r), loc, np.broadcast_to(v, iv.shape))
-    res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (st is not None and st._requires_grad)):
-        if reduce is not None:
-            node = _NoDerivative()
-            node._what = "scatter"
-            link(res, node, input, st)
-        else:
-            node = ScatterBackward0() if st is not None else ScatterBackward1()
-            node._saved_dim = d
-            node._saved_index = index
-            if st is not None:
-                node._src_shape = st._data.shape
-                link(res, node, input, st)
-            else:
-                link(res, node, input)
-    return write_out(res, out)
-
-
-class ScatterAddBackward0(Node):             # derivatives.yaml: scatter_add
-    __slots__ = ("_saved_dim", "_saved_index", "_src_shape")
-    _saved_names = ("_saved_index",)
-
-    def apply(self, grad):
-        return (grad if needs(self, 0) else None,
-                _src_grad(gather(grad, self._saved_dim, self._saved_index), self._src_shape)
-                if needs(self, 1) else None)
-
-
-def scatter_add(input, dim, index, src, *, out=None):
-    x = input._data
-    d = wrap_dim(dim, x.ndim)
-    i = _check_index(index, "scatter_add")
-    if src._data.dtype != x.dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    iv = _as1d(i)
-    sv = _as1d(src._data)
-    _scatter_checks(_as1d(x), d, iv, sv, "scatter_add")
-    r = x.copy()
-    if i.size:
-        np.add.at(_as1d(r), _grid(iv, d), _src_part(sv, iv))
-    res = wrap(r)
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
-        node = ScatterAddBackward0()
-        node._saved_dim = d
-        node._saved_index = index
-        node._src_shape = src._data.shape
-        link(res, node, input, src)
-    return write_out(res, out)
-
-
-class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.two
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_self", "_saved_src", "_saved_reduce",
-                 "_saved_include_self", "_saved_result")
-    _saved_names = ("_saved_index", "_saved_self", "_saved_src", "_saved_result")
-
-    def apply(self, grad):
-        from .pointwise import where
-        d, index, red = self._saved_dim, self._saved_index, self._saved_reduce
-        x, src = self._saved_self, self._saved_src
-        src_shape = src._data.shape
-        if src_shape != index._data.shape:
-            src = _get(src, _parse(src_shape, tuple(slice(0, n) for n in index._data.shape)))
-        inc = self._saved_include_self
-        if red == "sum":
-            gs = grad
-            gsrc = gather(grad, d, index)
-        elif red == "mean":
-            n = wrap(np.ones_like(grad._data) if inc else np.zeros_like(grad._data))
-            n = scatter_add(n, d, index, wrap(np.ones_like(src._data)))
-            n = n.masked_fill(n == 0, 1)
-            gs = grad / n
-            gsrc = gather(grad, d, index) / gather(n, d, index)
-        elif red == "prod":
-            from .. import creation  # noqa: F401
-            result = self._saved_result
-            # zeros in self/src: the product of the others (torch's masked formulas)
-            mself = x.masked_fill(x == 0, 1)
-            mres = scatter_reduce(mself, d, index, src, "prod", include_self=inc)
-            gs = grad * mres / mself
-            szero = src == 0
-            nz = scatter_add(wrap(np.zeros(x.shape, x._data.dtype)), d, index,
-                             szero.to(x.dtype))
-            nz = gather(nz, d, index)
-            single = szero & (nz == 1)
-            msrc = src.masked_fill(single, 1)
-            msrc_res = scatter_reduce(x, d, index, msrc, "prod", include_self=inc)
-            gsrc = where(single, gather(grad * msrc_res, d, index),
-                         gather(grad * result, d, index) / src.masked_fill(szero, 1))
-        else:  # amax / amin: the gradient is shared evenly among the tied winners
-            result = self._saved_result
-            value = gather(result, d, index)
-            self_is = (x == result).to(x.dtype)
-            src_is = (src == value).to(x.dtype)
-            count = scatter_add(self_is, d, index, src_is)
-            share = grad / count
-            gs = self_is * share
-            gsrc = src_is * gather(share, d, index)
-        if not inc and needs(self, 0):
-            gs = scatter(gs, d, index, 0)
-        return (gs if needs(self, 0) else None,
-                _src_grad(gsrc, src_shape) if needs(self, 1) else None)
-
-
-_REDUCE_INIT = {"sum": 0, "mean": 0, "prod": 1}
-
-
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
-    x = input._data
-    d = wrap_dim(dim, x.ndim)
-    i = _check_index(index, "scatter_reduce")
-    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
-    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
-        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
-                           f"{reduce}")
-    if src._data.dtype != x.dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    iv = _as1d(i)
-    sv = _as1d(src._data)
-    _scatter_checks(_as1d(x), d, iv, sv, "scatter_reduce")
-    r = x.copy()
-    if i.size:
-        rv = _as1d(r)
-        loc = _grid(iv, d)
-        s = _src_part(sv, iv)
-        if not include_self:
-            if reduce in _REDUCE_INIT:
-                rv[loc] = _REDUCE_INIT[reduce]
-            elif reduce == "amax":
-                rv[loc] = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-            else:
-                rv[loc] = np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).max
-        ufunc = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
-                 "amin": np.minimum}[reduce]
-        ufunc.at(rv, loc, s)
-        if reduce == "mean":
-            cnt = np.ones(rv.shape, np.int64) if include_self else np.zeros(rv.shape, np.int64)
-            np.add.at(cnt, loc, 1)
-            cnt = np.maximum(cnt, 1)
-            if x.dtype.kind in "fc":
-                r = (rv / cnt).astype(x.dtype).reshape(x.shape)
-            else:
-                r = (rv // cnt).reshape(x.shape)
-    res = wrap(r)
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
-        node = ScatterReduceBackward0()
-        node._saved_dim = d
-        node._saved_index = index
-        node._saved_self = input.detach() if reduce in ("prod", "amax", "amin") else None
-        node._saved_src = src.detach()
-        node._saved_reduce = reduce
-        node._saved_include_self = include_self
-        node._saved_result = res.detach() if reduce in ("prod", "amax", "amin") else None
-        link(res, node, input, src)
-    return write_out(res, out)
-
-
-class IndexReduceBackward0(ScatterReduceBackward0):   # derivatives.yaml: index_reduce
-    """index_reduce is scatter_reduce with the index vector spread over source's shape, and
-    so is its derivative."""
-    __slots__ = ()
-
-
-_INDEX_REDUCE_WARNED = [False]
-
-
-def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
-    x = input._data
-    d = wrap_dim(dim, x.ndim)
-    if not _INDEX_REDUCE_WARNED[0]:
-        _INDEX_REDUCE_WARNED[0] = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.",
-                      UserWarning, stacklevel=2)
-    if reduce not in ("prod", "mean", "amax", "amin"):
-        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
-                           f"amin but got {reduce}.")
-    i = index._data
-    if i.dtype not in (np.int64, np.int32):
-        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index")
-    if i.ndim > 1:
-        raise IndexError("index_reduce_(): Index is supposed to be a vector")
-    i = i.reshape(-1)
-    s = source._data
-    ns = s.shape[d] if s.ndim else 1
-    if i.size != ns:
-        raise RuntimeError(f"index_reduce_(): Number of indices ({i.size}) should be equal to "
-                           f"source.size(dim): ({ns}), for dim: {d}")
-    if s.dtype != x.dtype:
-        raise RuntimeError(f"index_reduce_(): self ({type_name(x.dtype)}) and source "
-                           f"({type_name(s.dtype)}) must have the same scalar type")
-    size = x.shape[d] if x.ndim else 1
-    if i.size and (i.max() >= size or i.min() < 0):
-        raise IndexError("index out of range in self")
-    shape = [1] * s.ndim
-    if s.ndim:
-        shape[d] = i.size
-    spread = wrap(np.ascontiguousarray(np.broadcast_to(i.reshape(shape), s.shape)
-                                       .astype(np.int64)))
-    res = scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
-    if res._grad_fn is not None:
-        old = res._grad_fn
-        node = IndexReduceBackward0()
-        for name in ScatterReduceBackward0.__slots__:
-            setattr(node, name, getattr(old, name))
-        link(res, node, input, source)
-    return write_out(res, out)
-
-
-# ---------------------------------------------------------------- index_add / copy / fill
-
-def _dim_index(x, d, index, op, negative=False, error=IndexError, prefix=""):
-    """The index of index_add/copy/fill: a vector; negative entries wrap only for
-    index_fill; the error type and message prefix differ per op, as in torch."""
-    i = index._data if isinstance(index, Tensor) else None
-    if i is None:
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    if i.dtype not in (np.int64, np.int32):
-        raise IndexError(f"{op}(): Expected dtype int32/int64 for index")
-    if i.ndim > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector")
-    i = i.reshape(-1)
-    size = x.shape[d] if x.ndim else 1
-    lo = -size if negative else 0
-    if i.size and (i.max() >= size or i.min() < lo):
-        bad = i[(i >= size) | (i < lo)].flat[0]
-        raise error(f"{prefix}index {bad} is out of bounds for dimension {d} with size {size}")
-    return i
-
-
-def _dim_loc(x, d, i):
-    return (slice(None),) * d + (i,) if x.ndim else (i * 0,)
-
-
-def _expand_as_source(g, shape):
-    return g.reshape(()) if not shape else g.expand(shape)
-
-
-class IndexAddBackward0(Node):               # derivatives.yaml: index_add
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_alpha", "_source_shape")
-    _saved_names = ("_saved_index",)
-
-    def apply(self, grad):
-        gsrc = None
-        if needs(self, 1):
-            gsrc = _expand_as_source(index_select(grad, self._saved_dim, self._saved_index),
-                                     self._source_shape)
-            if self._saved_alpha != 1:
-                gsrc = gsrc * self._saved_alpha
-        return (grad if needs(self, 0) else None), gsrc
-
-
-def index_add(input, dim, index, source, *, alpha=1, out=None):
-    x = input._data
-    d = wrap_dim(dim, x.ndim)
-    i = _dim_index(x, d, index, "index_add_", error=RuntimeError)
-    s = source._data
-    if s.dtype != x.dtype:
-        raise RuntimeError(f"index_add_(): self ({type_name(x.dtype)}) and source "
-                           f"({type_name(s.dtype)}) must have the same scalar type")
-    ns = s.shape[d] if s.ndim else 1
-    if i.size != ns:
-        raise RuntimeError(f"index_add_(): Number of indices ({i.size}) should be equal to "
-                           f"source.size(dim): ({ns}), for dim: {d}")
-    r = x.copy()
-    if i.size:
-        v = s if alpha == 1 else s * alpha
-        if x.ndim == 0:
-            r += v.reshape(())
-        else:
-            np.add.at(r, _dim_loc(x, d, i), v.reshape(s.shape) if s.ndim else v)
-    res = wrap(r)
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
-        node = IndexAddBackward0()
-        node._saved_dim = d
-        node._saved_index = index
-        node._saved_alpha = alpha
-        node._source_shape = s.shape
-        link(res, node, input, source)
-    return write_out(res, out)
-
-
-class IndexCopyBackward0(Node):              # derivatives.yaml: index_copy
-    __slots__ = ("_saved_dim", "_saved_index", "_source_shape")
-    _saved_names = ("_saved_index",)
-
-    def apply(self, grad):
-        d, i = self._saved_dim, self._saved_index
-        gsrc = None
-        if needs(self, 1):
-            gsrc = _expand_as_source(index_select(grad, d, i), self._source_shape)
-        return (index_fill(grad, d, i, 0) if needs(self, 0) else None), gsrc
-
-
-def index_copy(input, dim, index, source, *, out=None):
-    x = input._data
-    d = wrap_dim(dim, x.ndim)
-    i = _dim_index(x, d, index, "index_copy_", prefix="index_copy_(): ")
-    s = source._data
-    if s.dtype != x.dtype:
-        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
-                           f"but got (self) {type_name(x.dtype)} and (source) "
-                           f"{type_name(s.dtype)}")
-    ns = s.shape[d] if s.ndim else 1
-    if i.size != ns:
-        raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to "
-                         f"source.size(dim) ({ns})")
-    r = x.copy()
-    if i.size:
-        if x.ndim == 0:
-            r[...] = s.reshape(())
-        else:
-            r[_dim_loc(x, d, i)] = s
-    res = wrap(r)
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
-        node = IndexCopyBackward0()
-        node._saved_dim = d
-        node._saved_index = index
-        node._source_shape = s.shape
-        link(res, node, input, source)
-    return write_out(res, out)
-
-
-class IndexFillBackward0(Node):              # derivatives.yaml: index_fill.int_Scalar
-    __slots__ = ("_saved_dim", "_saved_index")
-    _saved_names = ("_saved_index",)
-
-    def apply(self, grad):
-        return index_fill(grad, self._saved_dim, self._saved_index, 0),
-
-
-class IndexFillBackward1(Node):              # derivatives.yaml: index_fill.int_Tensor
-    __slots__ = ("_saved_dim", "_saved_index")
-    _saved_names = ("_saved_index",)
-
-    def apply(self, grad):
-        d, i = self._saved_dim, self._saved_index
-        # each filled slice counts once, however often the index repeats it
-        return (index_fill(grad, d, i, 0) if needs(self, 0) else None,
-                index_select(grad, d, wrap(np.unique(i._data))).sum()
-                if needs(self, 1) else None)
-
-
-def index_fill(input, dim, index, value):
-    x = input._data
-    d = wrap_dim(dim, x.ndim)
-    i = _dim_index(x, d, index, "index_fill_", negative=True)
-    vt = value if isinstance(value, Tensor) else None
-    if vt is not None and vt._data.ndim != 0:
-        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
-                           f"tensor with {vt._data.ndim} dimension(s).")
-    r = x.copy()
-    if i.size:
-        v = vt._data if vt is not None else value
-        if x.ndim == 0:
-            r[...] = v
-        else:
-            r[_dim_loc(x, d, i)] = v
-    res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)):
-        node = IndexFillBackward1() if vt is not None else IndexFillBackward0()
-        node._saved_dim = d
-        node._saved_index = index
-        if vt is not None:
-            link(res, node, input, vt)
-        else:
-            link(res, node, input)
-    return res
-
-
 # ---------------------------------------------------------------- index_put
+
 
 def _put_index(x, indices):
     if not isinstance(indices, (tuple, list)):
@@ -1402,8 +948,8 @@ def index_put(input, indices, values, accumulate=False):
 def index_put_(input, indices, values, accumulate=False):
     return inplace(input, index_put(inplace_source(input), indices, values, accumulate))
 
-
 # ---------------------------------------------------------------- masked ops
+
 
 def _mask(mask, op):
     if not isinstance(mask, Tensor):
@@ -1429,55 +975,6 @@ def _dtype_str(np_dtype):
     return _CPP_NAMES[np_dtype.name]
 
 
-class MaskedFillBackward0(Node):             # derivatives.yaml: masked_fill.Scalar
-    __slots__ = ("_saved_mask",)
-    _saved_names = ("_saved_mask",)
-
-    def apply(self, grad):
-        return grad.masked_fill(self._saved_mask, 0),
-
-
-class MaskedFillBackward1(Node):             # derivatives.yaml: masked_fill.Tensor
-    __slots__ = ("_saved_mask",)
-    _saved_names = ("_saved_mask",)
-
-    def apply(self, grad):
-        from .pointwise import where
-        m = self._saved_mask
-        return (grad.masked_fill(m, 0) if needs(self, 0) else None,
-                where(m, grad, wrap(np.zeros((), grad._data.dtype))).sum()
-                if needs(self, 1) else None)
-
-
-def masked_fill(input, mask, value):
-    x = input._data
-    m = _mask(mask, "masked_fill_")
-    vt = value if isinstance(value, Tensor) else None
-    if vt is not None:
-        if vt._data.ndim != 0:
-            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
-                               f"got tensor with {vt._data.ndim} dimension(s).")
-        v = vt._data.astype(x.dtype)
-    else:
-        if isinstance(value, complex) and x.dtype.kind != "c":
-            raise RuntimeError("value cannot be converted to type "
-                               f"{_SCALAR_NAMES[x.dtype.name]} without overflow")
-        v = np.asarray(value).astype(x.dtype)
-    try:
-        r = np.where(m, v, x)
-    except ValueError:
-        raise broadcast_error(m, x) from None
-    res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)):
-        node = MaskedFillBackward1() if vt is not None else MaskedFillBackward0()
-        node._saved_mask = mask
-        if vt is not None:
-            link(res, node, input, vt)
-        else:
-            link(res, node, input)
-    return res
-
-
 class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
     __slots__ = ("_saved_mask", "_shape")
     _saved_names = ("_saved_mask",)
@@ -1487,7 +984,7 @@ class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
         m = self._saved_mask
         if m._data.shape != self._shape:
             m = wrap(np.broadcast_to(m._data, self._shape))
-        return masked_scatter(z, m, grad),
+        return z.masked_scatter(m, grad),
 
 
 def masked_select(input, mask, *, out=None):
@@ -1509,80 +1006,8 @@ def masked_select(input, mask, *, out=None):
         link(res, node, input)
     return write_out(res, out)
 
-
-class MaskedScatterBackward0(Node):          # derivatives.yaml: masked_scatter
-    __slots__ = ("_saved_mask", "_source_sym_sizes")
-    _saved_names = ("_saved_mask",)
-
-    def apply(self, grad):
-        m = self._saved_mask
-        gs = gsrc = None
-        if needs(self, 0):
-            gs = grad.masked_fill(m, 0)
-        if needs(self, 1):
-            gsrc = _masked_scatter_backward(grad, m, self._source_sym_sizes)
-        return gs, gsrc
-
-
-class MaskedScatterBackwardBackward0(Node):  # derivatives.yaml: masked_scatter_backward
-    __slots__ = ("_saved_mask", "_grad_shape")
-    _saved_names = ("_saved_mask",)
-
-    def apply(self, grad):
-        m = self._saved_mask._data
-        if m.shape != self._grad_shape:
-            m = np.broadcast_to(m, self._grad_shape)
-        return masked_scatter(wrap(np.zeros(self._grad_shape, grad._data.dtype)), wrap(m),
-                              grad),
-
-
-def _masked_scatter_backward(grad, mask, shape):
-    """The source's gradient: the masked elements of grad in order, zero-padded to the
-    source's size."""
-    g = grad._data
-    m = mask._data
-    if m.shape != g.shape:
-        m = np.broadcast_to(m, g.shape)
-    n = int(np.prod(shape))
-    flat = np.zeros(n, g.dtype)
-    sel = g[m]
-    flat[:sel.size] = sel
-    res = wrap(flat.reshape(shape))
-    if STATE.enabled and grad._requires_grad:
-        node = MaskedScatterBackwardBackward0()
-        node._saved_mask = mask
-        node._grad_shape = g.shape
-        link(res, node, grad)
-    return res
-
-
-def masked_scatter(input, mask, source):
-    x = input._data
-    m = _mask(mask, "masked_scatter_")
-    s = source._data
-    if s.dtype != x.dtype:
-        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
-                           f"got{type_name(x.dtype)} and {type_name(s.dtype)}")
-    try:
-        shape = np.broadcast_shapes(x.shape, m.shape)
-    except ValueError:
-        raise broadcast_error(x, m) from None
-    r = np.broadcast_to(x, shape).copy()
-    mb = np.broadcast_to(m, shape)
-    n = int(mb.sum())
-    if n > s.size:
-        raise RuntimeError("Number of elements of source < number of ones in mask")
-    r[mb] = s.reshape(-1)[:n]
-    res = wrap(r)
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
-        node = MaskedScatterBackward0()
-        node._saved_mask = mask
-        node._source_sym_sizes = s.shape
-        link(res, node, input, source)
-    return res
-
-
 # ---------------------------------------------------------------- take / put
+
 
 def _flat_index(index, n, op):
     if not isinstance(index, Tensor):
@@ -1605,7 +1030,7 @@ class TakeBackward0(Node):                   # derivatives.yaml: take
 
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
-        return put(z, self._saved_index, grad, accumulate=True),
+        return z.put(self._saved_index, grad, accumulate=True),
 
 
 def take(input, index):
@@ -1622,84 +1047,14 @@ def take(input, index):
     return res
 
 
-class PutBackward0(Node):                    # derivatives.yaml: put
-    __slots__ = ("_saved_index", "_saved_accumulate", "_source_sym_sizes")
-    _saved_names = ("_saved_index",)
-
-    def apply(self, grad):
-        i = self._saved_index
-        gs = gsrc = None
-        if needs(self, 0):
-            gs = grad if self._saved_accumulate else \
-                put(grad, i, wrap(np.zeros(self._source_sym_sizes, grad._data.dtype)))
-        if needs(self, 1):
-            gsrc = take(grad, i).reshape(self._source_sym_sizes)
-        return gs, gsrc
-
-
-def put(input, index, source, accumulate=False):
-    x = input._data
-    i = _flat_index(index, x.size, "put_")
-    s = source._data
-    if s.dtype != x.dtype:
-        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
-                           f"self.dtype = {type_name(x.dtype)} and source.dtype = "
-                           f"{type_name(s.dtype)}")
-    if s.size != i.size:
-        raise IndexError(f"put_(): Expected source and index to have the same number of "
-                           f"elements, but got source.numel() = {s.size}, index.numel() = "
-                           f"{i.size}")
-    r = x.copy()
-    flat = r.reshape(-1)
-    if accumulate:
-        np.add.at(flat, i.reshape(-1), s.reshape(-1))
-    else:
-        flat[i.reshape(-1)] = s.reshape(-1)
-    res = wrap(flat.reshape(x.shape))
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
-        node = PutBackward0()
-        node._saved_index = index
-        node._saved_accumulate = accumulate
-        node._source_sym_sizes = s.shape
-        link(res, node, input, source)
-    return res
-
-
-def take_along_dim(input, indices, dim=None, *, out=None):
-    if indices._data.dtype != np.int64:
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{type_name(indices._data.dtype)}")
-    if dim is None:
-        return write_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
-    x, i = input._data, indices._data
-    if x.ndim != i.ndim:
-        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
-                           f"number of dimensions, but got {x.ndim} dimensions for input, and "
-                           f"{i.ndim} dimensions for indices")
-    d = wrap_dim(dim, x.ndim)
-    xs = x.shape[:d] + (1,) + x.shape[d + 1:]
-    ishape = i.shape[:d] + (1,) + i.shape[d + 1:]
-    try:
-        b = list(np.broadcast_shapes(xs, ishape))
-    except ValueError:
-        raise broadcast_error(_Shape(xs), _Shape(ishape)) from None
-    bi, bx = list(b), list(b)
-    bi[d], bx[d] = i.shape[d], x.shape[d]
-    if tuple(bx) != x.shape:
-        input = input.expand(bx)
-    if tuple(bi) != i.shape:
-        indices = indices.expand(bi)
-    return write_out(gather(input, d, indices), out)
-
-
 class _Shape:
     __slots__ = ("shape",)
 
     def __init__(self, shape):
         self.shape = shape
 
-
 # ---------------------------------------------------------------- nonzero / argwhere
+
 
 def nonzero(input, *, out=None, as_tuple=False):
     x = input._data
@@ -1716,57 +1071,3 @@ def nonzero(input, *, out=None, as_tuple=False):
 
 def argwhere(input):
     return nonzero(input)
-
-
-# ---------------------------------------------------------------- in-place forms
-
-def _inplace_op(fn, name):
-    def op_(self, *args, **kwargs):
-        return inplace(self, fn(inplace_source(self), *args, **kwargs))
-    op_.__name__ = name
-    return op_
-
-
-scatter_ = _inplace_op(scatter, "scatter_")
-scatter_add_ = _inplace_op(scatter_add, "scatter_add_")
-scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_")
-index_add_ = _inplace_op(index_add, "index_add_")
-index_reduce_ = _inplace_op(index_reduce, "index_reduce_")
-index_copy_ = _inplace_op(index_copy, "index_copy_")
-index_fill_ = _inplace_op(index_fill, "index_fill_")
-masked_scatter_ = _inplace_op(masked_scatter, "masked_scatter_")
-put_ = _inplace_op(put, "put_")
-
-
-def masked_fill_(self, mask, value):
-    m = _mask(mask, "masked_fill_")
-    if m.shape != self._data.shape and \
-            np.broadcast_shapes(m.shape, self._data.shape) != self._data.shape:
-        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
-                           f"broadcast shape "
-                           f"{list(np.broadcast_shapes(m.shape, self._data.shape))}")
-    return inplace(self, masked_fill(inplace_source(self), mask, value))
-
-
-def _bind():
-    T = Tensor
-    T.__getitem__ = _getitem
-    T.__setitem__ = _setitem
-    T.index_select, T.gather, T.take, T.take_along_dim = index_select, gather, take, \
-        take_along_dim
-    T.scatter, T.scatter_ = scatter, scatter_
-    T.scatter_add, T.scatter_add_ = scatter_add, scatter_add_
-    T.scatter_reduce, T.scatter_reduce_ = scatter_reduce, scatter_reduce_
-    T.index_add, T.index_add_ = index_add, index_add_
-    T.index_reduce, T.index_reduce_ = index_reduce, index_reduce_
-    T.index_copy, T.index_copy_ = index_copy, index_copy_
-    T.index_fill, T.index_fill_ = index_fill, index_fill_
-    T.index_put, T.index_put_ = index_put, index_put_
-    T.masked_fill, T.masked_fill_ = masked_fill, masked_fill_
-    T.masked_scatter, T.masked_scatter_ = masked_scatter, masked_scatter_
-    T.masked_select = masked_select
-    T.put, T.put_ = put, put_
-    T.nonzero, T.argwhere = nonzero, argwhere
-
-
-_bind()

@@ -9,10 +9,11 @@ __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_sta
 import numpy as np
 
 from .. import dtypes as D
-from ..autograd.graph import Node, link, link_multi
 from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link, link_multi
+from ..dtypes import type_name
 from ..tensor import Tensor, wrap
-from ._common import wrap_dim, write_out, type_name
+from ._args import wrap_dim, write_out
 from .shape import (viewof, embed, SliceBackwardBackward0, atleast_1d, atleast_2d, atleast_3d,
                     reshape, scatter_into, SliceScatterBackward0, meshgrid, flatten, select,
                     mark_multi)
@@ -504,17 +505,3 @@ def _dir_split(name, min_dim, dim_of):
 hsplit = _dir_split("hsplit", 1, lambda n: 0 if n == 1 else 1)
 vsplit = _dir_split("vsplit", 2, lambda n: 0)
 dsplit = _dir_split("dsplit", 3, lambda n: 2)
-
-
-def _bind():
-    T = Tensor
-    T.narrow = narrow
-    T.split, T.split_with_sizes, T.chunk, T.tensor_split = split, split_with_sizes, chunk, \
-        tensor_split
-    T.hsplit, T.vsplit, T.dsplit = hsplit, vsplit, dsplit
-    T.narrow_copy, T.slice_scatter = narrow_copy, slice_scatter
-    T.unsafe_split, T.unsafe_split_with_sizes, T.unsafe_chunk = unsafe_split, \
-        unsafe_split_with_sizes, unsafe_chunk
-
-
-_bind()

@@ -1,25 +1,26 @@
 """Shape ops and views. A view shares its base's NumPy memory exactly when torch's does:
 view ops return NumPy views of the input's array (never a copy); ops that copy in torch
 (flip, roll, repeat, tril, ...) return fresh arrays."""
-__all__ = ["reshape", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze",
-           "permute", "transpose", "swapaxes", "swapdims", "t", "adjoint", "movedim",
-           "moveaxis", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "repeat_interleave",
-           "tile", "unbind", "select", "flip", "fliplr", "flipud", "roll", "rot90", "tril",
-           "triu", "diag", "diag_embed", "diagflat", "diagonal", "trace", "meshgrid",
-           "atleast_1d", "atleast_2d", "atleast_3d", "select_scatter", "diagonal_scatter",
-           "tril_indices", "triu_indices"]
+__all__ = ["reshape", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "permute",
+           "transpose", "swapaxes", "swapdims", "t", "adjoint", "movedim", "moveaxis",
+           "broadcast_to", "broadcast_tensors", "broadcast_shapes", "repeat_interleave", "tile",
+           "unbind", "select", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
+           "diag_embed", "diagflat", "diagonal", "trace", "meshgrid", "atleast_1d", "atleast_2d",
+           "atleast_3d", "select_scatter", "diagonal_scatter", "tril_indices", "triu_indices"]
 
 import warnings
+from operator import index as _index
 from weakref import ref as _weakref
 
 import numpy as np
 
 from .. import dtypes as D
-from ..autograd.graph import Node, link, link_multi
 from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link, link_multi, bump_version, sum_to
+from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
-from ._common import wrap_dim, wrap_dims, type_name
-from operator import index as _index
+from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
+from ._views import inplace, inplace_source, mark_written
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -486,8 +487,7 @@ class ExpandBackward0(Node):                 # derivatives.yaml: expand
     __slots__ = ("_saved_self_sym_sizes",)
 
     def apply(self, grad):
-        from ..autograd.engine import _sum_to
-        return _sum_to(grad, self._saved_self_sym_sizes),
+        return sum_to(grad, self._saved_self_sym_sizes),
 
 
 def expand(input, *sizes, size=None, implicit=False):
@@ -569,7 +569,6 @@ def broadcast_tensors(*tensors):
             shape = np.broadcast_shapes(shape, s)
         except ValueError:
             a = next(u for u in tensors[:k] if _bc_fail(u._data.shape, s))
-            from ._common import broadcast_error
             raise broadcast_error(a._data, tt._data) from None
     return tuple(tt if tt._data.shape == shape else expand(tt, shape) for tt in tensors)
 
@@ -943,7 +942,6 @@ def _tri(name, npfn, node_cls):
             node._saved_diagonal = diagonal
             link(res, node, input)
         if out is not None:
-            from ._common import write_out
             return write_out(res, out)
         return res
     op.__name__ = name
@@ -955,12 +953,10 @@ triu = _tri("triu", np.triu, TriuBackward0)
 
 
 def tril_(self, diagonal=0):
-    from ._common import inplace, inplace_source
     return inplace(self, tril(inplace_source(self), diagonal))
 
 
 def triu_(self, diagonal=0):
-    from ._common import inplace, inplace_source
     return inplace(self, triu(inplace_source(self), diagonal))
 
 
@@ -1055,7 +1051,6 @@ def diag(input, diagonal=0, *, out=None):
     else:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
     if out is not None:
-        from ._common import write_out
         return write_out(res, out)
     return res
 
@@ -1341,8 +1336,7 @@ class CopySlices(Node):
             r0 = res[0]
             if r0 is not None:
                 if r0._data.shape != self._vshape:
-                    from ..autograd.engine import _sum_to
-                    r0 = _sum_to(r0, self._vshape)
+                    r0 = sum_to(r0, self._vshape)
                 g0 = g0 + _place(r0, self._root_shape, self._steps, self._ids)
         return (g0,) + tuple(res[1:])
 
@@ -1378,7 +1372,6 @@ def _rebase_view(view):
     if root._requires_grad and root._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    from ._common import mark_written
     ids = _region_ids(root._data.shape, steps)
     node = CopySlices()
     node._fn, node._steps, node._ids = fn, steps, ids
@@ -1418,7 +1411,6 @@ def _relink(view, root, steps, ids):
 def _refresh_views(root, done):
     """After root's history was rebased, its other live views (of either kind) read the new
     root, and count as written (torch's views share their base's version counter)."""
-    from ..autograd.graph import bump_version
     x = root._x
     refs = x.get("vviews") if x else None
     if refs:
@@ -1435,7 +1427,7 @@ def _refresh_views(root, done):
                 _relink(v, root, chain[1], _region_ids(root._data.shape, chain[1]))
         x["vviews"] = alive
     if x and "views" in x:                     # views made by indexing (index.py)
-        from . import index
+        from ..ops import index
         refresh = getattr(index, "_refresh_views", None)
         if refresh is not None:
             refresh(root, done)
@@ -1549,29 +1541,7 @@ def _is_view(self):
     return bool(self._x and "base" in self._x)
 
 
-def _bind():
-    T = Tensor
-    T._base, T._is_view = property(_base), _is_view
-    T.t_, T.transpose_ = _meta_inplace(t), _meta_inplace(transpose)
-    T.swapaxes_ = T.swapdims_ = T.transpose_
-    T.unsqueeze_, T.squeeze_ = _meta_inplace(unsqueeze), _meta_inplace(squeeze)
-    T.view, T.view_as, T.reshape, T.reshape_as = view, view_as, reshape, reshape_as
-    T.flatten, T.unflatten, T.ravel = flatten, unflatten, ravel
-    T.expand, T.expand_as, T.broadcast_to = expand, expand_as, broadcast_to
-    T.unsqueeze, T.squeeze, T.unbind, T.select = unsqueeze, squeeze, unbind, select
-    T._reshape_copy = _reshape_copy
-    T.permute, T.transpose, T.swapaxes, T.swapdims, T.t = permute, transpose, transpose, \
-        transpose, t
-    T.T, T.mT, T.H, T.mH = property(_T), property(_mT), property(_H), property(_mH)
-    T.adjoint = adjoint
-    T.movedim = T.moveaxis = movedim
-    T.repeat, T.tile, T.repeat_interleave = repeat, tile, repeat_interleave
-    T.flip, T.fliplr, T.flipud, T.roll, T.rot90 = flip, fliplr, flipud, roll, rot90
-    T.tril, T.triu, T.tril_, T.triu_ = tril, triu, tril_, triu_
-    T.diag, T.diag_embed, T.diagflat, T.diagonal, T.trace = diag, diag_embed, diagflat, \
-        diagonal, trace
-    T.unfold = unfold
-    T.select_scatter, T.diagonal_scatter = select_scatter, diagonal_scatter
-
-
-_bind()
+t_ = _meta_inplace(t)
+transpose_ = swapaxes_ = swapdims_ = _meta_inplace(transpose)
+unsqueeze_ = _meta_inplace(unsqueeze)
+squeeze_ = _meta_inplace(squeeze)

@@ -13,10 +13,12 @@ import math
 
 import numpy as np
 
-from ..autograd.graph import Node, link
 from ..autograd.grad_mode import STATE
-from ..tensor import Tensor, wrap
-from ._common import inplace, inplace_source, floating, write_out, type_name
+from ..autograd.graph import Node, link
+from ..dtypes import type_name
+from ..tensor import wrap
+from ._args import floating, write_out
+from ._views import inplace, inplace_source
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
@@ -212,12 +214,3 @@ def erfc_(self):
 
 def erfinv_(self):
     return inplace(self, erfinv(inplace_source(self)))
-
-
-def _bind():
-    T = Tensor
-    T.erf, T.erf_, T.erfc, T.erfc_, T.erfinv, T.erfinv_ = \
-        erf, erf_, erfc, erfc_, erfinv, erfinv_
-
-
-_bind()

@@ -11,7 +11,7 @@ from collections import OrderedDict, defaultdict
 
 import numpy as np
 
-from ..ops._common import mark_written as _bump   # the one in-place-write helper (re-pointable)
+from ..ops._views import mark_written as _bump   # the one in-place-write helper (re-pointable)
 from ..tensor import Tensor, wrap
 from ..autograd.grad_mode import enable_grad
 from ..dtypes import get_default_dtype

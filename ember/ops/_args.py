@@ -6,7 +6,6 @@ import numpy as np
 
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import bump_version
 from ..tensor import Tensor, wrap
 
 _FLOAT_KINDS = "fc"
@@ -123,83 +122,10 @@ def requires(*ts):
     return False
 
 
-def inplace(self, result):
-    """Write `result` (computed out of place) into `self`, rebasing self's history on
-    result's node. The write goes into self's own array, so views of it see it."""
-    if result._grad_fn is not None and self._grad_fn is None and self._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    rd, sd = result._data, self._data
-    if not sd.flags.writeable:      # an expanded tensor: several elements share memory
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
-    if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
-        raise RuntimeError(f"result type {type_name(rd.dtype)} can't be cast to the desired "
-                           f"output type {type_name(sd.dtype)}")
-    if rd.shape != sd.shape and np.broadcast_shapes(rd.shape, sd.shape) != sd.shape:
-        raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the broadcast "
-                           f"shape {list(np.broadcast_shapes(rd.shape, sd.shape))}")
-    np.copyto(sd, rd, casting="unsafe")
-    mark_written(self)
-    if result._grad_fn is not None:
-        self._grad_fn = result._grad_fn
-        self._output_nr = result._output_nr
-        self._requires_grad = True
-        meta = self._grad_fn._meta
-        self._grad_fn._meta = (sd.shape, sd.dtype) if not isinstance(meta, list) else meta
-        x = self._x     # a view (made by indexing or a shape op): its base's history
-        if x is not None:                       # changes too; a base: its views read it
-            if "ichain" in x or "vchain" in x:
-                from .shape import rebase_view_chain
-                rebase_view_chain(self)
-            elif "vviews" in x or "views" in x:
-                from .shape import refresh_views
-                refresh_views(self)
-    return self
-
-
-def mark_written(t):
-    """Version bookkeeping for an in-place write into t (see Note [Versions] in graph.py):
-    t itself, and the detached copy its grad_fn saved if that shares t's memory."""
-    bump_version(t)
-    fn = t._grad_fn
-    if fn is not None:
-        for name in fn._saved_names:
-            saved = getattr(fn, name, None)
-            if saved is not None and saved is not t and getattr(saved, "_data", None) is t._data:
-                bump_version(saved, fn)
-
-
-def inplace_source(self):
-    """The operand an in-place op computes from: while recording, a copy carrying self's
-    history, so a node that saves it is not changed by the write that follows."""
-    if STATE.enabled and self._requires_grad:
-        src = wrap(self._data.copy())
-        src._requires_grad = True
-        src._grad_fn = self._grad_fn
-        if self._grad_fn is not None:
-            src._output_nr = self._output_nr
-        else:
-            src._acc = self._acc
-        return src
-    return self
-
-
 def can_cast(src, dst):
     """torch's in-place rule: the result's category may not exceed the output's."""
     cat = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
     return cat[src.kind] <= cat[dst.kind]
-
-
-_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
-def type_name(np_dtype):
-    """torch's C++ scalar type name (Float, Long, ...) used in error messages."""
-    return _NAMES[np_dtype.name]
 
 
 def wrap_dim(dim, ndim):
@@ -236,15 +162,16 @@ def broadcast_error(a, b):
     return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast")
 
 
-def saved_output(node, saved):
-    """A saved output: plain when not recording, else reconnected to the node that made it
-    (an output is saved detached so that it does not keep its own node alive in a cycle)."""
+def saved_output(node, saved, nr=0):
+    """Saved output `nr` of `node`: plain when not recording, else reconnected to the node
+    that made it (an output is saved detached so that it does not keep its own node alive in
+    a cycle), so that double backward sees its dependence on the input."""
     if not STATE.enabled or saved is None:
         return saved
     t = wrap(saved._data)
     t._requires_grad = True
     t._grad_fn = node
-    t._output_nr = 0
+    t._output_nr = nr
     return t
 
 
@@ -277,3 +204,11 @@ def write_out(res, out):
     np.copyto(out._data, res._data, casting="unsafe")
     return out
 
+
+def _tensor_args(name, input, other):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")

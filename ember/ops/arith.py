@@ -1,0 +1,716 @@
+"""Arithmetic: add, sub, mul, div, pow, remainder, fmod and their in-place forms. Each op: its
+forward (one NumPy call after torch's promotion), its node class (torch's name) and derivative
+formula, written with ember ops so that the same formula serves double backward."""
+__all__ = ["add", "sub", "subtract", "rsub", "neg", "negative", "mul", "multiply", "div", "divide",
+           "true_divide", "floor_divide", "reciprocal", "pow", "neg_", "negative_", "reciprocal_",
+           "remainder", "fmod", "float_power"]
+
+import numpy as np
+
+from .. import dtypes as D
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link, wrap_out, wrap_out2
+from ..dtypes import type_name
+from ..tensor import Tensor, wrap
+from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
+                    conj_if_complex, scalar_tensor, write_out)
+from ._views import inplace, inplace_source, _inplace_binary
+from .logical import where
+
+
+def _grad_needed(input, o):
+    return STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad))
+
+
+_np_mul, _np_sub = np.multiply, np.subtract    # (bound once: ufuncs with positional out=)
+
+
+class _SavesSelf(Node):
+    __slots__ = ("_saved_self",)
+    _saved_names = ("_saved_self",)
+
+
+class _SavesResult(Node):
+    __slots__ = ("_saved_result",)
+    _saved_names = ("_saved_result",)
+
+    def _result(self):
+        return saved_output(self, self._saved_result)
+
+
+def _zeros(grad):
+    """A constant zero gradient (torch's zeros_like(grad): no graph behind it)."""
+    return wrap(np.zeros_like(grad._data))
+
+
+# ---------------------------------------------------------------- add / sub / rsub / neg
+
+class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
+    __slots__ = ("_saved_alpha",)
+
+    def apply(self, grad):
+        if self.next_functions[1][0] is None:       # x + number: nothing for `other`
+            return grad, None
+        a = self._saved_alpha
+        return grad, (grad if a == 1 else grad * a)
+
+    def np_apply(self, grad):
+        if self.next_functions[1][0] is None:
+            return grad,        # (the engine reads a missing entry as None)
+        if self._saved_alpha == 1:
+            return grad, grad
+        return Node.np_apply(self, grad)
+
+
+def _check_alpha(input, other, alpha):
+    """torch's checks on alpha (only reached for alpha != 1)."""
+    rt = D.result_type(input, other)
+    if type(alpha) is bool:
+        if rt is not D.bool_:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and rt.category < D.FLOAT:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
+def add(input, other, *, alpha=1, out=None):
+    if (type(other) is float or type(other) is int) and type(input) is Tensor and \
+            alpha.__class__ is int and alpha == 1 and out is None and \
+            input._data.dtype.kind == "f":
+        # hot path: floating tensor + Python number (no promotion possible, no checks)
+        x = input._data
+        r = x + scalar_array(other, x.dtype)
+        if STATE.enabled and input._requires_grad:
+            node = AddBackward0()
+            node._saved_alpha = 1
+            return wrap_out(r, node, input, True)
+        return wrap(r)
+    if type(other) is Tensor and type(input) is Tensor and alpha.__class__ is int and \
+            alpha == 1 and out is None:
+        x, y = input._data, other._data
+        if x.dtype is y.dtype and x.dtype.kind == "f":
+            # hot path: two floating tensors of one dtype (no promotion, no checks)
+            try:
+                r = x + y
+            except ValueError:
+                raise broadcast_error(x, y) from None
+            if STATE.enabled and (input._requires_grad or other._requires_grad):
+                node = AddBackward0()
+                node._saved_alpha = 1
+                return wrap_out2(r, node, input, other)
+            return wrap(r)
+    if alpha != 1 or type(alpha) is bool:
+        _check_alpha(input, other, alpha)
+    if not isinstance(input, Tensor):
+        return add(scalar_tensor(input), other, alpha=alpha, out=out)
+    o = other if isinstance(other, Tensor) else None
+    x, y = operands(input, other)
+    try:
+        r = x + y if alpha == 1 else x + y * alpha
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    res = wrap(r)
+    if _grad_needed(input, o):
+        node = AddBackward0()
+        node._saved_alpha = alpha
+        link(res, node, input, o)
+    return write_out(res, out)
+
+
+class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
+    __slots__ = ("_saved_alpha",)
+
+    def apply(self, grad):
+        if self.next_functions[1][0] is None:       # x - number: nothing for `other`
+            return grad, None
+        a = self._saved_alpha
+        return grad, (-grad if a == 1 else grad * -a)
+
+    def np_apply(self, grad):
+        if self.next_functions[1][0] is None:
+            return grad,
+        if self._saved_alpha == 1:
+            return grad, -grad
+        return Node.np_apply(self, grad)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    if (type(other) is float or type(other) is int) and type(input) is Tensor and \
+            alpha.__class__ is int and alpha == 1 and out is None and \
+            input._data.dtype.kind == "f":
+        x = input._data
+        r = x - scalar_array(other, x.dtype)         # hot path, as in add
+        if STATE.enabled and input._requires_grad:
+            node = SubBackward0()
+            node._saved_alpha = 1
+            return wrap_out(r, node, input, True)
+        return wrap(r)
+    if alpha != 1 or type(alpha) is bool:
+        _check_alpha(input, other, alpha)
+    if not isinstance(input, Tensor):
+        return rsub(other, input, alpha=alpha)
+    o = other if isinstance(other, Tensor) else None
+    if input._data.dtype.kind == "b" or (o is not None and o._data.dtype.kind == "b"):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead."
+                           if o is not None and
+                           input._data.dtype.kind == o._data.dtype.kind == "b" else
+                           "Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+    x, y = operands(input, other)
+    try:
+        r = x - y if alpha == 1 else x - y * alpha
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    res = wrap(r)
+    if _grad_needed(input, o):
+        node = SubBackward0()
+        node._saved_alpha = alpha
+        link(res, node, input, o)
+    return write_out(res, out)
+
+
+subtract = sub
+
+
+class RsubBackward1(Node):                   # derivatives.yaml: rsub.Scalar
+    __slots__ = ("_saved_alpha",)
+
+    def apply(self, grad):
+        a = self._saved_alpha
+        return (-grad if a == 1 else grad * -a),
+
+
+class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
+    __slots__ = ("_saved_alpha",)
+
+    def apply(self, grad):
+        a = self._saved_alpha
+        return ((-grad if a == 1 else grad * -a) if needs(self, 0) else None), grad
+
+
+def rsub(input, other, *, alpha=1):
+    """other - alpha * input."""
+    if isinstance(other, Tensor):
+        if not isinstance(input, Tensor):
+            input = scalar_tensor(input, other)
+        x, y = operands(input, other)
+        res = wrap(y - x * alpha if alpha != 1 else y - x)
+        if _grad_needed(input, other):
+            node = RsubBackward0()
+            node._saved_alpha = alpha
+            link(res, node, input, other)
+        return res
+    x, y = operands(input, other)
+    res = wrap(y - x if alpha == 1 else y - x * alpha)
+    if STATE.enabled and input._requires_grad:
+        node = RsubBackward1()
+        node._saved_alpha = alpha
+        link(res, node, input)
+    return res
+
+
+class NegBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return -grad,
+
+
+def neg(input, *, out=None):
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    x = input._data
+    r = np.negative(x)
+    if STATE.enabled and input._requires_grad:
+        if out is None and x.dtype.kind == "f":
+            return wrap_out(r, NegBackward0(), input, False)
+        res = wrap(r)
+        link(res, NegBackward0(), input)
+        return write_out(res, out)
+    return write_out(wrap(r), out)
+
+
+negative = neg
+
+# ---------------------------------------------------------------- mul / div
+
+
+class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
+    __slots__ = ("_saved_self", "_saved_other")
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        nf = self.next_functions
+        a, b = nf[0][0] is not None, nf[1][0] is not None
+        return (grad * conj_if_complex(self._saved_other) if a else None,
+                grad * conj_if_complex(self._saved_self) if b else None)
+
+    def np_apply(self, g):
+        # the same arithmetic straight in NumPy, when no promotion rule could differ (real
+        # gradient, operand of the gradient's dtype or a number)
+        nf = self.next_functions
+        if nf[1][0] is None:                # x * number, or x * a constant
+            o = plain_operand(self._saved_other, g)
+            if o is not None:
+                return g * o,
+            return Node.np_apply(self, g)
+        a = nf[0][0] is not None
+        o = plain_operand(self._saved_other, g) if a else 0
+        s = plain_operand(self._saved_self, g)
+        if o is not None and s is not None:
+            return (g * o if a else None), g * s
+        return Node.np_apply(self, g)
+
+
+def mul(input, other, *, out=None):
+    if (type(other) is float or type(other) is int) and type(input) is Tensor and \
+            out is None and input._data.dtype.kind == "f":
+        x = input._data
+        r = x * scalar_array(other, x.dtype)         # hot path, as in add
+        if STATE.enabled and input._requires_grad:
+            node = MulBackward0()
+            node._saved_other = other
+            node._saved_self = None
+            return wrap_out(r, node, input, True)
+        return wrap(r)
+    if type(other) is Tensor and type(input) is Tensor and out is None:
+        x, y = input._data, other._data
+        if x.dtype is y.dtype and x.dtype.kind == "f":     # hot path, as in add
+            try:
+                r = x * y
+            except ValueError:
+                raise broadcast_error(x, y) from None
+            if STATE.enabled and (input._requires_grad or other._requires_grad):
+                node = MulBackward0()
+                node._saved_other = other if input._requires_grad else None
+                node._saved_self = input if other._requires_grad else None
+                return wrap_out2(r, node, input, other)
+            return wrap(r)
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    o = other if isinstance(other, Tensor) else None
+    x, y = operands(input, other)
+    try:
+        r = x * y
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    res = wrap(r)
+    if STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)):
+        node = MulBackward0()
+        # save each operand only if the other one's gradient needs it
+        node._saved_other = other if input._requires_grad else None
+        node._saved_self = input if o is not None and o._requires_grad else None
+        link(res, node, input, o)
+    return write_out(res, out)
+
+
+multiply = mul
+
+
+class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
+    __slots__ = ("_saved_self", "_saved_other")
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        nf = self.next_functions
+        other = conj_if_complex(self._saved_other)
+        return (grad / other if nf[0][0] is not None else None,
+                -grad * conj_if_complex(self._saved_self) / (other * other)
+                if nf[1][0] is not None else None)
+
+
+class DivBackward2(Node):                    # derivatives.yaml: div.Tensor_mode (zero gradient)
+    __slots__ = ()
+
+    def apply(self, grad):
+        return tuple(_zeros(grad) if nf[0] is not None else None for nf in self.next_functions)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    if not isinstance(input, Tensor):
+        input = scalar_tensor(input, other)
+    o = other if isinstance(other, Tensor) else None
+    if rounding_mode is not None:
+        return write_out(_div_rounding(input, other, o, rounding_mode), out)
+    rt = D.result_type(input, other)
+    if rt.category < D.FLOAT:
+        rt = D.get_default_dtype()
+    x = input._data
+    y = o._data if o is not None else other
+    if x.dtype != rt.np:
+        x = x.astype(rt.np)
+    if o is not None and y.dtype != rt.np:
+        y = y.astype(rt.np)
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = x / y
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    if r.dtype != rt.np:
+        r = r.astype(rt.np)
+    res = wrap(r)
+    if _grad_needed(input, o):
+        node = DivBackward0()
+        node._saved_other = other
+        node._saved_self = input if o is not None and o._requires_grad else None
+        link(res, node, input, o)
+    return write_out(res, out)
+
+
+divide = true_divide = div
+
+
+def _div_rounding(input, other, o, mode, node=True):
+    if mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                         f"but found '{mode}'")
+    x, y = operands(input, other)
+    with np.errstate(all="ignore"):
+        if x.dtype.kind in "iub" and (o is None or y.dtype.kind in "iub"):
+            if np.any(np.asarray(y) == 0):
+                raise RuntimeError("ZeroDivisionError")
+            r = np.floor_divide(x, y) if mode == "floor" else _int_trunc_div(x, y)
+        else:
+            q = np.true_divide(x, y)
+            # torch: x / 0 as is, else floor((x - fmod(x, y)) / y), so that exact quotients
+            # stay exact (NaN for infinite x); a zero result takes the sign of x / y
+            r = np.where(np.asarray(y) == 0, q, _float_floor_div(x, y, q)) if mode == "floor" \
+                else np.trunc(q)
+            r = np.asarray(r).astype(q.dtype, copy=False)
+    res = wrap(r)
+    if node and _grad_needed(input, o) and res._data.dtype.kind in "fc":
+        link(res, DivBackward2(), input, o)
+    return res
+
+
+def _int_trunc_div(x, y):
+    q = np.floor_divide(x, y)
+    fix = (np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0))
+    return q + fix
+
+
+def _float_floor_div(x, y, q):
+    mod = np.fmod(x, y)
+    div = (np.asarray(x) - mod) / y
+    div = div - ((mod != 0) & ((np.asarray(y) < 0) != (mod < 0)))
+    fl = np.floor(div)
+    r = np.where(div - fl > 0.5, fl + 1, fl)
+    return np.where(r == 0, np.copysign(0.0, q), r)
+
+
+def floor_divide(input, other, *, out=None):
+    if not isinstance(input, Tensor):
+        input = scalar_tensor(input, other)
+    o = other if isinstance(other, Tensor) else None
+    x = input._data
+    if x.dtype.kind == "b" and (o is None or o._data.dtype.kind == "b"):
+        raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
+    res = _div_rounding(input, other, o, "floor", node=False)
+    return write_out(_not_implemented(res, "floor_divide", input, o), out)
+
+
+class ReciprocalBackward0(Node):
+    __slots__ = ("_saved_result",)
+    _saved_names = ("_saved_result",)
+
+    def apply(self, grad):
+        r = conj_if_complex(saved_output(self, self._saved_result))
+        return -grad * r * r,
+
+
+def reciprocal(input, *, out=None):
+    x = input._data
+    if x.dtype.kind not in "fc":
+        x = x.astype(D.get_default_dtype().np)
+    with np.errstate(divide="ignore"):
+        res = wrap(np.reciprocal(x))
+    if STATE.enabled and input._requires_grad:
+        node = ReciprocalBackward0()
+        node._saved_result = res.detach()
+        link(res, node, input)
+    return write_out(res, out)
+
+
+def _rdiv(self, other):
+    return reciprocal(self) * other
+
+# ---------------------------------------------------------------- pow
+
+
+class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scalar
+    __slots__ = ("_saved_self", "_saved_exponent")
+    _saved_names = ("_saved_self",)
+
+    def apply(self, grad):
+        e = self._saved_exponent
+        if e == 0:
+            return grad * 0,
+        return grad * (e * conj_if_complex(self._saved_self) ** (e - 1)),
+
+
+class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tensor
+    __slots__ = ("_saved_self", "_saved_exponent", "_saved_result")
+    _saved_names = ("_saved_self", "_saved_exponent", "_saved_result")
+
+    def apply(self, grad):
+        s, e = self._saved_self, self._saved_exponent
+        gs = ge = None
+        if needs(self, 0):
+            gs = grad * where(e == 0, 0.0, e * s ** where(e == 0, 1.0, e - 1))
+        if needs(self, 1):
+            r = self._result()
+            ge = grad * where((s == 0) & (e >= 0), 0.0, r * s.log())
+        return gs, ge
+
+    def _result(self):
+        return saved_output(self, self._saved_result)
+
+
+class PowBackward2(Node):                    # derivatives.yaml: pow.Scalar
+    __slots__ = ("_saved_self", "_saved_exponent", "_saved_result")
+    _saved_names = ("_saved_exponent", "_saved_result")
+
+    def apply(self, grad):
+        base = self._saved_self
+        r = saved_output(self, self._saved_result)
+        if base == 0:
+            return grad * where(self._saved_exponent >= 0, 0.0, r * np.log(base + 0j).real),
+        return grad * r * float(np.log(base)) if not isinstance(base, complex) else \
+            grad * r * complex(np.log(base)),
+
+
+def pow(input, exponent, *, out=None):
+    if not isinstance(input, Tensor):
+        return _scalar_pow(input, exponent)
+    e = exponent if isinstance(exponent, Tensor) else None
+    x, y = operands(input, exponent)
+    if x.dtype.kind in "iu" and (e is None or y.dtype.kind in "iub") and np.any(np.asarray(y) < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    try:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            r = np.power(x, y)
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    res = wrap(r)
+    if _grad_needed(input, e):
+        if e is None:
+            node = PowBackward0()
+            node._saved_self = input
+            node._saved_exponent = exponent
+            link(res, node, input)
+        else:
+            node = PowBackward1()
+            node._saved_self = input
+            node._saved_exponent = e
+            node._saved_result = res.detach()
+            link(res, node, input, e)
+    return write_out(res, out)
+
+
+def _scalar_pow(base, exponent):
+    rt = D.result_type(exponent, base)
+    y = exponent._data.astype(rt.np, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        res = wrap(np.power(np.asarray(base, dtype=rt.np), y))
+    if STATE.enabled and exponent._requires_grad:
+        node = PowBackward2()
+        node._saved_self = base
+        node._saved_exponent = exponent
+        node._saved_result = res.detach()
+        link(res, node, None, exponent)
+        node.next_functions = node.next_functions[1:]
+    return res
+
+# ---------------------------------------------------------------- remainder / fmod
+
+
+class NotImplementedBackward(Node):
+    """torch's NotImplemented node: ops whose derivative torch does not define."""
+    __slots__ = ("_op",)
+
+    def apply(self, grad):
+        raise RuntimeError(f"derivative for aten::{self._op} is not implemented")
+
+
+NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
+
+
+def _not_implemented(res, op, input, o):
+    if _grad_needed(input, o) and res._data.dtype.kind in "fc":
+        node = NotImplementedBackward()
+        node._op = op
+        link(res, node, input, o)
+    return res
+
+
+def _int_zero_check(x, y):
+    if x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _bool_check(x, y, name):
+    for a in (x, y):
+        a = np.asarray(a)
+        if a.dtype.kind in "bc":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                      f"'{type_name(a.dtype)}'")
+
+
+class RemainderBackward0(Node):              # derivatives.yaml: remainder.Scalar
+    __slots__ = ()
+
+    def apply(self, grad):
+        return grad,
+
+
+class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tensor
+    __slots__ = ("_saved_other",)
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        return (grad if needs(self, 0) else None,
+                -grad * div(self._saved_self, self._saved_other, rounding_mode="floor")
+                if needs(self, 1) else None)
+
+
+def remainder(input, other, *, out=None):
+    scalar_self = not isinstance(input, Tensor)
+    if scalar_self:
+        input = scalar_tensor(input, other)
+    o = other if isinstance(other, Tensor) else None
+    x, y = operands(input, other)
+    _bool_check(x, y, "remainder")
+    _int_zero_check(x, y)
+    try:
+        with np.errstate(all="ignore"):
+            if x.dtype.kind in "fc":
+                m = np.fmod(x, y)
+                r = np.where((m != 0) & ((np.asarray(y) < 0) != (m < 0)), m + y, m)
+                r = np.asarray(r).astype(x.dtype, copy=False)
+            else:
+                r = np.remainder(x, y)
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    res = wrap(r)
+    if scalar_self:
+        return write_out(_not_implemented(res, "remainder", input, o), out)
+    if o is None:
+        if STATE.enabled and input._requires_grad:
+            link(res, RemainderBackward0(), input)
+    elif _grad_needed(input, o):
+        node = RemainderBackward1()
+        node._saved_self = input if o._requires_grad else None
+        node._saved_other = o if o._requires_grad else None
+        link(res, node, input, o)
+    return write_out(res, out)
+
+
+class FmodBackward0(RemainderBackward0):     # derivatives.yaml: fmod.Scalar
+    __slots__ = ()
+
+
+class FmodBackward1(_SavesSelf):             # derivatives.yaml: fmod.Tensor
+    __slots__ = ("_saved_other",)
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        return (grad if needs(self, 0) else None,
+                -grad * div(self._saved_self, self._saved_other, rounding_mode="trunc")
+                if needs(self, 1) else None)
+
+
+def fmod(input, other, *, out=None):
+    o = other if isinstance(other, Tensor) else None
+    x, y = operands(input, other)
+    _bool_check(x, y, "fmod")
+    _int_zero_check(x, y)
+    try:
+        with np.errstate(all="ignore"):
+            r = np.fmod(x, y)
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    res = wrap(r)
+    if o is None:
+        if STATE.enabled and input._requires_grad:
+            link(res, FmodBackward0(), input)
+    elif _grad_needed(input, o):
+        node = FmodBackward1()
+        node._saved_self = input if o._requires_grad else None
+        node._saved_other = o if o._requires_grad else None
+        link(res, node, input, o)
+    return write_out(res, out)
+
+# ---------------------------------------------------------------- float_power
+
+
+def float_power(input, exponent, *, out=None):
+    cplx = any(isinstance(a, complex) or (isinstance(a, Tensor) and a._data.dtype.kind == "c")
+               for a in (input, exponent))
+    dt = D.complex128 if cplx else D.float64
+    if isinstance(input, Tensor):
+        input = input.to(dt)
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(dt)
+    if not isinstance(input, Tensor):
+        return write_out(_scalar_pow(complex(input) if cplx else float(input), exponent), out)
+    return pow(input, exponent, out=out)
+
+
+def float_power_(self, exponent):
+    cplx = isinstance(exponent, complex) or (isinstance(exponent, Tensor) and
+                                             exponent._data.dtype.kind == "c")
+    want = np.complex128 if cplx or self._data.dtype.kind == "c" else np.float64
+    if self._data.dtype != want:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{type_name(self._data.dtype)} but the operation's result requires "
+                           f"dtype {type_name(np.dtype(want))}")
+    return inplace(self, float_power(inplace_source(self), exponent))
+
+# ---------------------------------------------------------------- in-place forms
+
+
+add_ = _inplace_binary(add)
+sub_ = subtract_ = _inplace_binary(sub)
+mul_ = multiply_ = _inplace_binary(mul)
+div_ = divide_ = true_divide_ = _inplace_binary(div)
+pow_ = _inplace_binary(pow)
+floor_divide_ = _inplace_binary(floor_divide)
+
+
+def neg_(self):
+    return inplace(self, neg(inplace_source(self)))
+
+
+negative_ = neg_
+
+
+def reciprocal_(self):
+    return inplace(self, reciprocal(inplace_source(self)))
+
+
+remainder_ = _inplace_binary(remainder)
+fmod_ = _inplace_binary(fmod)
+
+
+def _rsub(self, other):
+    """other - self (Tensor.__rsub__)."""
+    return rsub(self, other)
+
+
+def _rfloordiv(self, other):
+    """other // self (Tensor.__rfloordiv__)."""
+    return floor_divide(scalar_tensor(other, self), self)
+
+
+def _rpow(self, other):
+    """other ** self (Tensor.__rpow__)."""
+    return _scalar_pow(other, self)
+
+
+def _rmod(self, other):
+    """other % self (Tensor.__rmod__)."""
+    return remainder(other, self)

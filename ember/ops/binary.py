@@ -1,0 +1,422 @@
+"""Binary and ternary float ops: where, atan2, hypot, copysign, xlogy, maximum/minimum/fmax/fmin,
+lerp, addcmul, addcdiv, and their in-place forms (forward, node, derivative)."""
+__all__ = ["atan2", "arctan2", "hypot", "copysign", "xlogy", "xlogy_", "maximum", "minimum",
+           "fmax", "fmin", "lerp", "addcmul", "addcdiv"]
+
+import numpy as np
+
+from .. import dtypes as D
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link
+from ..dtypes import type_name
+from ..tensor import Tensor, wrap
+from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
+                    _tensor_args)
+from ._views import inplace, inplace_source, _inplace_binary
+from .arith import _grad_needed, _SavesSelf, _zeros
+from .logical import isnan, where
+
+
+# ---------------------------------------------------------------- binary float ops
+
+
+def _float_operands(input, other, name):
+    """Operands of a float-valued binary op: integer results compute in the default float."""
+    rt = D.result_type(input, other)
+    if rt.is_complex:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_name(rt.np)}'")
+    if rt.category < D.FLOAT:
+        rt = D.get_default_dtype()
+    x = input._data if isinstance(input, Tensor) else input
+    y = other._data if isinstance(other, Tensor) else other
+    if isinstance(input, Tensor) and x.dtype != rt.np:
+        x = x.astype(rt.np)
+    if isinstance(other, Tensor) and y.dtype != rt.np:
+        y = y.astype(rt.np)
+    return x, y, rt.np
+
+
+class Atan2Backward0(_SavesSelf):
+    __slots__ = ("_saved_other",)
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        s, o = self._saved_self, self._saved_other
+        d = s * s + o * o
+        zero = d == 0
+        recip = grad / where(zero, 1.0, d)
+        return (where(zero, 0.0, recip * o) if needs(self, 0) else None,
+                where(zero, 0.0, recip * -s) if needs(self, 1) else None)
+
+
+def atan2(input, other, *, out=None):
+    _tensor_args("atan2", input, other)
+    x, y, _ = _float_operands(input, other, "atan2")
+    try:
+        with np.errstate(all="ignore"):
+            res = wrap(np.arctan2(x, y))
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    if _grad_needed(input, other):
+        node = Atan2Backward0()
+        node._saved_self, node._saved_other = input, other
+        link(res, node, input, other)
+    return write_out(res, out)
+
+
+arctan2 = atan2
+
+
+class HypotBackward0(_SavesSelf):
+    __slots__ = ("_saved_other", "_saved_result")
+    _saved_names = ("_saved_self", "_saved_other", "_saved_result")
+
+    def apply(self, grad):
+        r = saved_output(self, self._saved_result)
+        return (grad * self._saved_self / r if needs(self, 0) else None,
+                grad * self._saved_other / r if needs(self, 1) else None)
+
+
+def hypot(input, other, *, out=None):
+    _tensor_args("hypot", input, other)
+    x, y = operands(input, other)
+    if x.dtype.kind not in "f":
+        raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{type_name(x.dtype)}'")
+    try:
+        res = wrap(np.hypot(x, y))
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    if _grad_needed(input, other):
+        node = HypotBackward0()
+        node._saved_self, node._saved_other = input, other
+        node._saved_result = res.detach()
+        link(res, node, input, other)
+    return write_out(res, out)
+
+
+class CopysignBackward0(_SavesSelf):         # derivatives.yaml: copysign.Tensor
+    __slots__ = ("_saved_result",)
+    _saved_names = ("_saved_self", "_saved_result")
+
+    def apply(self, grad):
+        g0 = None
+        if needs(self, 0):
+            s = self._saved_self
+            r = saved_output(self, self._saved_result)
+            zero = s == 0
+            g0 = grad * where(zero, 0.0, r / where(zero, 1.0, s))
+        return g0, (_zeros(grad) if len(self.next_functions) > 1 and needs(self, 1) else None)
+
+
+class CopysignBackward1(CopysignBackward0):  # derivatives.yaml: copysign.Scalar
+    __slots__ = ()
+
+
+def copysign(input, other, *, out=None):
+    if not isinstance(input, Tensor):
+        raise TypeError("copysign() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}), but expected one "
+                        "of:")
+    o = other if isinstance(other, Tensor) else None
+    x, y, rt = _float_operands(input, other, "copysign")
+    try:
+        res = wrap(np.copysign(x, y).astype(rt, copy=False))
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    if _grad_needed(input, o):
+        node = CopysignBackward0() if o is not None else CopysignBackward1()
+        node._saved_self = input
+        node._saved_result = res.detach()
+        if o is not None:
+            link(res, node, input, o)
+        else:
+            link(res, node, input)
+    return write_out(res, out)
+
+
+class XlogyBackward0(_SavesSelf):            # derivatives.yaml: xlogy.Tensor
+    __slots__ = ("_saved_other",)
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        s, o = self._saved_self, self._saved_other
+        return (grad * xlogy((s != 0).to(s.dtype), o) if needs(self, 0) else None,
+                grad * s / o if needs(self, 1) else None)
+
+
+class XlogyBackward1(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Self
+    __slots__ = ("_saved_other",)
+    _saved_names = ("_saved_other",)
+
+    def apply(self, grad):
+        return grad * self._saved_self / self._saved_other,
+
+
+class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Other
+    __slots__ = ("_saved_other",)
+
+    def apply(self, grad):
+        # torch's gradient here is log(other), zeroed where self == 0 unless other > 0
+        s, o = self._saved_self, self._saved_other
+        with np.errstate(all="ignore"):
+            lg = float(np.log(np.float64(o)))
+        if o > 0:
+            return grad * lg,
+        return grad * where(s == 0, 0.0, lg),
+
+
+def xlogy(input, other, *, out=None):
+    x, y, rt = _float_operands(input, other, "xlogy")
+    with np.errstate(all="ignore"):
+        try:
+            r = np.where(np.isnan(y), np.nan, np.where(np.asarray(x) == 0, 0, x * np.log(y)))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+    res = wrap(r.astype(rt, copy=False))
+    ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
+    if not STATE.enabled:
+        return write_out(res, out)
+    if ti and to:
+        if input._requires_grad or other._requires_grad:
+            node = XlogyBackward0()
+            node._saved_self, node._saved_other = input, other
+            link(res, node, input, other)
+    elif to:
+        if other._requires_grad:
+            node = XlogyBackward1()
+            node._saved_self, node._saved_other = input, other
+            link(res, node, other)
+    elif input._requires_grad:
+        node = XlogyBackward2()
+        node._saved_self, node._saved_other = input, other
+        link(res, node, input)
+    return write_out(res, out)
+
+# ---------------------------------------------------------------- maximum / minimum / fmax / fmin
+
+
+class MaximumBackward0(_SavesSelf):
+    __slots__ = ("_saved_other",)
+    _saved_names = ("_saved_self", "_saved_other")
+    _lose_self = staticmethod(lambda s, o: s < o)
+
+    def apply(self, grad):
+        s, o = self._saved_self, self._saved_other
+        half = where(s == o, grad / 2, grad)
+        return (where(self._lose_self(s, o), 0.0, half) if needs(self, 0) else None,
+                where(self._lose_self(o, s), 0.0, half) if needs(self, 1) else None)
+
+
+class MinimumBackward0(MaximumBackward0):
+    __slots__ = ()
+    _lose_self = staticmethod(lambda s, o: s > o)
+
+
+class FmaxBackward0(_SavesSelf):
+    __slots__ = ("_saved_other",)
+    _saved_names = ("_saved_self", "_saved_other")
+    _self_wins = staticmethod(lambda s, o: (s >= o) | isnan(o))
+
+    def apply(self, grad):
+        win = self._self_wins(self._saved_self, self._saved_other)
+        return (where(win, grad, 0.0) if needs(self, 0) else None,
+                where(win, 0.0, grad) if needs(self, 1) else None)
+
+
+class FminBackward0(FmaxBackward0):
+    __slots__ = ()
+    _self_wins = staticmethod(lambda s, o: (s <= o) | isnan(o))
+
+
+def _minmax(name, ufunc, node_cls):
+    def op(input, other, *, out=None):
+        _tensor_args(name, input, other)
+        x, y = operands(input, other)
+        if x.dtype.kind == "c":
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        try:
+            res = wrap(ufunc(x, y))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+        if STATE.enabled and (input._requires_grad or other._requires_grad):
+            node = node_cls()
+            node._saved_self, node._saved_other = input, other
+            link(res, node, input, other)
+        return write_out(res, out)
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+maximum = _minmax("maximum", np.maximum, MaximumBackward0)
+minimum = _minmax("minimum", np.minimum, MinimumBackward0)
+fmax = _minmax("fmax", np.fmax, FmaxBackward0)
+fmin = _minmax("fmin", np.fmin, FminBackward0)
+
+# ---------------------------------------------------------------- lerp / addcmul / addcdiv
+
+
+class LerpBackward0(Node):                   # derivatives.yaml: lerp.Scalar
+    __slots__ = ("_saved_weight",)
+
+    def apply(self, grad):
+        w = self._saved_weight
+        return (grad * (1 - w) if needs(self, 0) else None,
+                grad * w if needs(self, 1) else None)
+
+
+class LerpBackward1(_SavesSelf):             # derivatives.yaml: lerp.Tensor
+    __slots__ = ("_saved_end", "_saved_weight")
+    _saved_names = ("_saved_self", "_saved_end", "_saved_weight")
+
+    def apply(self, grad):
+        w = self._saved_weight
+        return (grad * (1 - w) if needs(self, 0) else None,
+                grad * w if needs(self, 1) else None,
+                grad * (self._saved_end - self._saved_self) if needs(self, 2) else None)
+
+
+def lerp(input, end, weight, *, out=None):
+    x, e = input._data, end._data
+    tw = isinstance(weight, Tensor)
+    if e.dtype != x.dtype:
+        raise RuntimeError(f"expected dtype {_c_name(x.dtype)} for `end` but got dtype "
+                           f"{_c_name(e.dtype)}")
+    if tw and weight._data.dtype != x.dtype:
+        raise RuntimeError(f"expected dtype {_c_name(x.dtype)} for `weight` but got "
+                           f"dtype {_c_name(weight._data.dtype)}")
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"lerp_kernel_{'tensor' if tw else 'scalar'}\" not "
+                                  f"implemented for '{type_name(x.dtype)}'")
+    w = weight._data if tw else weight
+    try:
+        with np.errstate(all="ignore"):
+            diff = e - x
+            r = np.where(np.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
+    except ValueError:
+        raise _broadcast_error_n(x, e, w) from None
+    res = wrap(np.asarray(r).astype(x.dtype, copy=False))
+    if tw:
+        if STATE.enabled and (input._requires_grad or end._requires_grad or
+                              weight._requires_grad):
+            node = LerpBackward1()
+            node._saved_self, node._saved_end, node._saved_weight = input, end, weight
+            link(res, node, input, end, weight)
+    elif _grad_needed(input, end):
+        node = LerpBackward0()
+        node._saved_weight = weight
+        link(res, node, input, end)
+    return write_out(res, out)
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}
+
+
+def _c_name(np_dtype):
+    """The C++ type name torch prints in some dtype messages (float, double, ...)."""
+    return _C_NAMES[np_dtype.name]
+
+
+def _broadcast_error_n(*arrays):
+    """torch's message for the first pair (left to right) of operands that do not broadcast."""
+    shape = np.shape(arrays[0])
+    for a in arrays[1:]:
+        try:
+            shape = np.broadcast_shapes(shape, np.shape(a))
+        except ValueError:
+            return broadcast_error(np.empty(shape, bool), a)
+    return broadcast_error(arrays[0], arrays[-1])
+
+
+def _promote3(input, t1, t2):
+    rt = D.result_type(input, t1, t2).np
+    return tuple(a._data if a._data.dtype == rt else a._data.astype(rt) for a in (input, t1, t2))
+
+
+class AddcmulBackward0(Node):
+    __slots__ = ("_saved_tensor1", "_saved_tensor2", "_saved_value")
+    _saved_names = ("_saved_tensor1", "_saved_tensor2")
+
+    def apply(self, grad):
+        v = self._saved_value
+        return (grad if needs(self, 0) else None,
+                grad * conj_if_complex(self._saved_tensor2) * v if needs(self, 1) else None,
+                grad * conj_if_complex(self._saved_tensor1) * v if needs(self, 2) else None)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    x, a, b = _promote3(input, tensor1, tensor2)
+    try:
+        r = x + value * (a * b) if value != 1 else x + a * b
+        res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
+    except ValueError:
+        raise _broadcast_error_n(x, a, b) from None
+    if STATE.enabled and (input._requires_grad or tensor1._requires_grad or
+                          tensor2._requires_grad):
+        node = AddcmulBackward0()
+        node._saved_tensor1 = tensor1 if tensor2._requires_grad else None
+        node._saved_tensor2 = tensor2 if tensor1._requires_grad else None
+        node._saved_value = value
+        link(res, node, input, tensor1, tensor2)
+    return write_out(res, out)
+
+
+class AddcdivBackward0(Node):
+    __slots__ = ("_saved_tensor1", "_saved_tensor2", "_saved_value")
+    _saved_names = ("_saved_tensor1", "_saved_tensor2")
+
+    def apply(self, grad):
+        v = self._saved_value
+        t1, t2 = self._saved_tensor1, self._saved_tensor2
+        return (grad if needs(self, 0) else None,
+                grad * v / conj_if_complex(t2) if needs(self, 1) else None,
+                -grad * v * conj_if_complex(t1) / conj_if_complex(t2 * t2)
+                if needs(self, 2) else None)
+
+
+_ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+                "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+                "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
+        raise RuntimeError(_ADDCDIV_INT)
+    x, a, b = _promote3(input, tensor1, tensor2)
+    try:
+        with np.errstate(all="ignore"):
+            r = x + value * (a / b) if value != 1 else x + a / b
+        res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
+    except ValueError:
+        raise _broadcast_error_n(x, a, b) from None
+    if STATE.enabled and (input._requires_grad or tensor1._requires_grad or
+                          tensor2._requires_grad):
+        node = AddcdivBackward0()
+        node._saved_tensor1 = tensor1 if tensor2._requires_grad else None
+        node._saved_tensor2 = tensor2
+        node._saved_value = value
+        link(res, node, input, tensor1, tensor2)
+    return write_out(res, out)
+
+
+def lerp_(self, end, weight):
+    return inplace(self, lerp(inplace_source(self), end, weight))
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    return inplace(self, addcmul(inplace_source(self), tensor1, tensor2, value=value))
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    return inplace(self, addcdiv(inplace_source(self), tensor1, tensor2, value=value))
+
+
+atan2_ = arctan2_ = _inplace_binary(atan2)
+hypot_ = _inplace_binary(hypot)
+copysign_ = _inplace_binary(copysign)
+xlogy_ = _inplace_binary(xlogy)

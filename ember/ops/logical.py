@@ -1,0 +1,319 @@
+"""Comparisons, bitwise and logical ops, shifts and predicates (isnan, isclose, ...): no
+gradients; their in-place forms write in the input's dtype."""
+__all__ = ["where", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and",
+           "logical_or", "logical_xor", "logical_not", "eq", "ne", "not_equal", "lt", "less", "le",
+           "less_equal", "gt", "greater", "ge", "greater_equal", "isnan", "isinf", "isposinf",
+           "isneginf", "isfinite", "isreal", "signbit", "isclose", "allclose", "equal",
+           "bitwise_left_shift", "bitwise_right_shift"]
+
+import numpy as np
+
+from .. import dtypes as D
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link
+from ..dtypes import type_name
+from ..tensor import Tensor, wrap
+from ._args import operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args
+from ._views import inplace, _inplace_binary
+
+
+class WhereBackward0(Node):                  # derivatives.yaml: where.self
+    __slots__ = ("_saved_condition",)
+    _saved_names = ("_saved_condition",)
+
+    def apply(self, grad):
+        c = self._saved_condition
+        zero = grad.new_zeros(())
+        return (where(c, grad, zero) if needs(self, 0) else None,
+                where(c, zero, grad) if needs(self, 1) else None)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        rt = D.result_type(input, other)
+        x, y = np.asarray(input, rt.np), np.asarray(other, rt.np)
+        ti = to = None
+    else:
+        ti = input if isinstance(input, Tensor) else None
+        to = other if isinstance(other, Tensor) else None
+        rt = D.result_type(input, other)
+        x = ti._data if ti is not None else input
+        y = to._data if to is not None else other
+        x = np.asarray(x, rt.np) if not isinstance(x, np.ndarray) or x.dtype != rt.np else x
+        y = np.asarray(y, rt.np) if not isinstance(y, np.ndarray) or y.dtype != rt.np else y
+    c = condition._data
+    if c.dtype.kind != "b":
+        if c.dtype != np.uint8:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                               f"tensor with dtype {type_name(c.dtype)}")
+        c = c.astype(bool)
+    try:
+        res = wrap(np.where(c, x, y))
+    except ValueError:
+        try:
+            cx = np.empty(np.broadcast_shapes(c.shape, np.shape(x)), bool)
+        except ValueError:
+            raise broadcast_error(c, x) from None
+        raise broadcast_error(cx, y) from None
+    if STATE.enabled and ((ti is not None and ti._requires_grad) or
+                          (to is not None and to._requires_grad)):
+        node = WhereBackward0()
+        node._saved_condition = condition
+        link(res, node, ti, to)
+    return write_out(res, out)
+
+
+# ---------------------------------------------------------------- comparisons (no gradient)
+
+def _compare(ufunc):
+    def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            input = scalar_tensor(input, other)
+        x, y = operands(input, other)
+        try:
+            return write_out(wrap(ufunc(x, y)), out)
+        except ValueError:
+            raise broadcast_error(x, y) from None
+    op.__name__ = ufunc.__name__
+    return op
+
+
+eq = _compare(np.equal)
+ne = not_equal = _compare(np.not_equal)
+lt = less = _compare(np.less)
+le = less_equal = _compare(np.less_equal)
+gt = greater = _compare(np.greater)
+ge = greater_equal = _compare(np.greater_equal)
+
+
+def _eq_op(self, other):
+    if not isinstance(other, (Tensor, int, float, complex, bool, np.generic)):
+        return False
+    return eq(self, other)
+
+
+def _ne_op(self, other):
+    if not isinstance(other, (Tensor, int, float, complex, bool, np.generic)):
+        return True
+    return ne(self, other)
+
+# ---------------------------------------------------------------- bitwise and logical
+
+
+def _bitwise(ufunc, name):
+    def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            input = scalar_tensor(input, other)
+        x, y = operands(input, other)
+        if x.dtype.kind not in "biu" or np.asarray(y).dtype.kind not in "biu":
+            bad = x.dtype if x.dtype.kind not in "biu" else np.asarray(y).dtype
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_name(bad)}'")
+        try:
+            return write_out(wrap(ufunc(x, y)), out)
+        except ValueError:
+            raise broadcast_error(x, y) from None
+    op.__name__ = name
+    return op
+
+
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
+
+
+def bitwise_not(input, *, out=None):
+    x = input._data
+    if x.dtype.kind not in "biu":
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for "
+                                  f"'{type_name(x.dtype)}'")
+    return write_out(wrap(np.invert(x)), out)
+
+
+def _logical(ufunc):
+    def op(input, other, *, out=None):
+        _tensor_args(ufunc.__name__, input, other)
+        x = input._data
+        y = other._data
+        try:
+            return write_out(wrap(ufunc(x, y)), out)
+        except ValueError:
+            raise broadcast_error(x, y) from None
+    op.__name__ = ufunc.__name__
+    return op
+
+
+logical_and = _logical(np.logical_and)
+logical_or = _logical(np.logical_or)
+logical_xor = _logical(np.logical_xor)
+
+
+def logical_not(input, *, out=None):
+    return write_out(wrap(np.logical_not(input._data)), out)
+
+# ---------------------------------------------------------------- predicates (no gradient)
+
+
+def isnan(input):
+    x = input._data
+    return wrap(np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
+
+
+def isinf(input):
+    x = input._data
+    return wrap(np.isinf(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
+
+
+def isposinf(input, *, out=None):
+    x = input._data
+    if x.dtype.kind == "c":
+        raise RuntimeError("isposinf does not support complex inputs.")
+    return write_out(wrap(np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
+                     out)
+
+
+def isneginf(input, *, out=None):
+    x = input._data
+    if x.dtype.kind == "c":
+        raise RuntimeError("isneginf does not support complex inputs.")
+    return write_out(wrap(np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
+                     out)
+
+
+def isfinite(input):
+    x = input._data
+    return wrap(np.isfinite(x) if x.dtype.kind in "fc" else np.ones(x.shape, bool))
+
+
+def isreal(input):
+    x = input._data
+    return wrap(x.imag == 0 if x.dtype.kind == "c" else np.ones(x.shape, bool))
+
+
+def signbit(input, *, out=None):
+    x = input._data
+    if x.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    return write_out(wrap(np.signbit(x) if x.dtype.kind != "b" else np.zeros(x.shape, bool)),
+                     out)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _tensor_args("isclose", input, other)
+    x, y = input._data, other._data
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"{type_name(x.dtype)} did not match {type_name(y.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    try:
+        close = x == y
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    if x.dtype.kind == "b":
+        return wrap(np.asarray(close))
+    if equal_nan and x.dtype.kind in "fc":
+        close = close | (np.isnan(x) & np.isnan(y))
+    if x.dtype.kind in "iu":
+        x = x.astype(D.get_default_dtype().np)
+        y = y.astype(x.dtype)
+    with np.errstate(all="ignore"):
+        actual = np.abs(x - y)
+        allowed = atol + np.abs(rtol * y)
+        close = close | (np.isfinite(actual) & (actual <= allowed))
+    return wrap(np.asarray(close))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input, other):
+    _tensor_args("equal", input, other)
+    if input._data.shape != other._data.shape:
+        return False
+    x, y = operands(input, other)
+    return bool(np.array_equal(x, y))
+
+# ---------------------------------------------------------------- shifts
+
+
+def _shift(ufunc, kernel, name):
+    def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            input = scalar_tensor(input, other)
+        x, y = operands(input, other)
+        ky = np.asarray(y).dtype.kind
+        if x.dtype.kind not in "iu" or ky not in "iu":
+            bad = x.dtype if x.dtype.kind not in "iu" else np.asarray(y).dtype
+            raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{type_name(bad)}'")
+        bits = x.dtype.itemsize * 8
+        yy = np.asarray(y)
+        try:
+            if ufunc is np.left_shift:
+                r = np.where((yy < 0) | (yy >= bits), 0, np.left_shift(x, np.clip(yy, 0, bits - 1)))
+            else:
+                fill = np.where(np.asarray(x) < 0, -1, 0) if x.dtype.kind == "i" else 0
+                r = np.where((yy < 0) | (yy >= bits), fill,
+                             np.right_shift(x, np.clip(yy, 0, bits - 1)))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+        return write_out(wrap(np.asarray(r).astype(x.dtype, copy=False)), out)
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+bitwise_left_shift = _shift(np.left_shift, "lshift", "bitwise_left_shift")
+bitwise_right_shift = _shift(np.right_shift, "rshift", "bitwise_right_shift")
+
+
+def _invert(self):
+    if self._data.dtype.kind not in "biu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bitwise_not(self)
+
+
+def _ieq(fn):
+    def op_(self, other):
+        res = fn(self, other)
+        np.copyto(self._data, res._data, casting="unsafe")
+        return self
+    return op_
+
+
+eq_, ne_, lt_, le_, gt_, ge_ = (_ieq(f) for f in (eq, ne, lt, le, gt, ge))
+bitwise_and_ = _inplace_binary(bitwise_and)
+bitwise_or_ = _inplace_binary(bitwise_or)
+bitwise_xor_ = _inplace_binary(bitwise_xor)
+bitwise_left_shift_ = _inplace_binary(bitwise_left_shift)
+bitwise_right_shift_ = _inplace_binary(bitwise_right_shift)
+logical_and_ = _ieq(logical_and)
+logical_or_ = _ieq(logical_or)
+logical_xor_ = _ieq(logical_xor)
+
+
+def bitwise_not_(self):
+    return inplace(self, bitwise_not(self))
+
+
+def logical_not_(self):
+    np.copyto(self._data, np.logical_not(self._data), casting="unsafe")
+    return self
+
+
+def _where_method(self, condition, other):
+    """Tensor.where(condition, other): torch.where(condition, self, other)."""
+    return where(condition, self, other)
+
+
+def _rlshift(self, other):
+    """other << self (Tensor.__rlshift__)."""
+    return bitwise_left_shift(other, self)
+
+
+def _rrshift(self, other):
+    """other >> self (Tensor.__rrshift__)."""
+    return bitwise_right_shift(other, self)

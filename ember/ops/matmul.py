@@ -1,0 +1,855 @@
+"""The matmul family: mm, bmm, mv, dot, vdot, matmul, inner, outer, addmm, addmv, baddbmm,
+addbmm, addr, tensordot, kron, cross. Forward and backward are plain NumPy matmul calls on the
+existing arrays (transposes as views); derivative formulas are written with ember ops."""
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "addmv", "addbmm",
+           "baddbmm", "addr", "cross"]
+
+import warnings
+
+import numpy as np
+
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link, sum_to_np
+from ..dtypes import type_name
+from ..tensor import Tensor, wrap
+from ._args import broadcast_error, needs, scalar_array, wrap_dim, write_out, requires
+from ._linalg import _C_NAMES, _h
+from ._views import inplace, inplace_source
+from .shape import _mH, _mT
+
+
+def _named(base, name):
+    """A node class called `name` (torch's grad_fn name for the composite it stands for) that
+    shares base's formula; for names that another node class of this module already has."""
+    return type(name, (base,), {"__slots__": (), "__module__": __name__})
+
+
+# ---------------------------------------------------------------- mm / bmm / mv / dot
+
+def _dtype_error_mm(a, b):
+    return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                        f"{_C_NAMES[a.dtype.name]} != {_C_NAMES[b.dtype.name]}")
+
+
+def _check_mm(a, b):
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
+                           f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    if a.dtype != b.dtype:
+        raise _dtype_error_mm(a, b)
+    if a.dtype.kind == "b":
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+
+
+def _transposed(x):
+    """A matrix stored transposed (e.g. `weight.t()` in linear): its gradient is computed as
+    the transpose of a C-ordered product, so that after TBackward0 the leaf receives a
+    C-contiguous array that AccumulateGrad can take without a copy. Same FLOPs either way."""
+    f = x.flags
+    return f.f_contiguous and not f.c_contiguous
+
+
+def _plain_scalar(v):
+    """A Python int or float (weak in NumPy's promotion as in torch's)."""
+    return type(v) is int or type(v) is float
+
+
+def _mm_grads_np(g, a, b, na, nb, ta, tb):
+    """Gradients of a @ b (NumPy arrays) for the requested inputs; ta/tb: stored transposed."""
+    ga = gb = None
+    if na:
+        ga = _h(b @ _h(g)) if ta else g @ _h(b)
+    if nb:
+        gb = _h(_h(g) @ a) if tb else _h(a) @ g
+    return ga, gb
+
+
+class MmBackward0(Node):                     # derivatives.yaml: mm
+    __slots__ = ("_saved_self", "_saved_mat2", "_t")
+    _saved_names = ("_saved_self", "_saved_mat2")
+
+    def apply(self, grad):
+        s, m = self._saved_self, self._saved_mat2
+        return (mm(grad, _mH(m)) if needs(self, 0) else None,
+                mm(_mH(s), grad) if needs(self, 1) else None)
+
+    def np_apply(self, g):
+        s, m = self._saved_self, self._saved_mat2
+        ta, tb = self._t
+        return _mm_grads_np(g, s._data if s is not None else None,
+                            m._data if m is not None else None,
+                            needs(self, 0), needs(self, 1), ta, tb)
+
+
+def _type_error(fn, names, args):
+    for i, (n, x) in enumerate(zip(names, args)):
+        if not isinstance(x, Tensor):
+            return TypeError(f"{fn}(): argument '{n}' (position {i + 1}) must be Tensor, not "
+                             f"{type(x).__name__}")
+    return TypeError(f"{fn}(): invalid arguments")
+
+
+def mm(input, mat2, *, out=None):
+    try:
+        a, b = input._data, mat2._data
+    except AttributeError:
+        raise _type_error("mm", ("input", "mat2"), (input, mat2)) from None
+    if a.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
+        _check_mm(a, b)
+    res = wrap(np.matmul(a, b))
+    if STATE.enabled and (input._requires_grad or mat2._requires_grad):
+        node = MmBackward0()
+        node._saved_self = input if mat2._requires_grad else None
+        node._saved_mat2 = mat2 if input._requires_grad else None
+        node._t = (input._requires_grad and _transposed(a), mat2._requires_grad and _transposed(b))
+        link(res, node, input, mat2)
+    return write_out(res, out)
+
+
+def _check_bmm(a, b):
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
+                           f"{b.shape[1]}].")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {type_name(a.dtype)} but found "
+                           f"{type_name(b.dtype)}")
+    if a.dtype.kind == "b":
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+
+
+class BmmBackward0(Node):                    # derivatives.yaml: bmm
+    __slots__ = ("_saved_self", "_saved_mat2")
+    _saved_names = ("_saved_self", "_saved_mat2")
+
+    def apply(self, grad):
+        s, m = self._saved_self, self._saved_mat2
+        if not STATE.enabled:
+            g = grad._data
+            return (wrap(g @ _h(m._data)) if needs(self, 0) else None,
+                    wrap(_h(s._data) @ g) if needs(self, 1) else None)
+        return (bmm(grad, _mH(m)) if needs(self, 0) else None,
+                bmm(_mH(s), grad) if needs(self, 1) else None)
+
+
+def bmm(input, mat2, *, out=None):
+    try:
+        a, b = input._data, mat2._data
+    except AttributeError:
+        raise _type_error("bmm", ("input", "mat2"), (input, mat2)) from None
+    if (a.ndim != 3 or b.ndim != 3 or a.dtype != b.dtype or a.shape[0] != b.shape[0]
+            or a.shape[2] != b.shape[1] or a.dtype.kind == "b"):
+        _check_bmm(a, b)
+    res = wrap(np.matmul(a, b))
+    if STATE.enabled and (input._requires_grad or mat2._requires_grad):
+        node = BmmBackward0()
+        node._saved_self = input if mat2._requires_grad else None
+        node._saved_mat2 = mat2 if input._requires_grad else None
+        link(res, node, input, mat2)
+    return write_out(res, out)
+
+
+def _check_mv(a, v, res_dtype=None):
+    if a.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
+    if a.shape[1] != v.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                           f"{a.shape[1]}), vec ({v.shape[0]})")
+    if a.dtype != v.dtype:
+        rt = res_dtype or v.dtype
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{type_name(rt)}, {type_name(a.dtype)}, and "
+                           f"{type_name(v.dtype)}")
+    if a.dtype.kind == "b":
+        raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
+
+
+class MvBackward0(Node):                     # derivatives.yaml: mv
+    __slots__ = ("_saved_self", "_saved_vec")
+    _saved_names = ("_saved_self", "_saved_vec")
+
+    def apply(self, grad):
+        s, v = self._saved_self, self._saved_vec
+        if not STATE.enabled:
+            g = grad._data
+            if not needs(self, 0):
+                return None, wrap(_h(s._data) @ g)
+            vd = v._data.conj() if v._data.dtype.kind == "c" else v._data
+            return (wrap(np.multiply.outer(g, vd)),
+                    wrap(_h(s._data) @ g) if needs(self, 1) else None)
+        return (outer(grad, v.conj()) if needs(self, 0) else None,
+                mv(_mH(s), grad) if needs(self, 1) else None)
+
+
+def mv(input, vec, *, out=None):
+    try:
+        a, v = input._data, vec._data
+    except AttributeError:
+        raise _type_error("mv", ("input", "vec"), (input, vec)) from None
+    if a.ndim != 2 or v.ndim != 1 or a.dtype != v.dtype or a.shape[1] != v.shape[0] \
+            or a.dtype.kind == "b":
+        _check_mv(a, v)
+    res = wrap(np.matmul(a, v))
+    if STATE.enabled and (input._requires_grad or vec._requires_grad):
+        node = MvBackward0()
+        node._saved_self = input if vec._requires_grad else None
+        node._saved_vec = vec if input._requires_grad else None
+        link(res, node, input, vec)
+    return write_out(res, out)
+
+
+def _check_dot(a, b, name="dot"):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+                           f"{type_name(a.dtype)} and {type_name(b.dtype)}")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    if a.dtype.kind == "b":
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+
+
+class DotBackward0(Node):                    # derivatives.yaml: dot
+    __slots__ = ("_saved_self", "_saved_tensor")
+    _saved_names = ("_saved_self", "_saved_tensor")
+
+    def apply(self, grad):
+        s, t = self._saved_self, self._saved_tensor
+        return (grad * t.conj() if needs(self, 0) else None,
+                grad * s.conj() if needs(self, 1) else None)
+
+
+def dot(input, tensor, *, out=None):
+    try:
+        a, b = input._data, tensor._data
+    except AttributeError:
+        raise _type_error("dot", ("input", "tensor"), (input, tensor)) from None
+    if a.ndim != 1 or b.ndim != 1 or a.dtype != b.dtype or a.shape != b.shape \
+            or a.dtype.kind == "b":
+        _check_dot(a, b)
+    res = wrap(np.matmul(a, b))
+    if STATE.enabled and (input._requires_grad or tensor._requires_grad):
+        node = DotBackward0()
+        node._saved_self = input if tensor._requires_grad else None
+        node._saved_tensor = tensor if input._requires_grad else None
+        link(res, node, input, tensor)
+    return write_out(res, out)
+
+
+class VdotBackward0(Node):                   # derivatives.yaml: vdot
+    __slots__ = ("_saved_self", "_saved_other")
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        s, o = self._saved_self, self._saved_other
+        return (grad.conj() * o if needs(self, 0) else None,
+                grad * s if needs(self, 1) else None)
+
+
+def vdot(input, other, *, out=None):
+    a, b = input._data, other._data
+    if a.ndim != 1 or b.ndim != 1 or a.dtype != b.dtype or a.shape != b.shape \
+            or a.dtype.kind == "b":
+        _check_dot(a, b, "vdot" if a.ndim == 1 == b.ndim and a.dtype == b.dtype else "dot")
+    res = wrap(np.asarray(np.vdot(a, b)))
+    if STATE.enabled and (input._requires_grad or other._requires_grad):
+        node = VdotBackward0()
+        node._saved_self = input if other._requires_grad else None
+        node._saved_other = other if input._requires_grad else None
+        link(res, node, input, other)
+    return write_out(res, out)
+
+# ---------------------------------------------------------------- matmul
+
+
+class _MatmulBackward(Node):
+    """One node for a batched/broadcast matmul. torch builds a chain of view/mm/bmm nodes whose
+    top-level name depends on the shapes; the subclasses carry that name."""
+    __slots__ = ("_saved_self", "_saved_other")
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        a, b = self._saved_self, self._saved_other
+        return _matmul_grads(grad, a, b, needs(self, 0), needs(self, 1))
+
+    def np_apply(self, g):
+        return _matmul_grads_np(g, self._saved_self, self._saved_other, needs(self, 0),
+                                needs(self, 1))
+
+
+class UnsafeViewBackward0(_MatmulBackward):
+    __slots__ = ()
+
+
+class CloneBackward0(_MatmulBackward):
+    __slots__ = ()
+
+
+class SqueezeBackward4(_MatmulBackward):
+    __slots__ = ()
+
+
+_TransposeTop = _named(_MatmulBackward, "TransposeBackward0")   # 2-D @ N-D: (b.mT @ a.mT).mT
+
+
+def _matmul_grads_np(g, a, b, na, nb):
+    ad = a._data if a is not None else None
+    bd = b._data if b is not None else None
+    ga = gb = None
+    if na:
+        B = bd if bd.ndim > 1 else bd[:, None]
+        G = g
+        if bd.ndim == 1:
+            G = G[..., None]
+        if ad.ndim == 1:
+            G = np.expand_dims(G, -2)
+        r = np.matmul(G, _h(B))
+        if ad.ndim == 1:
+            r = r[..., 0, :]
+        ga = sum_to_np(r, ad.shape)
+    if nb:
+        A = ad if ad.ndim > 1 else ad[None, :]
+        G = g
+        if ad.ndim == 1:
+            G = np.expand_dims(G, -2)
+        if bd.ndim == 1:
+            G = G[..., None]
+        if bd.ndim <= 2 and A.ndim >= 3 and A.flags.c_contiguous:
+            # fold the batch into rows: one mm instead of a batch of products and a sum
+            k = A.shape[-1]
+            r = np.matmul(_h(A.reshape(-1, k)), np.ascontiguousarray(G).reshape(-1, G.shape[-1]))
+        else:
+            r = np.matmul(_h(A), G)
+        if bd.ndim == 1:
+            r = r[..., 0]
+        gb = sum_to_np(r, bd.shape)
+    return ga, gb
+
+
+def _matmul_grads(grad, a, b, na, nb):
+    """The same gradients with ember ops (recorded: create_graph=True)."""
+    ga = gb = None
+    G = grad
+    if b.ndim == 1:
+        G = G.unsqueeze(-1)
+    if a.ndim == 1:
+        G = G.unsqueeze(-2)
+    if na:
+        r = matmul(G, _mH(b if b.ndim > 1 else b.unsqueeze(-1)))
+        ga = r.squeeze(-2) if a.ndim == 1 else r
+    if nb:
+        r = matmul(_mH(a if a.ndim > 1 else a.unsqueeze(0)), G)
+        gb = r.squeeze(-1) if b.ndim == 1 else r
+    return ga, gb
+
+
+def _fold_contiguous(shape, strides):
+    """torch's check that t1 can be folded without a copy: contiguous (size-1 dims aside)."""
+    expect = 1
+    exp_strides = []
+    for sz in reversed(shape):
+        exp_strides.append(expect)
+        expect *= sz
+    exp_strides.reverse()
+    return all(sz == 1 or st == e for sz, st, e in zip(shape, strides, exp_strides))
+
+
+def _matmul_plan(input, other):
+    """Which path torch's matmul takes for these operands (one of them >= 3-D), which decides
+    the grad_fn name torch shows and the error message: returns (kind, a_shape, b_shape)
+    after torch's squeeze of a size-1 batch, kind in ('fold', 'fold_t', 'bmm'). 'fold' folds
+    the larger operand's batch into mm/mv rows; 'fold_t' does so on the transposed problem
+    (the larger operand is the second)."""
+    a, b = input._data, other._data
+    sa, sb = a.shape, b.shape
+    ra, rb = input._requires_grad, other._requires_grad
+    if len(sa) == 3 and len(sb) == 3 and sa[0] != sb[0]:
+        if sa[0] == 1 and ra:
+            sa = sa[1:]
+        elif sb[0] == 1 and rb:
+            sb = sb[1:]
+    d1, d2 = len(sa), len(sb)
+    larger = d1 >= d2
+    dt1, dt2 = (d1, d2) if larger else (d2, d1)
+    t2_grad = rb if larger else ra
+    fold = False
+    if dt1 >= 3 and dt2 <= 2:
+        if t2_grad:
+            fold = True
+        elif d1 == 2:
+            fold = False
+        elif (a.size if larger else b.size) == 0:
+            fold = True
+        else:
+            if larger:
+                shp, st = sa, a.strides[-len(sa):]
+            else:
+                shp = sb[:-2] + (sb[-1], sb[-2])
+                st = b.strides[-len(sb):]
+                st = st[:-2] + (st[-1], st[-2])
+            item = a.itemsize
+            fold = _fold_contiguous(shp, tuple(s // item for s in st)) if item else True
+    if fold:
+        return ("fold" if larger else "fold_t"), sa, sb
+    return "bmm", sa, sb
+
+
+def _matmul_error(input, other):
+    a, b = input._data, other._data
+    d1, d2 = a.ndim, b.ndim
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
+        _check_dot(a, b)
+    if d1 == 2 and d2 == 1:
+        _check_mv(a, b)
+    if d1 == 1 and d2 == 2:
+        _check_mm(a.reshape(1, -1), b)
+    if d1 == 2 and d2 == 2:
+        _check_mm(a, b)
+    kind, sa, sb = _matmul_plan(input, other)
+    if kind == "fold" or kind == "fold_t":
+        if kind == "fold":
+            t1s, t2s, x, y = sa, sb, a, b
+        else:
+            t1s = sb[:-2] + (sb[-1], sb[-2])
+            t2s = (sa[1], sa[0]) if len(sa) == 2 else sa
+            x, y = b, a
+        rows = int(np.prod(t1s[:-1]))
+        m = np.empty((rows, t1s[-1]), x.dtype)
+        if len(t2s) == 2:
+            _check_mm(m, np.empty(t2s, y.dtype))
+        else:
+            _check_mv(m, np.empty(t2s, y.dtype), y.dtype if kind == "fold_t" else None)
+    else:
+        ba, bb = sa[:-2], sb[:-2]
+        try:
+            batch = np.broadcast_shapes(ba, bb)
+        except ValueError:
+            raise broadcast_error(np.empty(ba), np.empty(bb)) from None
+        n = int(np.prod(batch))
+        m1 = sa[-1]
+        m2 = sb[-2] if len(sb) > 1 else sb[-1]
+        _check_bmm(np.empty((n, sa[-2] if len(sa) > 1 else 1, m1), a.dtype),
+                   np.empty((n, m2, sb[-1] if len(sb) > 1 else 1), b.dtype))
+    raise RuntimeError("matmul: unsupported operands")
+
+
+def matmul(input, other, *, out=None):
+    try:
+        a, b = input._data, other._data
+    except AttributeError:
+        raise _type_error("matmul", ("input", "other"), (input, other)) from None
+    d1, d2 = a.ndim, b.ndim
+    if d1 == 2 and d2 == 2:
+        # mm, inlined: this is the hot path of every linear layer
+        if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
+            _check_mm(a, b)
+        res = wrap(np.matmul(a, b))
+        if STATE.enabled and (input._requires_grad or other._requires_grad):
+            node = MmBackward0()
+            node._saved_self = input if other._requires_grad else None
+            node._saved_mat2 = other if input._requires_grad else None
+            node._t = (input._requires_grad and _transposed(a),
+                       other._requires_grad and _transposed(b))
+            link(res, node, input, other)
+        return res if out is None else write_out(res, out)
+    if d1 == 2 and d2 == 1:
+        return mv(input, other, out=out)
+    if d1 == 1 and d2 == 1:
+        return dot(input, other, out=out)
+    if d1 == 0 or d2 == 0 or a.dtype != b.dtype or a.dtype.kind == "b":
+        _matmul_error(input, other)
+    try:
+        r = np.matmul(a, b)
+    except ValueError:
+        _matmul_error(input, other)
+    res = wrap(r)
+    if STATE.enabled and (input._requires_grad or other._requires_grad):
+        if d1 == 1 and d2 == 2:
+            node = SqueezeBackward4()
+        else:
+            kind, sa, sb = _matmul_plan(input, other)
+            if kind == "fold_t" and len(sa) == 2:
+                n, p = sa[0], sb[-1]
+                node = _TransposeTop() if (n == 1 or p == 1 or r.size == 0) else CloneBackward0()
+            else:
+                node = UnsafeViewBackward0()
+        node._saved_self = input
+        node._saved_other = other
+        link(res, node, input, other)
+    return write_out(res, out)
+
+
+def _matmul_op(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(other, self)
+
+# ---------------------------------------------------------------- inner / outer / add*
+
+
+def outer(input, vec2, *, out=None):
+    if input._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
+    if vec2._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
+    return write_out(input.unsqueeze(1) * vec2, out)
+
+
+ger = outer
+
+
+def _expand_error(src_shape, target):
+    nd = len(target)
+    s = (1,) * (nd - len(src_shape)) + tuple(src_shape)
+    for i in range(nd):
+        if s[i] != target[i] and s[i] != 1:
+            return RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the "
+                                f"existing size ({s[i]}) at non-singleton dimension {i}.  "
+                                f"Target sizes: {list(target)}.  Tensor sizes: "
+                                f"{list(src_shape)}")
+    return RuntimeError(f"expand: cannot expand {list(src_shape)} to {list(target)}")
+
+
+def _check_self_bcast(x, target):
+    try:
+        if np.broadcast_shapes(x.shape, target) == tuple(target) and x.ndim <= len(target):
+            return
+    except ValueError:
+        pass
+    raise _expand_error(x.shape, target)
+
+
+def _combine(r, c, alpha, beta):
+    """beta * c + alpha * r for the add*-family, in r's own (fresh) buffer; beta == 0
+    ignores c entirely (so nan/inf in c do not propagate, as in torch)."""
+    if alpha != 1:
+        r *= alpha
+    if beta != 0:
+        r += c if beta == 1 else c * beta
+    return r
+
+
+class AddmmBackward0(Node):                  # derivatives.yaml: addmm
+    __slots__ = ("_saved_mat1", "_saved_mat2", "_saved_alpha", "_saved_beta", "_t")
+    _saved_names = ("_saved_mat1", "_saved_mat2")
+
+    def apply(self, grad):
+        alpha, beta = self._saved_alpha, self._saved_beta
+        m1, m2 = self._saved_mat1, self._saved_mat2
+        gs = g1 = g2 = None
+        if needs(self, 0):
+            gs = grad if beta == 1 else grad * beta
+        g = grad if alpha == 1 else grad * alpha
+        if needs(self, 1):
+            g1 = mm(g, _mH(m2))
+        if needs(self, 2):
+            g2 = mm(_mH(m1), g)
+        return gs, g1, g2
+
+    def np_apply(self, grad):
+        alpha, beta = self._saved_alpha, self._saved_beta
+        if not (_plain_scalar(alpha) and _plain_scalar(beta) and grad.dtype.kind in "fc"):
+            return Node.np_apply(self, grad)
+        m1, m2 = self._saved_mat1, self._saved_mat2
+        gs = None
+        if needs(self, 0):
+            gs = grad if beta == 1 else grad * scalar_array(beta, grad.dtype)
+        g = grad if alpha == 1 else grad * scalar_array(alpha, grad.dtype)
+        ta, tb = self._t
+        g1, g2 = _mm_grads_np(g, m1._data if m1 is not None else None,
+                              m2._data if m2 is not None else None,
+                              needs(self, 1), needs(self, 2), ta, tb)
+        return gs, g1, g2
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    a, b, c = mat1._data, mat2._data, input._data
+    if a.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {a.ndim}-D tensor")
+    if b.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {b.ndim}-D tensor")
+    if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
+        _check_mm(a, b)
+    if c.dtype != a.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{type_name(c.dtype)} and {type_name(b.dtype)}")
+    _check_self_bcast(c, (a.shape[0], b.shape[1]))
+    r = np.matmul(a, b)
+    r = _combine(r, c, alpha, beta)
+    res = wrap(r)
+    if requires(input, mat1, mat2):
+        node = AddmmBackward0()
+        node._saved_alpha, node._saved_beta = alpha, beta
+        node._saved_mat1 = mat1 if mat2._requires_grad else None
+        node._saved_mat2 = mat2 if mat1._requires_grad else None
+        node._t = (mat1._requires_grad and _transposed(a), mat2._requires_grad and _transposed(b))
+        link(res, node, input, mat1, mat2)
+    return write_out(res, out)
+
+
+class AddmvBackward0(Node):                  # derivatives.yaml: addmv
+    __slots__ = ("_saved_mat", "_saved_vec", "_saved_alpha", "_saved_beta")
+    _saved_names = ("_saved_mat", "_saved_vec")
+
+    def apply(self, grad):
+        alpha, beta = self._saved_alpha, self._saved_beta
+        g = grad if alpha == 1 else grad * alpha
+        return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
+                outer(g, self._saved_vec.conj()) if needs(self, 1) else None,
+                mv(_mH(self._saved_mat), g) if needs(self, 2) else None)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    a, v, c = mat._data, vec._data, input._data
+    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {c.ndim}, {a.ndim}, "
+                           f"{v.ndim}") if a.ndim != 2 or v.ndim != 1 else \
+            RuntimeError(f"size mismatch, got input ({c.shape[0] if c.ndim else 1}), mat "
+                         f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
+    if not (a.dtype == v.dtype == c.dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{type_name(c.dtype)}, {type_name(a.dtype)}, and "
+                           f"{type_name(v.dtype)}")
+    if c.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {c.ndim}, {a.ndim}, "
+                           f"{v.ndim}")
+    if c.ndim == 1 and c.shape[0] not in (1, a.shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({c.shape[0]}), mat "
+                           f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
+    r = np.matmul(a, v)
+    r = _combine(r, c, alpha, beta)
+    res = wrap(r)
+    if requires(input, mat, vec):
+        node = AddmvBackward0()
+        node._saved_alpha, node._saved_beta = alpha, beta
+        node._saved_mat = mat if vec._requires_grad else None
+        node._saved_vec = vec if mat._requires_grad else None
+        link(res, node, input, mat, vec)
+    return write_out(res, out)
+
+
+class BaddbmmBackward0(Node):                # derivatives.yaml: baddbmm
+    __slots__ = ("_saved_batch1", "_saved_batch2", "_saved_alpha", "_saved_beta")
+    _saved_names = ("_saved_batch1", "_saved_batch2")
+
+    def apply(self, grad):
+        alpha, beta = self._saved_alpha, self._saved_beta
+        g = grad if alpha == 1 else grad * alpha
+        return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
+                bmm(g, _mH(self._saved_batch2)) if needs(self, 1) else None,
+                bmm(_mH(self._saved_batch1), g) if needs(self, 2) else None)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    a, b, c = batch1._data, batch2._data, input._data
+    _check_bmm(a, b) if (a.ndim != 3 or b.ndim != 3 or a.dtype != b.dtype or a.shape[0] !=
+                         b.shape[0] or a.shape[2] != b.shape[1] or a.dtype.kind == "b") \
+        else None
+    if c.dtype != a.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_C_NAMES[c.dtype.name]}"
+                           f", batch1: {_C_NAMES[a.dtype.name]}, batch2: "
+                           f"{_C_NAMES[b.dtype.name]}")
+    _check_self_bcast(c, (a.shape[0], a.shape[1], b.shape[2]))
+    r = np.matmul(a, b)
+    r = _combine(r, c, alpha, beta)
+    res = wrap(r)
+    if requires(input, batch1, batch2):
+        node = BaddbmmBackward0()
+        node._saved_alpha, node._saved_beta = alpha, beta
+        node._saved_batch1 = batch1 if batch2._requires_grad else None
+        node._saved_batch2 = batch2 if batch1._requires_grad else None
+        link(res, node, input, batch1, batch2)
+    return write_out(res, out)
+
+
+class AddbmmBackward0(Node):                 # derivatives.yaml: addbmm
+    __slots__ = ("_saved_batch1", "_saved_batch2", "_saved_alpha", "_saved_beta",
+                 "_saved_batch1_sym_argsize_0")
+    _saved_names = ("_saved_batch1", "_saved_batch2")
+
+    def apply(self, grad):
+        alpha, beta = self._saved_alpha, self._saved_beta
+        g = grad if alpha == 1 else grad * alpha
+        n = self._saved_batch1_sym_argsize_0
+        ge = g.unsqueeze(0).expand(n, *g.shape)
+        return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
+                bmm(ge, _mH(self._saved_batch2)) if needs(self, 1) else None,
+                bmm(_mH(self._saved_batch1), ge) if needs(self, 2) else None)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    a, b, c = batch1._data, batch2._data, input._data
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else
+                           "batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{a.shape[0]} and {b.shape[0]}")
+    if a.shape[2] != b.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({a.shape[1]}x{a.shape[2]} "
+                           f"and {b.shape[1]}x{b.shape[2]})")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {type_name(a.dtype)} but found "
+                           f"{type_name(b.dtype)}")
+    if c.dtype != a.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{type_name(c.dtype)} and {type_name(b.dtype)}")
+    _check_self_bcast(c, (a.shape[1], b.shape[2]))
+    r = np.matmul(a, b).sum(0)
+    if alpha != 1:
+        r *= alpha
+    if beta != 0:
+        r = r + (c if beta == 1 else c * beta)
+    res = wrap(np.asarray(r, a.dtype))
+    if requires(input, batch1, batch2):
+        node = AddbmmBackward0()
+        node._saved_alpha, node._saved_beta = alpha, beta
+        node._saved_batch1_sym_argsize_0 = a.shape[0]
+        node._saved_batch1 = batch1 if batch2._requires_grad else None
+        node._saved_batch2 = batch2 if batch1._requires_grad else None
+        link(res, node, input, batch1, batch2)
+    return write_out(res, out)
+
+
+def _bad_inplace(self, shape):
+    return RuntimeError(f"Bad in-place call: input tensor size {list(self._data.shape)} and "
+                        f"output tensor size {list(shape)} should match")
+
+
+def _inplace_add(fn, check_first):
+    """fn_ (self += ...): addmm_ rejects a differently-shaped self before anything else;
+    baddbmm_ / addmv_ run the out-of-place checks first."""
+    def op_(self, *args, **kwargs):
+        if check_first:
+            a, b = args[0]._data, args[1]._data
+            if a.ndim == 2 == b.ndim and tuple(self._data.shape) != (a.shape[0], b.shape[1]):
+                raise _bad_inplace(self, (a.shape[0], b.shape[1]))
+        res = fn(inplace_source(self), *args, **kwargs)
+        if check_first is not None and res._data.shape != self._data.shape:
+            raise _bad_inplace(self, res._data.shape)
+        return inplace(self, res)
+    op_.__name__ = fn.__name__ + "_"
+    return op_
+
+
+addmm_ = _inplace_add(addmm, True)
+addmv_ = _inplace_add(addmv, False)
+baddbmm_ = _inplace_add(baddbmm, False)
+addbmm_ = _inplace_add(addbmm, None)
+
+
+class LinalgCrossBackward0(Node):            # derivatives.yaml: linalg_cross
+    __slots__ = ("_saved_self", "_saved_other", "_saved_dim")
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        d = self._saved_dim
+        return (_linalg_cross(self._saved_other.conj(), grad, d) if needs(self, 0) else None,
+                _linalg_cross(grad, self._saved_self.conj(), d) if needs(self, 1) else None)
+
+
+def _linalg_cross(input, other, dim=-1, out=None):
+    a, b = input._data, other._data
+    if a.ndim != b.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, a.ndim)
+    if a.shape[d] != 3 or b.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{a.shape[d]} and {b.shape[d]}")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {type_name(a.dtype)} but found "
+                           f"{type_name(b.dtype)}")
+    res = wrap(np.asarray(np.cross(a, b, axis=d)))
+    if requires(input, other):
+        node = LinalgCrossBackward0()
+        node._saved_dim = d
+        node._saved_self = input if other._requires_grad else None
+        node._saved_other = other if input._requires_grad else None
+        link(res, node, input, other)
+    return write_out(res, out)
+
+
+def cross(input, other, dim=None, *, out=None):
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross."
+                      "\nThe default value of dim will change to agree with that of "
+                      "linalg.cross in a future release.", UserWarning, stacklevel=2)
+        try:
+            shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+        except ValueError:
+            raise broadcast_error(input._data, other._data) from None
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return _linalg_cross(input, other, dim, out=out)
+
+
+class AddrBackward0(Node):                   # derivatives.yaml: addr
+    __slots__ = ("_saved_vec1", "_saved_vec2", "_saved_alpha", "_saved_beta")
+    _saved_names = ("_saved_vec1", "_saved_vec2")
+
+    def apply(self, grad):
+        alpha, beta = self._saved_alpha, self._saved_beta
+        g = grad if alpha == 1 else grad * alpha
+        return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
+                mv(g, self._saved_vec2.conj()) if needs(self, 1) else None,
+                mv(_mT(g), self._saved_vec1.conj()) if needs(self, 2) else None)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    v1, v2, c = vec1._data, vec2._data, input._data
+    if v1.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {v1.ndim}-D")
+    if v2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {v2.ndim}-D")
+    _check_self_bcast(c, (v1.shape[0], v2.shape[0]))
+    dt = np.result_type(c.dtype, v1.dtype, v2.dtype)
+    r = np.multiply.outer(v1, v2).astype(dt, copy=False)
+    if alpha != 1:
+        r = r * alpha
+    if beta != 0:
+        r = r + (c if beta == 1 else c * beta)
+    else:
+        r = np.broadcast_to(r, (v1.shape[0], v2.shape[0])).copy()
+    res = wrap(np.asarray(r, dt))
+    if requires(input, vec1, vec2):
+        node = AddrBackward0()
+        node._saved_alpha, node._saved_beta = alpha, beta
+        node._saved_vec1 = vec1 if vec2._requires_grad else None
+        node._saved_vec2 = vec2 if vec1._requires_grad else None
+        link(res, node, input, vec1, vec2)
+    return write_out(res, out)
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    shape = (vec1._data.shape[0] if vec1._data.ndim else 1,
+             vec2._data.shape[0] if vec2._data.ndim else 1)
+    if vec1._data.ndim == 1 == vec2._data.ndim and tuple(self._data.shape) != shape:
+        raise RuntimeError(f"size mismatch, input: {list(self._data.shape)}, v1: "
+                           f"{list(vec1._data.shape)}, v2: {list(vec2._data.shape)}")
+    return inplace(self, addr(inplace_source(self), vec1, vec2, beta=beta, alpha=alpha))

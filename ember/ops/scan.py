@@ -1,0 +1,231 @@
+"""Scans: cumsum, cumprod, logcumsumexp, cummax, cummin (forward, node, derivative)."""
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]
+
+import numpy as np
+
+from .. import return_types as _RT
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link
+from ..dtypes import type_name
+from ..tensor import wrap
+from ._args import wrap_dim, write_out, saved_output, conj_if_complex
+from ._views import inplace, inplace_source
+from .join import cat
+from .logical import where
+from .reduce import _kernel_check, _required_dim, _scatter_add, _sum_dtype
+from .sort import _rows, _unrows
+
+# ---------------------------------------------------------------- scans
+
+
+class _RevCumsumBackward(Node):              # grad of cumsum: reversed cumulative sum
+    __slots__ = ("_saved_dim",)
+
+    def apply(self, grad):
+        return cumsum(grad, self._saved_dim),
+
+
+def _rev_cumsum(input, dim):
+    x = input._data
+    if x.ndim == 0:
+        res = wrap(x.copy())
+    else:
+        res = wrap(np.flip(np.cumsum(np.flip(x, dim), dim), dim).copy())
+    if STATE.enabled and input._requires_grad:
+        node = _RevCumsumBackward()
+        node._saved_dim = dim
+        link(res, node, input)
+    return res
+
+
+class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
+    __slots__ = ("_saved_dim",)
+
+    def apply(self, grad):
+        return _rev_cumsum(grad, self._saved_dim),
+
+
+def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
+    dim = _required_dim("cumsum", dim, axis)
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    rd = _sum_dtype(x, dtype, input)
+    res = wrap(np.cumsum(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    if STATE.enabled and input._requires_grad:
+        node = CumsumBackward0()
+        node._saved_dim = d
+        link(res, node, input)
+    return write_out(res, out)
+
+
+def _cumprod_grad_zeros(x, g, out, d):
+    """cumprod's gradient when some slice holds a zero, as torch computes it: before a slice's
+    first zero z, the reversed cumsum of g * out divided by x; at z, the product of the
+    elements before z times sum_{z<=j<z2} g_j prod_{z<m<=j} x_m (z2: the next zero); after z,
+    zero."""
+    rows_x, rows_g, rows_o = _rows(x, d), _rows(g, d), _rows(out, d)
+    n = rows_x.shape[1]
+    res = np.zeros(rows_x.shape, np.result_type(rows_x, rows_g))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for r in range(rows_x.shape[0]):
+            xr, gr, orow = rows_x[r], rows_g[r], rows_o[r].conj()
+            zs = np.flatnonzero(xr == 0)
+            z = zs[0] if len(zs) else n
+            if z:
+                res[r, :z] = np.cumsum((gr * orow)[:z][::-1])[::-1] / xr[:z].conj()
+            if z < n:                # terms from a second zero on vanish
+                end = zs[1] if len(zs) > 1 else n
+                before = orow[z - 1] if z else 1
+                w = np.concatenate([[1], np.cumprod(xr[z + 1:end])]).conj()
+                res[r, z] = before * np.sum(gr[z:end] * w)
+    return _unrows(res, x, d, n)
+
+
+class CumprodBackward0(Node):                # derivatives.yaml: cumprod
+    __slots__ = ("_saved_self", "_saved_dim", "_saved_result")
+    _saved_names = ("_saved_self", "_saved_result")
+
+    def apply(self, grad):
+        s = self._saved_self
+        x = s._data
+        d = self._saved_dim
+        if x.ndim == 0 or x.size == 0 or x.shape[d] == 1:
+            return grad,
+        if not (x == 0).any():
+            r = saved_output(self, self._saved_result)
+            return _rev_cumsum(grad * conj_if_complex(r), d) / conj_if_complex(s),
+        if STATE.enabled:                    # building a graph: differentiable O(n^2) form
+            return _cumprod_grad_graph(grad.expand(x.shape), s, d),
+        g = np.broadcast_to(grad._data, x.shape)
+        res = _cumprod_grad_zeros(x, g, self._saved_result._data, d)
+        return wrap(res.astype(grad._data.dtype, copy=False)),
+
+
+def _cumprod_grad_graph(g, s, d):
+    """grad_k = prod_{i<k} x_i * sum_{j>=k} g_j prod_{k<m<=j} x_m, with ember ops."""
+    n = s._data.shape[d]
+    shape = list(s._data.shape)
+    shape[d] = 1
+    ones = wrap(np.ones(shape, s._data.dtype))
+    sc = conj_if_complex(s)
+    before = cat([ones, sc.narrow(d, 0, n - 1)], d).cumprod(d)
+    parts = []
+    for k in range(n):
+        w = ones if k == n - 1 else cat([ones, sc.narrow(d, k + 1, n - k - 1).cumprod(d)], d)
+        parts.append(before.narrow(d, k, 1) * (g.narrow(d, k, n - k) * w).sum(d, keepdim=True))
+    return cat(parts, d)
+
+
+def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
+    dim = _required_dim("cumprod", dim, axis)
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    rd = _sum_dtype(x, dtype, input)
+    res = wrap(np.cumprod(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    if STATE.enabled and input._requires_grad:
+        node = CumprodBackward0()
+        node._saved_self = input if dtype is None else input.to(dtype)
+        node._saved_dim = d
+        node._saved_result = res.detach()
+        link(res, node, input)
+    return write_out(res, out)
+
+
+class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
+    __slots__ = ("_saved_self", "_saved_dim", "_saved_result")
+    _saved_names = ("_saved_self", "_saved_result")
+
+    def apply(self, grad):
+        # the sum_{j>=k} g_j exp(x_k - out_j) in log space, positive and negative parts apart
+        d, s = self._saved_dim, self._saved_self
+        r = saved_output(self, self._saved_result)
+        if s._data.ndim == 0:
+            return grad,
+        lowest = float(np.finfo(grad._data.dtype).min)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_abs = grad.abs().log()
+            pos = where(grad > 0, log_abs, lowest) - r
+            neg = where(grad < 0, log_abs, lowest) - r
+            rev = lambda t: logcumsumexp(t.flip(d), d).flip(d)  # noqa: E731
+            return (rev(pos) + s).exp() - (rev(neg) + s).exp(),
+
+
+def logcumsumexp(input, dim=None, *, out=None, axis=None):
+    dim = _required_dim("logcumsumexp", dim, axis)
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
+                                  f"'{type_name(x.dtype)}'")
+    d = wrap_dim(dim, x.ndim)
+    with np.errstate(invalid="ignore"):
+        res = wrap(np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy())
+    if STATE.enabled and input._requires_grad:
+        node = LogcumsumexpBackward0()
+        node._saved_self, node._saved_dim = input, d
+        node._saved_result = res.detach()
+        link(res, node, input)
+    return write_out(res, out)
+
+
+class CummaxBackward0(Node):                 # derivatives.yaml: cummax
+    __slots__ = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+
+    def apply(self, grad):
+        if not self._saved_self_sym_sizes:
+            return grad,
+        return _scatter_add(grad, self._saved_dim, self._saved_indices,
+                            self._saved_self_sym_sizes, unique=False),
+
+
+class CumminBackward0(CummaxBackward0):      # derivatives.yaml: cummin
+    __slots__ = ()
+
+
+def _cumext(input, dim, largest):
+    _kernel_check(input, "cummax_cpu" if largest else "cummin_cpu")
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        vals, idx = x.copy(), np.zeros((), np.int64)
+    else:
+        xm = np.moveaxis(x, d, -1)
+        vals = np.empty_like(xm)
+        idx = np.zeros(xm.shape, np.int64)
+        if xm.shape[-1]:
+            cur = xm[..., 0].copy()
+            ci = np.zeros(cur.shape, np.int64)
+            isf = xm.dtype.kind in "fc"
+            for i in range(xm.shape[-1]):
+                v = xm[..., i]
+                take = (v >= cur) if largest else (v <= cur)
+                if isf:
+                    take = (take & ~np.isnan(cur)) | np.isnan(v)
+                cur = np.where(take, v, cur)
+                ci = np.where(take, i, ci)
+                vals[..., i], idx[..., i] = cur, ci
+        vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
+    values, indices = wrap(vals), wrap(idx)
+    if STATE.enabled and input._requires_grad:
+        node = CummaxBackward0() if largest else CumminBackward0()
+        node._saved_dim, node._saved_indices = d, idx
+        node._saved_self_sym_sizes = x.shape
+        link(values, node, input)
+    return (_RT.cummax if largest else _RT.cummin)((values, indices))
+
+
+def cummax(input, dim=None, *, out=None, axis=None):
+    dim = _required_dim("cummax", dim, axis)
+    return _cumext(input, dim, True)
+
+
+def cummin(input, dim=None, *, out=None, axis=None):
+    dim = _required_dim("cummin", dim, axis)
+    return _cumext(input, dim, False)
+
+
+def cumsum_(self, dim, *, dtype=None):
+    return inplace(self, cumsum(inplace_source(self), dim, dtype=dtype))
+
+
+def cumprod_(self, dim, *, dtype=None):
+    return inplace(self, cumprod(inplace_source(self), dim, dtype=dtype))

@@ -1,0 +1,574 @@
+"""Sorting and selection: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode, with
+the tie order of torch's CPU kernels (forward, node, derivative)."""
+__all__ = ["median", "nanmedian", "mode", "topk", "sort", "argsort", "msort", "kthvalue"]
+
+import numpy as np
+
+from .. import return_types as _RT
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link
+from ..tensor import wrap
+from ._args import wrap_dim, write_out
+from .reduce import (MaxBackward0, MaxBackward1, _complex_check, _kernel_check, _np_aliases,
+                     _pymin, _scatter_add)
+
+# ---------------------------------------------------------------- tie order of torch's CPU kernels
+# Which of several equal elements topk / kthvalue report depends on the selection algorithm
+# torch's CPU kernels run (libstdc++ nth_element / partial_sort / sort for topk, a
+# median-of-three quickselect for kthvalue). Rows without relevant ties take the fast NumPy
+# path; rows with ties replay those algorithms on (value, index) pairs.
+# Replays run in Python: beyond this many elements per call, ties keep NumPy's stable order.
+_REPLAY_LIMIT = 1 << 16
+
+
+def _cmp_top(largest):
+    if largest:
+        return lambda a, b: (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]
+    return lambda a, b: (a[0] == a[0] and b[0] != b[0]) or a[0] < b[0]
+
+
+def _lg(n):
+    return n.bit_length() - 1
+
+
+def _move_median_to_first(v, result, a, b, c, comp):
+    if comp(v[a], v[b]):
+        if comp(v[b], v[c]):
+            v[result], v[b] = v[b], v[result]
+        elif comp(v[a], v[c]):
+            v[result], v[c] = v[c], v[result]
+        else:
+            v[result], v[a] = v[a], v[result]
+    elif comp(v[a], v[c]):
+        v[result], v[a] = v[a], v[result]
+    elif comp(v[b], v[c]):
+        v[result], v[c] = v[c], v[result]
+    else:
+        v[result], v[b] = v[b], v[result]
+
+
+def _partition_pivot(v, first, last, comp):
+    _move_median_to_first(v, first, first + 1, first + (last - first) // 2, last - 1, comp)
+    lo, hi, piv = first + 1, last, v[first]
+    while True:
+        while comp(v[lo], piv):
+            lo += 1
+        hi -= 1
+        while comp(piv, v[hi]):
+            hi -= 1
+        if not lo < hi:
+            return lo
+        v[lo], v[hi] = v[hi], v[lo]
+        lo += 1
+
+
+def _insertion_sort(v, first, last, comp):
+    for i in range(first + 1, last):
+        val = v[i]
+        if comp(val, v[first]):
+            v[first + 1:i + 1] = v[first:i]
+            v[first] = val
+        else:
+            j = i
+            while comp(val, v[j - 1]):
+                v[j] = v[j - 1]
+                j -= 1
+            v[j] = val
+
+
+def _adjust_heap(v, first, hole, n, value, comp):
+    top = hole
+    child = hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if comp(v[first + child], v[first + child - 1]):
+            child -= 1
+        v[first + hole] = v[first + child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        v[first + hole] = v[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and comp(v[first + parent], value):
+        v[first + hole] = v[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    v[first + hole] = value
+
+
+def _make_heap(v, first, last, comp):
+    n = last - first
+    if n < 2:
+        return
+    parent = (n - 2) // 2
+    while True:
+        _adjust_heap(v, first, parent, n, v[first + parent], comp)
+        if parent == 0:
+            return
+        parent -= 1
+
+
+def _pop_heap(v, first, last, result, comp):
+    value = v[result]
+    v[result] = v[first]
+    _adjust_heap(v, first, 0, last - first, value, comp)
+
+
+def _partial_sort(v, first, middle, last, comp):
+    _make_heap(v, first, middle, comp)
+    for i in range(middle, last):
+        if comp(v[i], v[first]):
+            _pop_heap(v, first, middle, i, comp)
+    while middle - first > 1:
+        middle -= 1
+        _pop_heap(v, first, middle, middle, comp)
+
+
+def _nth_element(v, nth, comp):
+    first, last = 0, len(v)
+    if nth == last:
+        return
+    depth = 2 * _lg(last)
+    while last - first > 3:
+        if depth == 0:
+            _partial_sort(v, first, nth + 1, last, comp)   # heap_select + sort
+            return
+        depth -= 1
+        cut = _partition_pivot(v, first, last, comp)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(v, first, last, comp)
+
+
+def _introsort(v, first, last, depth, comp):
+    while last - first > 16:
+        if depth == 0:
+            _partial_sort(v, first, last, last, comp)
+            return
+        depth -= 1
+        cut = _partition_pivot(v, first, last, comp)
+        _introsort(v, cut, last, depth, comp)
+        last = cut
+
+
+def _std_sort(v, first, last, comp):
+    if last - first > 1:
+        _introsort(v, first, last, 2 * _lg(last - first), comp)
+        _insertion_sort(v, first, last, comp)
+
+
+def _topk_row(row, k, largest, sorted_):
+    comp = _cmp_top(largest)
+    v = [(float(a) if row.dtype.kind == "f" else a, i) for i, a in enumerate(row.tolist())]
+    n = len(v)
+    if k * 64 <= n:
+        _partial_sort(v, 0, k, n, comp)
+    else:
+        _nth_element(v, k - 1, comp)
+        if sorted_:
+            _std_sort(v, 0, k - 1, comp)
+    return [i for _, i in v[:k]]
+
+
+def _quickselect_row(row, k):
+    """torch's quick_select_template (median-of-three, NaN as largest): index of the k-th
+    smallest (0-based)."""
+    v = [(a, i) for i, a in enumerate(row.tolist())]
+    gt = lambda a, b: (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]  # noqa: E731
+    lo, hi = 0, len(v) - 1
+    while True:
+        if hi <= lo:
+            break
+        if hi == lo + 1:
+            if gt(v[lo], v[hi]):
+                v[lo], v[hi] = v[hi], v[lo]
+            break
+        p = lo + (hi - lo) // 2
+        v[p], v[lo + 1] = v[lo + 1], v[p]
+        if gt(v[lo + 1], v[hi]):
+            v[lo + 1], v[hi] = v[hi], v[lo + 1]
+        if gt(v[lo], v[hi]):
+            v[lo], v[hi] = v[hi], v[lo]
+        if gt(v[lo + 1], v[lo]):
+            v[lo + 1], v[lo] = v[lo], v[lo + 1]
+        i, j, piv = lo + 1, hi, v[lo]
+        while True:
+            i += 1
+            while gt(piv, v[i]):
+                i += 1
+            j -= 1
+            while gt(v[j], piv):
+                j -= 1
+            if j < i:
+                break
+            v[i], v[j] = v[j], v[i]
+        v[lo], v[j] = v[j], v[lo]
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return v[k][1]
+
+
+def _rows(x, d):
+    """x with dim d moved last, as a 2-D array of rows."""
+    xm = np.moveaxis(x, d, -1)
+    return xm.reshape(-1, xm.shape[-1]) if xm.shape[-1] else xm.reshape(-1, 0)
+
+
+def _unrows(r, x, d, n):
+    xm_shape = np.moveaxis(x, d, -1).shape[:-1] + (n,)
+    return np.moveaxis(r.reshape(xm_shape), -1, d)
+
+
+def _eq_adjacent(sv):
+    """Per row: whether sorted values sv (rows x m) hold equal neighbours (NaN == NaN)."""
+    if sv.shape[1] < 2:
+        return np.zeros(sv.shape[0], bool)
+    a, b = sv[:, 1:], sv[:, :-1]
+    eq = a == b
+    if sv.dtype.kind in "fc":
+        eq |= np.isnan(a) & np.isnan(b)
+    return eq.any(axis=1)
+
+# ---------------------------------------------------------------- sorting and selection
+
+
+def _stable_order(x, axis, descending):
+    """Stable argsort along axis with NaN as the largest value (torch's order)."""
+    if x.dtype.kind in "fc":
+        nan = np.isnan(x)
+        if descending:
+            return np.lexsort((-np.where(nan, 0, x), ~nan), axis=axis) if x.ndim else \
+                np.zeros((), np.int64)
+        return np.argsort(x, axis=axis, kind="stable")
+    if descending:
+        if x.dtype.kind == "b":
+            key = ~x
+        elif x.dtype.kind == "u":
+            key = np.iinfo(x.dtype).max - x
+        else:
+            key = ~x
+        return np.argsort(key, axis=axis, kind="stable")
+    return np.argsort(x, axis=axis, kind="stable")
+
+
+class SortBackward0(Node):                   # derivatives.yaml: sort.stable
+    __slots__ = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+
+    def apply(self, grad):
+        if not self._saved_self_sym_sizes:
+            return grad,
+        return _scatter_add(grad, self._saved_dim, self._saved_indices,
+                            self._saved_self_sym_sizes),
+
+
+class SortBackward1(SortBackward0):          # derivatives.yaml: sort.stable (stable= given)
+    __slots__ = ()
+
+
+class TopkBackward0(SortBackward0):          # derivatives.yaml: topk
+    __slots__ = ()
+
+
+def _sort_order(x, d, descending, stable):
+    """torch's CPU sort order: stable for stable=True and short rows (insertion sort);
+    otherwise libstdc++'s introsort, replayed on rows whose values hold ties."""
+    idx = _stable_order(x, d, descending).astype(np.int64)
+    n = x.shape[d]
+    if stable or n <= 16:
+        return idx
+    if x.ndim == 1 and x.dtype.kind in "iu" and not descending and n >= 32768:
+        return idx                           # torch radix-sorts long 1-D integer input
+    tied = np.nonzero(_eq_adjacent(_rows(np.take_along_axis(x, idx, d), d)))[0]
+    if len(tied) and len(tied) * n <= _REPLAY_LIMIT:
+        rows, ir = _rows(x, d), _rows(idx, d).copy()
+        comp = _cmp_top(descending)
+        for r in tied:
+            row = rows[r]
+            v = [(a, i) for i, a in enumerate(row.tolist())]
+            _std_sort(v, 0, n, comp)
+            ir[r] = [i for _, i in v]
+        idx = _unrows(ir, x, d, n)
+    return idx
+
+
+def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
+    if axis is not None:
+        dim = axis
+    if isinstance(dim, bool):
+        raise TypeError("sort(): argument 'dim' must be int, not bool")
+    _complex_check(input, " Sort does not support complex dtypes on CPU")
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        vals, idx = x.copy(), np.zeros((), np.int64)
+    else:
+        idx = _sort_order(x, d, descending, stable)
+        vals = np.take_along_axis(x, idx, d)
+    values, indices = wrap(vals), wrap(idx)
+    if STATE.enabled and input._requires_grad:
+        node = SortBackward0() if stable is None else SortBackward1()
+        node._saved_dim, node._saved_indices = d, idx
+        node._saved_self_sym_sizes = x.shape
+        link(values, node, input)
+    if out is not None:
+        write_out(values, out[0])
+        write_out(indices, out[1])
+        values, indices = out
+    return _RT.sort((values, indices))
+
+
+def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
+    if axis is not None:
+        dim = axis
+    _complex_check(input, " Sort does not support complex dtypes on CPU")
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return wrap(np.zeros((), np.int64))
+    return wrap(_sort_order(x, d, descending, stable))
+
+
+def msort(input):
+    return sort(input, 0)[0]
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    x = input._data
+    if x.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    _complex_check(input, " topk does not support complex dtypes on CPU")
+    d = wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    if x.ndim == 0:
+        vals, idx = x.copy(), np.zeros((), np.int64)
+    else:
+        order = _stable_order(x, d, largest).astype(np.int64)
+        idx = np.take(order, range(k), axis=d)
+        if k:
+            # rows where ties touch the first k+1 sorted values: replay torch's algorithm
+            top = _rows(np.take_along_axis(x, np.take(order, range(_pymin(k + 1, n)), axis=d),
+                                           d), d)
+            # sorted=False: torch returns nth_element's arrangement, so replay every row
+            tied = np.nonzero(_eq_adjacent(top) | (not sorted and k * 64 > n))[0]
+            if len(tied) and len(tied) * n <= _REPLAY_LIMIT:
+                rows, ir = _rows(x, d), _rows(idx, d).copy()
+                for r in tied:
+                    ir[r] = _topk_row(rows[r], k, largest, sorted)
+                idx = _unrows(ir, x, d, k)
+        vals = np.take_along_axis(x, idx, d)
+    values, indices = wrap(vals), wrap(idx)
+    if STATE.enabled and input._requires_grad:
+        node = TopkBackward0()
+        node._saved_dim, node._saved_indices = d, idx
+        node._saved_self_sym_sizes = x.shape
+        link(values, node, input)
+    if out is not None:
+        write_out(values, out[0])
+        write_out(indices, out[1])
+        values, indices = out
+    return _RT.topk((values, indices))
+
+
+class KthvalueBackward0(MaxBackward0):       # derivatives.yaml: kthvalue
+    __slots__ = ()
+
+
+class MedianBackward1(MaxBackward0):         # derivatives.yaml: median.dim
+    __slots__ = ()
+
+
+class NanmedianBackward1(MaxBackward0):      # derivatives.yaml: nanmedian.dim
+    __slots__ = ()
+
+
+class ModeBackward0(MaxBackward0):           # derivatives.yaml: mode
+    __slots__ = ()
+
+
+def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
+    """values/indices of the element at sorted position pos_fn(x_sorted, n) along dim."""
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        pos_fn(None, 1)
+        vals, idx = x.copy(), np.zeros((), np.int64)
+    else:
+        n = x.shape[d]
+        if n == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        order = _stable_order(x, d, False).astype(np.int64)
+        sx = np.take_along_axis(x, order, d)
+        pos = pos_fn(sx, n, d)
+        idx = np.take_along_axis(order, pos, d)
+        if node_cls is KthvalueBackward0:
+            kv = np.take_along_axis(sx, pos, d)
+            eq = (x == kv) | (np.isnan(x) & np.isnan(kv)) if x.dtype.kind == "f" else x == kv
+            tied = np.nonzero(_rows(eq, d).sum(axis=1) > 1)[0]
+            if len(tied) and len(tied) * n <= _REPLAY_LIMIT:
+                rows, ir = _rows(x, d), _rows(idx, d).copy()
+                kk = int(pos.reshape(-1)[0])
+                for r in tied:
+                    ir[r] = _quickselect_row(rows[r], kk)
+                idx = _unrows(ir, x, d, 1)
+        elif node_cls is NanmedianBackward1 and x.dtype.kind == "f":
+            # an all-NaN slice: torch's nth_element over equivalent elements picks this one
+            allnan = np.isnan(x).all(axis=d, keepdims=True)
+            if allnan.any():
+                v = [(0, i) for i in range(n)]
+                _nth_element(v, 0, lambda a, b: False)
+                idx = np.where(allnan, v[0][1], idx)
+        vals = np.take_along_axis(x, idx, d)
+        if not keepdim:
+            vals, idx = vals.squeeze(d), idx.squeeze(d)
+    values, indices = wrap(vals), wrap(idx)
+    if STATE.enabled and input._requires_grad:
+        node = node_cls()
+        node._saved_dim, node._saved_keepdim = d, keepdim
+        node._saved_indices = idx
+        node._saved_self_sym_sizes = x.shape
+        link(values, node, input)
+    return rt((values, indices))
+
+
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
+    _kernel_check(input, "kthvalue_cpu", "bc")
+    def pos(sx, n, d=None):
+        if not 1 <= k <= n:
+            raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}"
+                               if d is not None else "kthvalue(): selected number k out of "
+                               "range for dimension 0")
+        if sx is None:
+            return None
+        shape = list(sx.shape)
+        shape[d] = 1
+        return np.full(shape, k - 1, np.int64)
+    return _select_kth(input, dim, keepdim, pos, KthvalueBackward0, _RT.kthvalue, "kthvalue")
+
+
+def _median_pos(ignore_nan):
+    def pos(sx, n, d=None):
+        if sx is None:
+            return None
+        shape = list(sx.shape)
+        shape[d] = 1
+        if sx.dtype.kind in "fc":
+            valid = np.sum(~np.isnan(sx), axis=d, keepdims=True)
+            if ignore_nan:
+                return np.maximum((valid - 1) // 2, 0).astype(np.int64)
+            return np.where(valid < n, valid, (n - 1) // 2).astype(np.int64)
+        return np.full(shape, (n - 1) // 2, np.int64)
+    return pos
+
+
+class MedianBackward0(MaxBackward1):         # derivatives.yaml: median (whole tensor)
+    __slots__ = ()
+
+
+class NanmedianBackward0(MaxBackward1):      # derivatives.yaml: nanmedian (whole tensor)
+    __slots__ = ()
+
+
+def _median_all(input, ignore_nan):
+    x = input._data
+    name = "nanmedian" if ignore_nan else "median"
+    if x.size == 0:
+        v = np.asarray(np.nan, x.dtype) if x.dtype.kind in "fc" else None
+        if v is None:
+            raise IndexError(f"{name}(): Expected reduction dim 0 to have non-zero size.")
+    else:
+        flat = x.reshape(-1)
+        if x.dtype.kind in "fc" and np.isnan(flat).any():
+            if not ignore_nan:
+                v = np.asarray(np.nan, x.dtype)
+            else:
+                valid = np.sort(flat[~np.isnan(flat)])
+                v = np.asarray(valid[(valid.size - 1) // 2] if valid.size else np.nan, x.dtype)
+        else:
+            v = np.asarray(np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2])
+    res = wrap(v)
+    if STATE.enabled and input._requires_grad:
+        node = NanmedianBackward0() if ignore_nan else MedianBackward0()
+        node._saved_self = input
+        node._saved_result = res.detach()
+        link(res, node, input)
+    return res
+
+
+def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
+    _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    if dim is None:
+        return _median_all(input, False)
+    return _select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1, _RT.median,
+                       "median")
+
+
+def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
+    _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    if dim is None:
+        return _median_all(input, True)
+    return _select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,
+                       _RT.nanmedian, "nanmedian")
+
+
+def _mode_row(row):
+    """torch's mode kernel: std::sort (value, index) pairs by value, take the first longest
+    run; its index is that of the run's last element."""
+    v = [(a, i) for i, a in enumerate(row.tolist())]
+    _std_sort(v, 0, len(v), lambda a, b: a[0] < b[0])
+    best = run = 0
+    val, idx = v[0]
+    for i in range(len(v)):
+        run += 1
+        if i == len(v) - 1 or v[i][0] != v[i + 1][0]:
+            if run > best:
+                best, val, idx = run, v[i][0], v[i][1]
+            run = 0
+    return val, idx
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
+    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
+    _kernel_check(input, "mode_cpu")
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        vals, idx = x.copy(), np.zeros((), np.int64)
+    else:
+        n = x.shape[d]
+        if n == 0:
+            raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+        xm = np.moveaxis(x, d, -1)
+        rows = xm.reshape(-1, n)
+        v = np.empty(rows.shape[0], x.dtype)
+        ix = np.empty(rows.shape[0], np.int64)
+        replay = rows.size <= _REPLAY_LIMIT
+        for i, row in enumerate(rows):
+            if not replay or n <= 16 and not (row != row).any():  # stable order suffices
+                u, c = np.unique(row, return_counts=True)
+                val = u[np.argmax(c)]
+                v[i] = val
+                ix[i] = n - 1 - np.argmax(row[::-1] == val)
+            else:
+                v[i], ix[i] = _mode_row(row)
+        vals = np.moveaxis(v.reshape(xm.shape[:-1] + (1,)), -1, d)
+        idx = np.moveaxis(ix.reshape(xm.shape[:-1] + (1,)), -1, d)
+        if not keepdim:
+            vals, idx = vals.squeeze(d), idx.squeeze(d)
+    values, indices = wrap(vals), wrap(idx)
+    if STATE.enabled and input._requires_grad:
+        node = ModeBackward0()
+        node._saved_dim, node._saved_keepdim = d, keepdim
+        node._saved_indices = idx
+        node._saved_self_sym_sizes = x.shape
+        link(values, node, input)
+    return _RT.mode((values, indices))
