@@ -409,7 +409,21 @@ def test_tensor_learning_rate_is_updated_in_place():
     assert prog(torch) == prog(ember)
 
 
-def test_chainable_public_api():
-    from ember.optim import lr_scheduler as L
-    assert L.LRScheduler is L._LRScheduler
-    assert set(L.__all__) <= set(dir(torch.optim.lr_scheduler))
+def test_custom_scheduler_subclasses():
+    def prog(lib):
+        L = lib.optim.lr_scheduler
+
+        class Halving(L._LRScheduler):
+            def get_lr(self):
+                return [base / 2 ** self.last_epoch for base in self.base_lrs]
+
+        opt = make_optimizer(lib)
+        sched = Halving(opt)
+        out = [sched.get_last_lr()]
+        for _ in range(3):
+            opt.step()
+            sched.step()
+            out.append(sched.get_last_lr())
+        return out, sorted(sched.state_dict()), issubclass(Halving, L.LRScheduler)
+    assert prog(torch) == prog(ember)
+    assert set(ember.optim.lr_scheduler.__all__) <= set(dir(torch.optim.lr_scheduler))

@@ -254,7 +254,7 @@ def test_lbfgs_errors_and_state():
             loss = (p * p).sum()
             loss.backward()
             return loss
-        assert float(opt.step(closure)) == 0.0
+        assert float(opt.step(closure).detach()) == 0.0
         assert dict(opt.state[p]) == {"func_evals": 1, "n_iter": 0}
 
 
@@ -747,3 +747,13 @@ def test_tensor_hyperparameters():
                                for k, v in kw.items()})
         for a, b in zip(t, e):
             np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7, err_msg=name)
+
+
+def test_benchmark_runs_and_agrees_with_torch(capsys):
+    # the W12 benchmark at a small size: it asserts that ember's and torch's parameters agree
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "benchmarks"))
+    import bench_optim
+    assert bench_optim.w12(quick=True) > 0
+    assert "W12" in capsys.readouterr().out

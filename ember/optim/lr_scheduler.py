@@ -176,7 +176,8 @@ class LRScheduler:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
 
-_LRScheduler = LRScheduler
+class _LRScheduler(LRScheduler):
+    """The old name of LRScheduler (a subclass, as in torch)."""
 
 
 def _lambdas_state(self):
