@@ -5,9 +5,8 @@
 W12: one Adam step over 200 parameters of 10,000 float32 elements each (gradients set, no
 backward): ember against torch's default (single-tensor) implementation and against its
 multi-tensor path (foreach=True); the target is ember <= 1.0x the faster of the two.
-W11: the W3 MLP step (784-512-512-10, batch 128) written the ordinary way, with
-nn.Sequential, nn.CrossEntropyLoss, optim.SGD(momentum=0.9) and zero_grad; run only when
-ember.nn has those modules (target ember <= 1.05x torch).
+(W11, the W3 MLP step written with nn.Sequential, nn.CrossEntropyLoss and optim.SGD, joins
+this file once ember.nn has those modules.)
 
 Times are process CPU time (the runs are single-threaded, and CPU time is less disturbed by
 other load on a shared machine than wall time), median of repeats, the implementations
@@ -40,28 +39,6 @@ def adam_case(lib, n, size, **kw):
         ps.append(p)
     opt = lib.optim.Adam(ps, lr=1e-3, **kw)
     return opt.step, ps
-
-
-def mlp_case(lib, batch=128):
-    """The W3 MLP written with nn modules: one SGD(momentum) step per call."""
-    rng = np.random.default_rng(0)
-    nn = lib.nn
-    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                          nn.Linear(512, 10))
-    with lib.no_grad():
-        for p in model.parameters():
-            p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.05))
-    x = lib.tensor(rng.standard_normal((batch, 784)).astype(np.float32))
-    y = lib.tensor(rng.integers(0, 10, batch))
-    crit = nn.CrossEntropyLoss()
-    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-
-    def step():
-        opt.zero_grad()
-        loss = crit(model(x), y)
-        loss.backward()
-        opt.step()
-    return step, list(model.parameters())
 
 
 def measure(steps, repeats, inner):
@@ -108,28 +85,8 @@ def w12(quick):
     return med["ember"] / best
 
 
-def w11(quick):
-    nn = getattr(ember, "nn", None)
-    if not all(hasattr(nn, k) for k in ("Sequential", "Linear", "ReLU", "CrossEntropyLoss")):
-        print("W11  skipped: ember.nn has no Sequential/Linear/ReLU/CrossEntropyLoss yet")
-        return None
-    e_step, e_ps = mlp_case(ember, 16 if quick else 128)
-    t_step, t_ps = mlp_case(torch, 16 if quick else 128)
-    repeats = 3 if quick else 15
-    med = measure({"ember": e_step, "torch": t_step}, repeats, 2)
-    diff = max_rel_diff(e_ps, t_ps)
-    ratio = med["ember"] / med["torch"]
-    print("W11  MLP 784-512-512-10 step with nn.Sequential, CrossEntropyLoss, SGD(momentum)")
-    print(f"     ember {med['ember'] * 1e3:8.2f} ms   torch {med['torch'] * 1e3:8.2f} ms   "
-          f"ratio {ratio:.3f}   target <= 1.05: {'PASS' if ratio <= 1.05 else 'FAIL'}")
-    print(f"     parameters after the run agree to {diff:.1e}")
-    assert diff < 1e-4, "ember's training step disagrees with torch's"
-    return ratio
-
-
 if __name__ == "__main__":
     torch.set_num_threads(1)
     quick = "--quick" in sys.argv[1:]
     print(f"single-threaded; numpy {np.__version__}, torch {torch.__version__}")
     w12(quick)
-    w11(quick)

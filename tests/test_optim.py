@@ -668,7 +668,7 @@ def test_step_closure_runs_with_grad_enabled():
             return loss
         with lib.no_grad():
             loss = opt.step(closure)
-        return float(loss), seen, p.detach().numpy().tolist(), opt.step()
+        return float(loss.detach()), seen, p.detach().numpy().tolist(), opt.step()
     assert prog(torch) == prog(ember)
 
 
@@ -757,3 +757,30 @@ def test_benchmark_runs_and_agrees_with_torch(capsys):
     import bench_optim
     assert bench_optim.w12(quick=True) > 0
     assert "W12" in capsys.readouterr().out
+
+
+def test_instance_attributes_and_hooked_subclass_steps():
+    for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
+                 "RAdam"]:
+        t = getattr(torch.optim, name)([torch.ones(1, requires_grad=True)])
+        e = getattr(ember.optim, name)([ember.ones(1, requires_grad=True)])
+        assert list(vars(t)) == list(vars(e)), name
+        assert t._zero_grad_profile_name == e._zero_grad_profile_name
+
+    def prog(lib):
+        # the step hooks run around the step of the instance's class; a parent class's step
+        # called through super() is hooked too once that class has had an instance
+        class Sub(lib.optim.Adamax):
+            def step(self, closure=None):
+                return super().step(closure)
+        p = _p(lib)
+        p.grad = lib.ones(2)
+        log = []
+        opt = Sub([p])
+        opt.register_step_pre_hook(lambda *a: log.append("pre"))
+        opt.step()
+        first = list(log)
+        lib.optim.Adamax([_p(lib)])
+        opt.step()
+        return first, log
+    assert prog(torch) == prog(ember)

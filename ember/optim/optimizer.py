@@ -100,22 +100,17 @@ def _hooked(step):
                                     tuple(_GLOBAL_POST_HOOKS.values())):
             hook(self, args, kwargs)
         return out
-    wrapper._hooked = True
+    wrapper.hooked = True
     return wrapper
 
 
 class Optimizer:
     """Base class of all optimizers (torch.optim.Optimizer)."""
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        step = cls.__dict__.get("step")
-        if step is not None and not getattr(step, "_hooked", False):
-            cls.step = _hooked(step)
-
     def __init__(self, params, defaults):
         self.defaults = defaults
         self._init_hooks()
+        self._patch_step_function()
         self.state = defaultdict(dict)
         self.param_groups = []
         if isinstance(params, Tensor):
@@ -138,6 +133,15 @@ class Optimizer:
         self._optimizer_load_state_dict_pre_hooks = OrderedDict()
         self._optimizer_load_state_dict_post_hooks = OrderedDict()
 
+    def _patch_step_function(self):
+        """Make the class's step run the step hooks. Like torch, this patches the class of
+        the first instance made (so a subclass's step that calls super().step() runs the
+        hooks twice only once the parent class has had an instance of its own)."""
+        cls = self.__class__
+        self._zero_grad_profile_name = f"Optimizer.zero_grad#{cls.__name__}.zero_grad"
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _hooked(cls.step)
+
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
@@ -146,6 +150,7 @@ class Optimizer:
         self.__dict__.update(state)
         if "_optimizer_step_pre_hooks" not in self.__dict__:
             self._init_hooks()
+        self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
     def __repr__(self):
