@@ -1,8 +1,9 @@
 """Adadelta: rho, eps, weight decay, maximize."""
 import numpy as np
 
-from .optimizer import (Optimizer, _bump, as_step_tensor, bump_step, check_lr, closure_loss,
-                        grad_of, lr_value, new_step, real, with_weight_decay, zeros_state)
+from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, check_lr,
+                        closure_loss, grad_of, lr_value, new_step, real, with_weight_decay,
+                        zeros_state)
 
 __all__ = ["Adadelta"]
 
@@ -58,7 +59,7 @@ class Adadelta(Optimizer):
                 square_avg = real(state["square_avg"]._data)
                 acc_delta = real(state["acc_delta"]._data)
                 square_avg *= rho
-                square_avg += (grad * (1 - rho)) * grad
+                addcmul_sq_(square_avg, grad, 1 - rho)
                 std = square_avg + eps
                 np.sqrt(std, out=std)
                 delta = acc_delta + eps
@@ -66,7 +67,7 @@ class Adadelta(Optimizer):
                 delta /= std
                 delta *= grad
                 acc_delta *= rho
-                acc_delta += (delta * (1 - rho)) * delta
+                addcmul_sq_(acc_delta, delta, 1 - rho)
                 param += delta * -lr
                 _bump(p)
         return loss

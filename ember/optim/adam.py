@@ -4,8 +4,8 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import (Optimizer, _bump, as_step_tensor, bump_step, check_lr, closure_loss,
-                        grad_of, lerp_, lr_value, new_step, real, with_weight_decay,
+from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, check_lr,
+                        closure_loss, grad_of, lerp_, lr_value, new_step, real, with_weight_decay,
                         zeros_state)
 
 __all__ = ["Adam"]
@@ -112,9 +112,7 @@ class Adam(Optimizer):
                     real(state["exp_avg_sq"]._data)
                 lerp_(exp_avg, grad, 1 - beta1)
                 exp_avg_sq *= beta2
-                t = np.multiply(grad, 1 - beta2)
-                t *= grad
-                exp_avg_sq += t
+                t = addcmul_sq_(exp_avg_sq, grad, 1 - beta2)
                 step_size = lr / (1 - beta1 ** step)
                 bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
                 if amsgrad:

@@ -2,8 +2,8 @@
 import numpy as np
 
 from .adam import check_common
-from .optimizer import (Optimizer, _bump, as_step_tensor, bump_step, closure_loss, grad_of,
-                        lerp_, lr_value, new_step, real, with_weight_decay, zeros_state)
+from .optimizer import (Optimizer, _bump, as_step_tensor, bump_step, closure_loss, grad_of, lerp_,
+                        lr_value, new_step, real, with_weight_decay, zeros_state)
 
 __all__ = ["Adamax"]
 

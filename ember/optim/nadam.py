@@ -3,8 +3,8 @@ import numpy as np
 
 from ..tensor import Tensor, wrap
 from .adam import check_common
-from .optimizer import (Optimizer, _bump, as_step_tensor, bump_step, closure_loss, grad_of,
-                        lerp_, lr_value, new_step, real, scalar_dtype, with_weight_decay,
+from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, closure_loss,
+                        grad_of, lerp_, lr_value, new_step, real, scalar_dtype, with_weight_decay,
                         zeros_state)
 
 __all__ = ["NAdam"]
@@ -76,7 +76,7 @@ class NAdam(Optimizer):
                     real(state["exp_avg_sq"]._data)
                 lerp_(exp_avg, grad, 1 - beta1)
                 exp_avg_sq *= beta2
-                exp_avg_sq += (grad * (1 - beta2)) * grad
+                addcmul_sq_(exp_avg_sq, grad, 1 - beta2)
                 denom = exp_avg_sq / bias_correction2
                 np.sqrt(denom, out=denom)
                 denom += eps

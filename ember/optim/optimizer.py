@@ -389,11 +389,13 @@ def lerp_(out, end, weight):
         np.subtract(end, diff, out=out)
 
 
-def addcmul_sq_(out, grad, value):
-    """out += value * grad * grad (torch's addcmul_(grad, grad, value))."""
-    t = np.multiply(grad, value)
-    t *= grad
+def addcmul_sq_(out, x, value):
+    """out += value * x * x (torch's addcmul_(x, x, value)); returns the temporary array,
+    free for reuse."""
+    t = np.multiply(x, value)
+    t *= x
     out += t
+    return t
 
 
 def grad_of(p, maximize):

@@ -4,8 +4,8 @@ import math
 import numpy as np
 
 from .adam import check_common
-from .optimizer import (Optimizer, _bump, as_step_tensor, bump_step, closure_loss, grad_of,
-                        lerp_, lr_value, new_step, real, with_weight_decay, zeros_state)
+from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, closure_loss,
+                        grad_of, lerp_, lr_value, new_step, real, with_weight_decay, zeros_state)
 
 __all__ = ["RAdam"]
 
@@ -62,7 +62,7 @@ class RAdam(Optimizer):
                     real(state["exp_avg_sq"]._data)
                 lerp_(exp_avg, grad, 1 - beta1)
                 exp_avg_sq *= beta2
-                exp_avg_sq += (grad * (1 - beta2)) * grad
+                addcmul_sq_(exp_avg_sq, grad, 1 - beta2)
                 bias_correction1 = 1 - beta1 ** step
                 bias_correction2 = 1 - beta2 ** step
                 corrected = exp_avg / bias_correction1

@@ -1,8 +1,8 @@
 """RMSprop: centered, momentum, alpha, weight decay, maximize."""
 import numpy as np
 
-from .optimizer import (Optimizer, _bump, as_step_tensor, bump_step, check_lr, closure_loss,
-                        grad_of, lerp_, lr_value, new_step, real, with_weight_decay,
+from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, check_lr,
+                        closure_loss, grad_of, lerp_, lr_value, new_step, real, with_weight_decay,
                         zeros_state)
 
 __all__ = ["RMSprop"]
@@ -67,9 +67,7 @@ class RMSprop(Optimizer):
                     grad = with_weight_decay(grad, param, wd)
                 square_avg = real(state["square_avg"]._data)
                 square_avg *= alpha
-                t = np.multiply(grad, 1 - alpha)
-                t *= grad
-                square_avg += t
+                t = addcmul_sq_(square_avg, grad, 1 - alpha)
                 if centered:
                     grad_avg = real(state["grad_avg"]._data)
                     lerp_(grad_avg, grad, 1 - alpha)
