@@ -786,3 +786,17 @@ def test_instance_attributes_and_hooked_subclass_steps():
         opt.step()
         return first, log
     assert prog(torch) == prog(ember)
+
+
+def test_loaded_state_cast_only_for_floating_parameters():
+    def prog(lib):
+        out = []
+        for dtype in (lib.float64, lib.complex128):
+            p = lib.ones(1, dtype=dtype, requires_grad=True)
+            opt = lib.optim.Adam([p])
+            opt.load_state_dict({"state": {0: {"step": lib.tensor(1.0), "exp_avg": lib.ones(1),
+                                               "exp_avg_sq": lib.ones(1)}},
+                                 "param_groups": [{"params": [0]}]})
+            out.append([str(v.dtype) for v in opt.state[p].values()])
+        return out
+    assert prog(torch) == prog(ember)

@@ -335,7 +335,8 @@ def _cast_state(param, value, key=None):
     if isinstance(value, Tensor):
         if key == "step":
             return value
-        if param._data.dtype.kind in "fc" and value._data.dtype != param._data.dtype:
+        # cast to a floating (not complex: torch's is_floating_point) parameter's dtype
+        if param._data.dtype.kind == "f" and value._data.dtype != param._data.dtype:
             return wrap(value._data.astype(param._data.dtype))
         return value
     if isinstance(value, dict):
