@@ -43,7 +43,7 @@ from .ops.matrix import *    # noqa: F401,F403
 from .ops.convert import *   # noqa: F401,F403
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
-from . import autograd, linalg, nn, utils
+from . import autograd, linalg, nn, optim, utils
 from .serialization import save, load
 
 __version__ = "0.1.0"
