@@ -8,10 +8,10 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad
                                  inference_mode)
 from .printing import set_printoptions, get_printoptions
 from .creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
-                       arange, linspace, logspace, rand, randn, randint, randperm, normal,
-                       zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
-                       randint_like, Generator, default_generator, manual_seed, seed,
-                       initial_seed, get_rng_state, set_rng_state)
+                       arange, linspace, logspace, zeros_like, ones_like, empty_like, full_like)
+from .random import (rand, randn, randint, randperm, normal, bernoulli, multinomial, poisson,
+                     rand_like, randn_like, randint_like, Generator, default_generator,
+                     manual_seed, seed, initial_seed, get_rng_state, set_rng_state)
 from .ops.pointwise import *   # noqa: F401,F403  (each family module lists its names in __all__)
 from .ops.special import *     # noqa: F401,F403
 from .ops.reduce import *      # noqa: F401,F403
@@ -20,7 +20,11 @@ from .ops.join import *        # noqa: F401,F403
 from .ops.convert import *     # noqa: F401,F403
 from .ops.index import *       # noqa: F401,F403
 from .ops.linalg import *      # noqa: F401,F403
-from . import autograd, linalg, nn
+from . import autograd, linalg, nn, random
+
+# TEMP: the lead moves these into the Tensor binding table
+for _n, _f in random.TENSOR_METHODS.items():
+    setattr(Tensor, _n, _f)
 
 __version__ = "0.1.0"
 
