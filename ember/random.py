@@ -57,6 +57,7 @@ _TWO_PI = 2.0 * math.pi
 _DEFAULT_SEED = 67280421310721          # torch.Generator()'s initial seed
 _STATE_SIZE = 5056                      # bytes of torch's CPU generator state
 _RANDPERM_64 = 1 << 62                  # randperm(n) draws 64 bits per step from this n on
+_RANDPERM_K = 64.0                      # randperm's block: sqrt(K * steps left) steps
 _CHUNK = 1 << 16                        # elements per block of the vectorised transforms
 
 
@@ -746,48 +747,56 @@ def sample_randperm(g, n):
     j_i = i + draw % (n - i). The swaps run block by block: the steps of a block that share
     no position with another step of the block commute with all of them and are applied at
     once; the few others run one by one in order, as do the last steps (where the ranges are
-    small and nearly every step shares a position)."""
+    small and nearly every step shares a position). Values live in int32 (half the cache
+    footprint of the random accesses), positions in intp (NumPy's native index type)."""
     it = np.int32 if n < 1 << 31 else np.int64
     r = np.arange(n, dtype=it)
     if n < 2:
         return r.astype(np.int64)
     if n >= _RANDPERM_64:
         x = _chunked(n - 1, _U64, lambda k: _u64(g, k))
-        span = np.arange(n, 1, -1, dtype=_U64)
+        x %= np.arange(n, 1, -1, dtype=_U64)
     else:
         x = g._raw(n - 1).astype(np.uint32)
-        span = np.arange(n, 1, -1, dtype=np.uint32)
-    x %= span
-    j = x.astype(it)
-    j += np.arange(n - 1, dtype=it)
+        x %= np.arange(n, 1, -1, dtype=np.uint32)
+    j = x.astype(np.intp)
+    j += np.arange(n - 1, dtype=np.intp)
     end = n - 1 - 1024 if n > 1025 else 0
     s = 0
     if end:
         steps = np.arange(end, dtype=it)
         stamp = np.full(n, -1, it)
-        flag = np.zeros(n, np.bool_)
     while s < end:
-        e = min(end, s + max(64, int(math.sqrt(40.0 * (n - s)))))
+        e = min(end, s + max(64, int(math.sqrt(_RANDPERM_K * (n - s)))))
         js, ar = j[s:e], steps[s:e]
         stamp[js] = ar                          # one writer per target position survives
-        bad = stamp[js] != ar                   # steps sharing a target with another step
+        bad = stamp[js] != ar                   # steps whose target another step also has,
+        lost = np.flatnonzero(bad)
+        bad[stamp[js[lost]] - s] = True         # and the steps that survived them
+        inb = np.flatnonzero(js < e)            # targets inside the block: the step there
+        inb = inb[js[inb] != inb + s]           # (unless it is the step's own position)
+        bad[inb] = True
+        bad[js[inb] - s] = True
         if bad.any():
-            flag[js[bad]] = True                # ... and the surviving writers of those
-            bad |= flag[js]
-            flag[js[bad]] = False
-        inb = (js < e) & (js != ar)             # a target that a later step of the block swaps
-        if inb.any():
-            bad |= inb
-            bad[js[inb] - s] = True
-        good = ~bad
-        seg = r[s:e]
-        jg = js[good]
-        vi = seg[good]
-        seg[good] = r[jg]
-        r[jg] = vi
-        for t in np.flatnonzero(bad).tolist():
-            i, k = s + t, int(js[t])
-            r[i], r[k] = r[k], r[i]
+            good = ~bad
+            seg = r[s:e]
+            jg = js[good]
+            vi = seg[good]
+            seg[good] = r[jg]
+            r[jg] = vi
+            # the others touch only positions no good step touches: swap them in order on
+            # a dict of those positions' values
+            t = np.flatnonzero(bad)
+            ii, jj = t + s, js[t]
+            where = np.concatenate((ii, jj))
+            vals = dict(zip(where.tolist(), r[where].tolist()))
+            for i, k in zip(ii.tolist(), jj.tolist()):
+                vals[i], vals[k] = vals[k], vals[i]
+            r[np.fromiter(vals.keys(), np.intp, len(vals))] = list(vals.values())
+        else:
+            vi = r[s:e].copy()
+            r[s:e] = r[js]
+            r[js] = vi
         s = e
     tail = r[s:].tolist()                       # the last steps only touch positions >= s
     for i, k in enumerate((j[s:] - s).tolist()):
@@ -1141,7 +1150,27 @@ def _random_span(np_dtype, low, high):
         raise RuntimeError(f"to - 1 is out of bounds for {cpp}")
     _precision_warning(np_dtype, "from", low)
     _precision_warning(np_dtype, "to - 1", high - 1)
+    if np_dtype.kind == "f":
+        low, high = _float_from(np_dtype, low), _float_to(np_dtype, high)
     return low, high - low
+
+
+def _gap(v, np_dtype):
+    """The spacing of np_dtype's values near the integer v (2**(bit length - digits))."""
+    return 1 << max(abs(v).bit_length() - _DIGITS[np_dtype.name], 0)
+
+
+def _float_from(np_dtype, low):
+    """Bounds beyond a float dtype's mantissa: where from + 1 rounds below from in the dtype,
+    torch moves from up to the next representable value above that rounding."""
+    up = int(np_dtype.type(low + 1))
+    return up + _gap(low + 1, np_dtype) if up < low else low
+
+
+def _float_to(np_dtype, high):
+    """... and where to - 1 rounds to to or above, to moves down one spacing below it."""
+    down = int(np_dtype.type(high - 1))
+    return down - _gap(high - 1, np_dtype) if down >= high else high
 
 
 def _precision_warning(np_dtype, what, v):
