@@ -24,15 +24,22 @@ and random_raw gives them in bulk. Every rule below was found by experiment agai
 - random_ and randint: (a word, or a 64-bit draw when the range is at least 2**28) modulo
   the range, plus from. random_() with no bounds: modulo 2**24 + 1 (float), 2**53 + 1
   (double, 64-bit draw), 2**11 + 1 (half), 2**63 (int64, 64-bit draw), max + 1 (others).
-- bernoulli_(p float), exponential_, geometric_, cauchy_: one double uniform per element;
-  bernoulli_(p tensor): one uniform of p's dtype per element (u < p).
+  For float dtypes, a `to` whose `to - 1` rounds up to `to` or beyond in the dtype moves down
+  to one spacing below that rounding (and `from` likewise up), before the range is taken.
+- bernoulli_(p float), exponential_, geometric_, cauchy_: one double uniform per element
+  (exponential -1/lambda log1p(-u), geometric ceil(log u / log1p(-p)), cauchy
+  fma(sigma, tan(pi (u - 0.5)), median)); bernoulli_(p tensor): one uniform of p's dtype
+  per element, u < p. Results go double -> float -> half for half tensors.
 - log_normal_: exp of a scalar-path normal, element by element.
+- normal(mean, std) with tensors: normal_(0, 1) on the output (or normal_(0, std) for a
+  float std), then * std and + mean in the output dtype; complex dtypes draw their real view
+  with std / sqrt(2).
 - randperm(n): forward Fisher-Yates, swap(i, i + draw % (n - i)) for i < n - 1, one word per
   step (a 64-bit draw once n reaches _RANDPERM_64).
 - multinomial: without replacement (or one sample): argmax / topk of p / q with q an
-  exponential_(1) tensor laid out like p; with replacement: per row, the float cumulative
-  sum (sequential, in p's dtype) divided by its last element, searched with one double
-  uniform per sample (first index whose cumulative value is >= u).
+  exponential_(1) tensor laid out like p; with replacement: per row, the cumulative sum
+  (sequential, in p's dtype, float for half) divided by its last element, searched with one
+  double uniform per sample (first index whose cumulative value is >= u).
 - poisson: per element, Knuth's product of double uniforms below 10, Hormann's PTRS at 10
   and above (data-dependent consumption, so it runs element by element).
 - Elements are drawn in memory order (torch's TensorIterator sorts dimensions by stride),
