@@ -46,7 +46,7 @@ and random_raw gives them in bulk. Every rule below was found by experiment agai
   so a transposed target or a *_like of a transposed input gets its draws in that order."""
 import math
 import os
-import threading
+import struct
 
 import numpy as np
 
@@ -624,26 +624,64 @@ def _normal_vector(g, n, np_dtype, mean, std):
 _F16 = np.dtype(np.float16)
 
 
+def _fma1(x, std, mean):
+    """fma(x, std, mean) for Python floats: _fma64's steps without NumPy's per-call cost."""
+    if std == 1:
+        return x + mean
+    if mean == 0:
+        return x * std + 0.0
+    p = x * std
+    s = 134217729.0 * x
+    ah = s - (s - x)
+    al = x - ah
+    s = 134217729.0 * std
+    bh = s - (s - std)
+    bl = std - bh
+    pe = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    th = mean + p
+    bp = th - mean
+    tl = (mean - (th - bp)) + (p - bp)
+    v = tl + pe
+    bp = v - tl
+    w = (tl - (v - bp)) + (pe - bp)
+    if w and not struct.unpack("<q", struct.pack("<d", v))[0] & 1:
+        v = math.nextafter(v, math.inf if w > 0 else -math.inf)
+    return th + v
+
+
 def _normal_scalar(g, n, mean=0.0, std=1.0):
     """n scalar-path normals in double, using and refilling the generator's cache."""
     out = np.empty(n, _F64)
     i = 0
     if n and g._normal is not None:
-        out[0] = _fma64(g._normal, std, mean)
+        out[0] = _fma1(g._normal, std, mean)
         g._normal = None
         i = 1
     m = n - i
-    if m:
-        pairs = (m + 1) // 2
-        u = _uniform53(g, 2 * pairs)
-        r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
-        th = _TWO_PI * u[0::2]
-        z = np.empty(2 * pairs, _F64)
-        z[0::2] = r * np.cos(th)
-        z[1::2] = r * np.sin(th)
+    if not m:
+        return out
+    pairs = (m + 1) // 2
+    if pairs <= 8:                  # a few pairs: Python floats cost less than NumPy calls
+        w = g._raw(4 * pairs).tolist()
+        z = []
+        for k in range(0, 4 * pairs, 4):
+            u1 = ((w[k] & 0x1FFFFF) * 4294967296 + w[k + 1]) * 2.0 ** -53
+            u2 = ((w[k + 2] & 0x1FFFFF) * 4294967296 + w[k + 3]) * 2.0 ** -53
+            r, th = math.sqrt(-2.0 * math.log1p(-u2)), _TWO_PI * u1
+            z += (r * math.cos(th), r * math.sin(th))
         if m % 2:
-            g._normal = float(z[-1])
-        out[i:] = _scaled(z[:m], std, mean, _fma64)
+            g._normal = z[-1]
+        out[i:] = [_fma1(v, std, mean) for v in z[:m]]
+        return out
+    u = _uniform53(g, 2 * pairs)
+    r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+    th = _TWO_PI * u[0::2]
+    z = np.empty(2 * pairs, _F64)
+    z[0::2] = r * np.cos(th)
+    z[1::2] = r * np.sin(th)
+    if m % 2:
+        g._normal = float(z[-1])
+    out[i:] = _scaled(z[:m], std, mean, _fma64)
     return out
 
 
