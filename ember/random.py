@@ -66,6 +66,7 @@ _STATE_SIZE = 5056                      # bytes of torch's CPU generator state
 _RANDPERM_64 = 1 << 62                  # randperm(n) draws 64 bits per step from this n on
 _RANDPERM_K = 64.0                      # randperm's block: sqrt(K * steps left) steps
 _CHUNK = 1 << 16                        # elements per block of the vectorised transforms
+_POISSON_AHEAD = 1.0                    # poisson's uniforms drawn ahead per unit of rate
 
 
 # ---------------------------------------------------------------- exact float arithmetic
@@ -884,7 +885,7 @@ def sample_poisson(g, rates):
     used = 0
     for c in range(0, len(lams), 4096):
         chunk = lams[c:c + 4096]
-        need = int(sum(min(lam, 12.0) for lam in chunk) + 1.5 * len(chunk)) + 64
+        need = int(_POISSON_AHEAD * sum(min(lam, 12.0) for lam in chunk) + 1.5 * len(chunk))
         while True:
             if len(spare) < need:
                 spare.extend(_uniform53(g, need - len(spare)).tolist())

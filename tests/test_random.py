@@ -154,7 +154,8 @@ def test_poisson_and_multinomial_sizes():
     lambda L: L.rand(1000), lambda L: L.randn(1000, dtype=L.float64),
     lambda L: L.randn(1003, dtype=L.float16), lambda L: L.randperm(1000),
     lambda L: L.randint(-2 ** 40, 2 ** 40, (1000,)), lambda L: L.poisson(L.rand(1000) * 40),
-    lambda L: L.multinomial(L.rand(3, 1000), 1000), lambda L: L.multinomial(L.rand(3, 7), 1000, True),
+    lambda L: L.multinomial(L.rand(3, 1000), 1000),
+    lambda L: L.multinomial(L.rand(3, 7), 1000, True),
 ])
 def test_thousand(case):
     same(case)
@@ -221,6 +222,59 @@ def test_complex_dtypes_draw_their_real_view():
                             L.zeros(n, dtype=dt(L, d)).uniform_(1.5, 2.0)))
 
 
+def test_exact_multiply_add_helpers():
+    # torch's kernels fuse multiply-adds; ember emulates them exactly, including the double
+    # sums that land exactly on a float midpoint (built here on purpose)
+    from fractions import Fraction
+    from ember import random as R
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(4000)
+    b = rng.standard_normal(4000) * 3
+    c = rng.standard_normal(4000) * np.where(rng.random(4000) < 0.5, 1e-3, 2.0)
+    want = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)]
+    assert R._fma64(a, b, c).tolist() == want
+    assert [R._fma1(x, y, z) for x, y, z in zip(a.tolist(), b.tolist(), c.tolist())] == want
+    # float: random operands, and products that are exactly a float midpoint with a tiny
+    # addend deciding the rounding (the double sum rounds onto the midpoint itself)
+    k = (2 * rng.integers(1, 200, 2000) + 1).astype(np.float64)
+    m = (2 * rng.integers(1, 200, 2000) + 1).astype(np.float64)
+    a32 = np.concatenate([a.astype(np.float32), (1 + k * 2.0 ** -12).astype(np.float32)])
+    b32 = np.concatenate([b.astype(np.float32), (1 + m * 2.0 ** -12).astype(np.float32)])
+    c32 = np.concatenate([c.astype(np.float32),
+                          np.where(rng.random(2000) < 0.5, 1e-30, -1e-30).astype(np.float32)])
+    got = R._fma32(a32, b32, c32)
+    for i in range(0, a32.size, 3):
+        e = Fraction(float(a32[i])) * Fraction(float(b32[i])) + Fraction(float(c32[i]))
+        near = np.float32(float(e))
+        best = min([near, np.nextafter(near, np.float32(np.inf)),
+                    np.nextafter(near, np.float32(-np.inf))],
+                   key=lambda v: (abs(Fraction(float(v)) - e), int(v.view(np.int32)) & 1))
+        assert got[i] == best, (i, got[i], best)
+
+
+def test_poisson_when_the_uniforms_drawn_ahead_run_out(monkeypatch):
+    from ember import random as R
+    monkeypatch.setattr(R, "_POISSON_AHEAD", 0.0)
+    same(lambda L: L.poisson(L.tensor([9.5] * 500 + [30.0] * 500)))
+
+
+def test_randperm_64_bit_draws(monkeypatch):
+    # torch switches randperm to 64-bit draws for very large n (see _RANDPERM_64); the
+    # same algorithm with 64-bit draws, checked against a plain Fisher-Yates at small n
+    from ember import random as R
+    monkeypatch.setattr(R, "_RANDPERM_64", 2)
+    for n in (2, 3, 100, 2000):
+        ember.manual_seed(n)
+        got = ember.randperm(n).tolist()
+        ember.manual_seed(n)
+        w = R._u64(ember.default_generator, n - 1).tolist()
+        r = list(range(n))
+        for i in range(n - 1):
+            k = i + w[i] % (n - i)
+            r[i], r[k] = r[k], r[i]
+        assert got == r
+
+
 # ---------------------------------------------------------------- layouts, out=, *_like
 
 LAYOUTS = {
@@ -244,7 +298,8 @@ LIKE = {
     "bernoulli": lambda L, x: L.bernoulli(x.uniform_()),
     "poisson": lambda L, x: L.poisson(x.uniform_(0, 20)),
     "normal(T, T)": lambda L, x: L.normal(x, x.abs() + 1),
-    "normal(T, f)": lambda L, x: L.normal(x, 2.5), "normal(f, T)": lambda L, x: L.normal(1.5, x.abs()),
+    "normal(T, f)": lambda L, x: L.normal(x, 2.5),
+    "normal(f, T)": lambda L, x: L.normal(1.5, x.abs()),
     "bernoulli(T, p)": lambda L, x: L.bernoulli(x, 0.3),
     "rand(out=)": lambda L, x: L.rand(x.shape, out=x),
     "randn(out=)": lambda L, x: L.randn(x.shape, out=x),
@@ -549,7 +604,8 @@ def test_fork_rng():
 
 def test_inplace_samplers_on_tensors_with_history():
     cases = {"UniformBackward0": lambda x: x.uniform_(), "NormalBackward0": lambda x: x.normal_(),
-             "RandomBackward0": lambda x: x.random_(1, 5), "RandomBackward1": lambda x: x.random_(5),
+             "RandomBackward0": lambda x: x.random_(1, 5),
+             "RandomBackward1": lambda x: x.random_(5),
              "RandomBackward2": lambda x: x.random_(),
              "ExponentialBackward0": lambda x: x.exponential_(),
              "GeometricBackward0": lambda x: x.geometric_(0.5),
