@@ -437,6 +437,15 @@ def test_generator_api():
         check_error(f)
 
 
+def test_standard_seeding_without_numpy_legacy_seeding():
+    # the fallback for a NumPy without MT19937._legacy_seeding: the same key, computed here
+    from ember import random as R
+    for s in (0, 1, 5489, 2 ** 32 - 1, 123456789):
+        bg = np.random.MT19937(0)
+        bg._legacy_seeding(s)
+        assert np.array_equal(R._init_genrand(s), bg.state["state"]["key"])
+
+
 def test_default_generator_is_seeded_at_random_on_import():
     code = "import ember; print(ember.initial_seed(), ember.rand(1).item())"
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
