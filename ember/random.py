@@ -584,7 +584,11 @@ def sample_uniform(g, n, np_dtype, low=0.0, high=1.0):
         if low == 0.0 and high == 1.0:
             v = x
         else:
-            v = _fma32(x, hi - lo, lo)
+            fast = _FastFma32()
+            v = fast(x, float(hi - lo), float(lo))
+            if fast.ties:
+                i = np.concatenate(fast.ties)
+                v[i] = _fma32(x[i], hi - lo, lo)
         if np_dtype != _F32:
             v = v.astype(np_dtype)
         v[v == np_dtype.type(hi)] = np_dtype.type(lo)
@@ -594,17 +598,13 @@ def sample_uniform(g, n, np_dtype, low=0.0, high=1.0):
 
 def _bm16(u, mean, std):
     """The vector path's Box-Muller on rows of 16 uniforms of the compute type."""
-    if u.dtype == _F64:
-        u1 = 1.0 - u[:, :8]
-        r = np.sqrt(-2.0 * np.log(u1))
-        th = _TWO_PI * u[:, 8:]
-        a, b = r * np.cos(th), r * np.sin(th)
-        fma = _fma64
-    else:
+    if u.dtype != _F64:
         return _bm16_f32(u, mean, std)
-    out = np.empty(u.shape, u.dtype)
-    out[:, :8] = _scaled(a, std, mean, fma)
-    out[:, 8:] = _scaled(b, std, mean, fma)
+    r = np.sqrt(-2.0 * np.log(1.0 - u[:, :8]))
+    th = _TWO_PI * u[:, 8:]
+    out = np.empty(u.shape, _F64)
+    out[:, :8] = _scaled(r * np.cos(th), std, mean, _fma64)
+    out[:, 8:] = _scaled(r * np.sin(th), std, mean, _fma64)
     return out
 
 
