@@ -67,7 +67,7 @@ _STATE_SIZE = 5056                      # bytes of torch's CPU generator state
 # draws 32 bits, n = 174483046 draws 64)
 _RANDPERM_64 = 174483046
 _RANDPERM_K = 64.0                      # randperm's block: sqrt(K * steps left) steps
-_CHUNK = 1 << 16                        # elements per block of the vectorised transforms
+_CHUNK = 1 << 17                        # elements per block of the vectorised transforms
 _POISSON_AHEAD = 1.0                    # poisson's uniforms drawn ahead per unit of rate
 
 
