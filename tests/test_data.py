@@ -154,7 +154,7 @@ def seed_draw(lib, generator=None):
 
 
 def multinomial(lib, *args, **kwargs):
-    return (torch.multinomial if lib is torch else ember_sampler._multinomial)(*args, **kwargs)
+    return lib.multinomial(*args, **kwargs)
 
 
 def state_equal(lib, g1, g2):
