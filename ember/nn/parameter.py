@@ -1,13 +1,11 @@
 """nn.Parameter (a Tensor subclass that Modules register as a parameter) and nn.Buffer (a
 marker: it returns a plain Tensor flagged as a buffer, as torch's does)."""
-import copy
-
 import numpy as np
 
 from ..tensor import Tensor, wrap
 
 
-def _tensor_data(data, kind):
+def _tensor_data(data):
     """The array behind `data` (None: an empty float tensor), torch's error for a non-tensor."""
     if data is None:
         return np.empty((0,), np.float32)
@@ -20,7 +18,7 @@ class Parameter(Tensor):
     """A leaf Tensor sharing `data`'s memory, requiring grad unless told otherwise."""
 
     def __new__(cls, data=None, requires_grad=True):
-        arr = _tensor_data(data, "Parameter")
+        arr = _tensor_data(data)
         if requires_grad and arr.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
@@ -45,9 +43,7 @@ class Parameter(Tensor):
         if id(self) in memo:
             return memo[id(self)]
         out = type(self)(wrap(self._data.copy()), self._requires_grad)
-        memo[id(self)] = out
-        if self._grad is not None:
-            out._grad = copy.deepcopy(self._grad, memo)
+        memo[id(self)] = out        # (torch's copy has no .grad)
         return out
 
     def __reduce_ex__(self, proto):
@@ -71,8 +67,8 @@ class Buffer(metaclass=_BufferMeta):
     """nn.Buffer(data, persistent=True): a Tensor flagged for registration as a buffer."""
 
     def __new__(cls, data=None, *, persistent=True):
-        arr = _tensor_data(data, "Buffer")
-        t = wrap(arr)
+        t = wrap(_tensor_data(data))
+        t._requires_grad = data is not None and data._requires_grad
         t._extra()["buffer_persistent"] = bool(persistent)
         return t
 

@@ -12,6 +12,7 @@ import numpy as np
 from ... import dtypes as D
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
+from ...autograd.graph import sum_to
 from ...ops._views import mark_written
 from ...tensor import Tensor, device as _device, wrap
 from ...utils.hooks import RemovableHandle
@@ -603,6 +604,8 @@ class Module:
                     result = out
             if bw_hook is not None:
                 result = bw_hook.setup_output_hook(result)
+            elif self._backward_hooks and self._is_full_backward_hook is False:
+                _attach_node_hooks(self, args, result)
             return result
         except Exception:
             # hooks registered with always_call run even when forward (or a hook) fails
@@ -678,6 +681,17 @@ class Module:
         self._backward_hooks[handle.id] = hook
         if prepend:
             self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook):
+        """The deprecated form: hook(module, grad_input, grad_output) on the grad_fn of the
+        output, with that node's gradients (not the module's inputs')."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward "
+                               "hooks on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
         return handle
 
     def register_state_dict_pre_hook(self, hook):
@@ -870,8 +884,8 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
-        """Check this module's own entries of state_dict and queue their copies (on
-        self._pending_loads); load_state_dict runs them once nothing failed."""
+        """Check this module's own entries of state_dict and queue their writes (in _PENDING);
+        load_state_dict makes them once every module is checked and nothing failed."""
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)
@@ -917,7 +931,19 @@ class Module:
                         unexpected_keys.append(key)
 
     def _apply_loads(self, pending):
-        """Write the checked values into the parameters and buffers (copy, or assign)."""
+        """Write the checked values into the parameters and buffers (copy, or assign);
+        returns a function that puts the old values back."""
+        copies = [(p, p._data.copy()) for name, p, v, assign in pending
+                  if p is not None and not assign]
+        params, buffers = dict(self._parameters), dict(self._buffers)
+
+        def restore():
+            self._parameters.update(params)
+            self._buffers.update(buffers)
+            with no_grad():
+                for p, old in copies:
+                    np.copyto(p._data, old)
+                    mark_written(p)
         for name, param, value, assign in pending:
             if name == "_extra_state" and param is None:
                 self.set_extra_state(value)
@@ -934,6 +960,7 @@ class Module:
                 with no_grad():
                     np.copyto(param._data, value._data, casting="unsafe")
                     mark_written(param)
+        return restore
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         if not isinstance(state_dict, Mapping):
@@ -958,19 +985,10 @@ class Module:
                                        if k.startswith(child_prefix)}
                         load(child, child_state, child_prefix)
             load(self, state_dict)
-            if strict:
-                if unexpected_keys:
-                    error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in unexpected_keys)))
-                if missing_keys:
-                    error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in missing_keys)))
-            if error_msgs:
-                # nothing has been written yet: the module is left as it was
-                raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                    type(self).__name__, "\n\t".join(error_msgs)))
-            for module, pending in list(_PENDING.values()):
-                module._apply_loads(pending)
+            undo = []
+            if not error_msgs:
+                for module, pending in list(_PENDING.values()):
+                    undo.append(module._apply_loads(pending))
         finally:
             _PENDING.clear()
         incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
@@ -982,6 +1000,19 @@ class Module:
                                        "``register_load_state_dict_post_hook`` are not "
                                        "expected to return new values, if incompatible_keys "
                                        "need to be modified, it should be done inplace.")
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if missing_keys:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if error_msgs:
+            # torch keeps what it copied before failing; ember puts the old values back
+            for restore in reversed(undo):
+                restore()
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(error_msgs)))
         return incompatible
 
     # ---- modes and gradients
@@ -1110,9 +1141,63 @@ class Module:
         return main + ")"
 
 
-# load_state_dict checks every module before it writes anything: module id -> (module, the
-# (name, param, value, assign) writes its _load_from_state_dict queued)
+# load_state_dict checks every module before it writes anything, and puts the old values back
+# if it then raises: module id -> (module, the (name, param, value, assign) writes queued)
 _PENDING = {}
+
+
+def _attach_node_hooks(module, args, result):
+    """register_backward_hook's hooks go on the grad_fn of the first output tensor, seeing
+    that node's gradients (summed to its inputs' shapes), with torch's deprecation warning
+    where that is not the module's own input gradient."""
+    var = result
+    while not isinstance(var, Tensor):
+        if isinstance(var, dict):
+            var = next(v for v in var.values() if isinstance(v, Tensor))
+        else:
+            var = var[0]
+    fn = var.grad_fn
+    if fn is None:
+        return
+    outs = result if isinstance(result, tuple) else (result,)
+    ins = args if isinstance(args, tuple) else (args,)
+    if not all(isinstance(o, Tensor) for o in outs):
+        warnings.warn("Using non-full backward hooks on a Module that does not return a single "
+                      "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                      "versions. This hook will be missing some of the grad_output. Please use "
+                      "register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=3)
+    elif len({o.grad_fn for o in outs}) > 1:
+        warnings.warn("Using a non-full backward hook when outputs are generated by different "
+                      "autograd Nodes is deprecated and will be removed in future versions. "
+                      "This hook will be missing some grad_output. Please use "
+                      "register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=3)
+    if not all(isinstance(i, Tensor) for i in ins):
+        warnings.warn("Using non-full backward hooks on a Module that does not take as input a "
+                      "single Tensor or a tuple of Tensors is deprecated and will be removed in "
+                      "future versions. This hook will be missing some of the grad_input. "
+                      "Please use register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=3)
+    elif {i.grad_fn for i in ins if i.grad_fn is not None} != \
+            {n for n, _ in fn.next_functions}:
+        warnings.warn("Using a non-full backward hook when the forward contains multiple "
+                      "autograd Nodes is deprecated and will be removed in future versions. "
+                      "This hook will be missing some grad_input. Please use "
+                      "register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=3)
+
+    def node_hook(grad_inputs, grad_outputs):
+        grad_inputs = tuple(
+            None if g is None or nxt is None else
+            sum_to(g, nxt._meta[0] if nxt._n_outputs == 1 else nxt._meta[nr][0])
+            for g, (nxt, nr) in zip(grad_inputs, fn.next_functions))
+        for hook in module._backward_hooks.values():
+            res = hook(module, grad_inputs, grad_outputs)
+            if res is not None:
+                grad_inputs = tuple(res)
+        return grad_inputs
+    fn.register_hook(node_hook)
 
 
 def _set_data(t, new):
