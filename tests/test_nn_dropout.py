@@ -295,3 +295,61 @@ def test_dimension_warnings(make):
             out = make(lib)
         msgs.append(([str(w.message) for w in rec], tuple(out.shape)))
     assert msgs[0] == msgs[1] and msgs[0][0]
+
+
+# ---------------------------------------------------------------- modules
+
+from nn_module_check import check_module  # noqa: E402
+
+DROPOUT_MODULES = {
+    "Dropout": lambda L: L.nn.Dropout(), "Dropout_args": lambda L: L.nn.Dropout(0.2, True),
+    "Dropout1d": lambda L: L.nn.Dropout1d(0.3), "Dropout2d": lambda L: L.nn.Dropout2d(),
+    "Dropout3d": lambda L: L.nn.Dropout3d(0.1, True),
+    "AlphaDropout": lambda L: L.nn.AlphaDropout(0.2),
+    "FeatureAlphaDropout": lambda L: L.nn.FeatureAlphaDropout(0.1, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DROPOUT_MODULES))
+def test_module_eval_and_repr(name):
+    """repr; in eval mode the input passes unchanged (the same tensor)."""
+    x = X[:, :, :, 0] if "1d" in name else X
+    inplace = DROPOUT_MODULES[name](ember).inplace
+    check_module(DROPOUT_MODULES[name], [x.astype(np.float32)], modes=("eval",),
+                 grad_inputs=[] if inplace else None)
+    for lib in (torch, ember):
+        m = DROPOUT_MODULES[name](lib).eval()
+        t = lib.tensor(x)
+        assert m(t) is t
+
+
+@pytest.mark.parametrize("name", sorted(DROPOUT_MODULES))
+def test_module_train(name, monkeypatch):
+    """In training mode the module draws a mask (one bernoulli_ call) and applies it; the
+    alpha variants never write their input (torch does not pass inplace on)."""
+    x = X[:, :, :, 0] if "1d" in name else X
+    m = DROPOUT_MODULES[name](ember)
+    calls = []
+
+    def bernoulli_(t, p):
+        calls.append(p)
+        np.copyto(t._data, np.arange(t._data.size).reshape(t._data.shape) % 2)
+        return t
+    monkeypatch.setattr(ember.Tensor, "bernoulli_", bernoulli_, raising=False)
+    t = ember.tensor(x) * 1.0
+    out = m(t)
+    assert calls == [1 - m.p]
+    assert (out is t) == (m.inplace and "Alpha" not in name)
+    assert not np.array_equal(out.numpy(), x)
+
+
+def test_module_bad_p():
+    for p in (-0.5, 1.5):
+        check_error(lambda L: L.nn.Dropout(p))
+        check_error(lambda L: L.nn.AlphaDropout(p))
+
+
+def test_inplace_unbatched_feature_dropout_on_a_leaf():
+    """torch unsqueezes an unbatched input in place first (refused on a leaf that requires
+    grad), even in eval mode."""
+    check_error(lambda L: L.nn.Dropout3d(0.1, True).eval()(L.tensor(X, requires_grad=True)))

@@ -526,3 +526,98 @@ def test_bce_logits_extreme():
     check(lambda L, x, t: F(L).soft_margin_loss(x, t, reduction="none"),
           np.array([-50.0, -10.0, 0.0, 10.0, 50.0]), np.array([1.0, -1.0, 1.0, 1.0, -1.0]),
           grad_inputs=[0])
+
+
+# ---------------------------------------------------------------- modules
+
+from nn_module_check import check_module  # noqa: E402
+
+W3 = rand(3)
+LOSS_MODULES = {
+    "L1Loss": (lambda L: L.nn.L1Loss(), [randn(4, 3), randn(4, 3)]),
+    "MSELoss_sum": (lambda L: L.nn.MSELoss(reduction="sum"), [randn(4, 3), randn(4, 3)]),
+    "CrossEntropyLoss": (lambda L: L.nn.CrossEntropyLoss(), [randn(4, 3), labels(4, 3)]),
+    "CrossEntropyLoss_args": (lambda L: L.nn.CrossEntropyLoss(
+        weight=L.tensor(W3, dtype=L.float32), ignore_index=1, label_smoothing=0.1),
+        [randn(4, 3), labels(4, 3)]),
+    "CrossEntropyLoss_probs": (lambda L: L.nn.CrossEntropyLoss(), [randn(4, 3), rand(4, 3)]),
+    "NLLLoss": (lambda L: L.nn.NLLLoss(weight=L.tensor(W3, dtype=L.float32)),
+                [randn(4, 3), labels(4, 3)]),
+    "NLLLoss_legacy": (lambda L: L.nn.NLLLoss(size_average=False), [randn(4, 3),
+                                                                    labels(4, 3)]),
+    "BCELoss": (lambda L: L.nn.BCELoss(), [rand(4, 3), rand(4, 3)]),
+    "BCELoss_weight": (lambda L: L.nn.BCELoss(weight=L.tensor(W3, dtype=L.float32)),
+                       [rand(4, 3), rand(4, 3)]),
+    "BCEWithLogitsLoss": (lambda L: L.nn.BCEWithLogitsLoss(
+        pos_weight=L.tensor(W3, dtype=L.float32)), [randn(4, 3), rand(4, 3)]),
+    "KLDivLoss": (lambda L: L.nn.KLDivLoss(reduction="batchmean"), [randn(4, 3), rand(4, 3)]),
+    "KLDivLoss_log_target": (lambda L: L.nn.KLDivLoss(reduction="sum", log_target=True),
+                             [randn(4, 3), randn(4, 3)]),
+    "PoissonNLLLoss": (lambda L: L.nn.PoissonNLLLoss(full=True), [randn(4, 3), rand(4, 3) * 3]),
+    "GaussianNLLLoss": (lambda L: L.nn.GaussianNLLLoss(full=True), [randn(4, 3), randn(4, 3),
+                                                                    rand(4, 3)]),
+    "HuberLoss": (lambda L: L.nn.HuberLoss(delta=0.5), [randn(4, 3), randn(4, 3)]),
+    "SmoothL1Loss": (lambda L: L.nn.SmoothL1Loss(beta=0.5), [randn(4, 3), randn(4, 3)]),
+    "SoftMarginLoss": (lambda L: L.nn.SoftMarginLoss(), [randn(4, 3), signs(4, 3)]),
+    "CosineEmbeddingLoss": (lambda L: L.nn.CosineEmbeddingLoss(margin=0.1),
+                            [randn(4, 3), randn(4, 3), signs(4)]),
+    "MarginRankingLoss": (lambda L: L.nn.MarginRankingLoss(0.2), [randn(4), randn(4),
+                                                                  signs(4)]),
+    "HingeEmbeddingLoss": (lambda L: L.nn.HingeEmbeddingLoss(), [randn(4, 3), signs(4, 3)]),
+    "MultiLabelMarginLoss": (lambda L: L.nn.MultiLabelMarginLoss(), [randn(4, 4), ML]),
+    "MultiLabelSoftMarginLoss": (lambda L: L.nn.MultiLabelSoftMarginLoss(
+        weight=L.tensor(W3, dtype=L.float32)), [randn(4, 3), (rand(4, 3) > 0.5) * 1.0]),
+    "MultiMarginLoss": (lambda L: L.nn.MultiMarginLoss(p=2, margin=0.5),
+                        [randn(4, 3), labels(4, 3)]),
+    "TripletMarginLoss": (lambda L: L.nn.TripletMarginLoss(swap=True),
+                          [randn(4, 3), randn(4, 3), randn(4, 3)]),
+    "TripletMarginWithDistanceLoss": (lambda L: L.nn.TripletMarginWithDistanceLoss(),
+                                      [randn(4, 3), randn(4, 3), randn(4, 3)]),
+    "CTCLoss": (lambda L: L.nn.CTCLoss(blank=4, zero_infinity=True),
+                [LP, TG - 1, np.array([7, 6, 7]), np.array([4, 2, 3])]),
+    "CosineSimilarity": (lambda L: L.nn.CosineSimilarity(0, 1e-6), [randn(4, 3), randn(4, 3)]),
+    "PairwiseDistance": (lambda L: L.nn.PairwiseDistance(1, 1e-3, True),
+                         [randn(4, 3), randn(4, 3)]),
+}
+
+
+def _f32(inputs):
+    return [a.astype(np.float32) if a.dtype.kind == "f" else a for a in inputs]
+
+
+@pytest.mark.parametrize("name", sorted(LOSS_MODULES))
+def test_module(name):
+    ctor, inputs = LOSS_MODULES[name]
+    grad = [0, 1] if name.startswith(("Cosine", "Margin", "Pairwise", "Triplet")) or \
+        name in ("L1Loss", "MSELoss_sum", "HuberLoss", "SmoothL1Loss", "KLDivLoss",
+                 "KLDivLoss_log_target", "BCELoss", "GaussianNLLLoss") else [0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # (the legacy argument's warning)
+        check_module(ctor, _f32(inputs), grad_inputs=grad)
+
+
+def test_loss_module_buffers_and_reprs():
+    for lib in (torch, ember):
+        m = lib.nn.BCEWithLogitsLoss(weight=lib.ones(3), pos_weight=lib.ones(3) * 2)
+        assert list(m.state_dict()) == ["weight", "pos_weight"]
+        assert list(lib.nn.CrossEntropyLoss().state_dict()) == []
+        assert lib.nn.CrossEntropyLoss().weight is None
+        assert repr(lib.nn.TripletMarginWithDistanceLoss()) == \
+            "TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)"
+        assert repr(lib.nn.L1Loss()) == "L1Loss()"
+        assert lib.nn.L1Loss(size_average=False, reduce=True).reduction == "sum"
+
+
+LOSS_MODULE_ERRORS = {
+    "multi_margin_p": lambda L: L.nn.MultiMarginLoss(p=3),
+    "multi_margin_weight": lambda L: L.nn.MultiMarginLoss(weight=L.ones(2, 2)),
+    "triplet_margin": lambda L: L.nn.TripletMarginLoss(margin=0),
+    "triplet_distance_margin": lambda L: L.nn.TripletMarginWithDistanceLoss(margin=-1.0),
+    "ce_target": lambda L: L.nn.CrossEntropyLoss()(L.randn(3, 5), L.tensor([1, 2, 7])),
+    "nll_batch": lambda L: L.nn.NLLLoss()(L.randn(3, 5), L.tensor([1, 2])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSS_MODULE_ERRORS))
+def test_module_errors(name):
+    check_error(LOSS_MODULE_ERRORS[name])

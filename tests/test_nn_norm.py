@@ -324,3 +324,119 @@ def test_empty_inputs():
     check(lambda L, x: F(L).local_response_norm(x, 2), np.zeros((0, 3, 4)))
     check(lambda L, x: F(L).layer_norm(x, (4,)), np.zeros((0, 4)))
     check(lambda L, x: F(L).normalize(x), np.zeros((0, 4)))
+
+
+# ---------------------------------------------------------------- modules
+
+from nn_module_check import check_module, make_pair  # noqa: E402
+
+NORM_MODULES = {
+    "BatchNorm1d_2d": (lambda L: L.nn.BatchNorm1d(3), (6, 3)),
+    "BatchNorm1d_3d": (lambda L: L.nn.BatchNorm1d(3, momentum=0.3), (4, 3, 5)),
+    "BatchNorm1d_cumulative": (lambda L: L.nn.BatchNorm1d(3, momentum=None), (4, 3, 5)),
+    "BatchNorm1d_no_affine": (lambda L: L.nn.BatchNorm1d(3, affine=False), (4, 3)),
+    "BatchNorm1d_no_bias": (lambda L: L.nn.BatchNorm1d(3, bias=False), (4, 3)),
+    "BatchNorm1d_untracked": (lambda L: L.nn.BatchNorm1d(3, track_running_stats=False),
+                              (4, 3, 2)),
+    "BatchNorm2d": (lambda L: L.nn.BatchNorm2d(3, eps=1e-3), (2, 3, 4, 3)),
+    "BatchNorm3d": (lambda L: L.nn.BatchNorm3d(2), (2, 2, 3, 2, 2)),
+    "LayerNorm": (lambda L: L.nn.LayerNorm(5), (4, 3, 5)),
+    "LayerNorm_two": (lambda L: L.nn.LayerNorm([3, 5], eps=1e-3), (4, 3, 5)),
+    "LayerNorm_no_affine": (lambda L: L.nn.LayerNorm(5, elementwise_affine=False), (4, 5)),
+    "LayerNorm_no_bias": (lambda L: L.nn.LayerNorm(5, bias=False), (4, 5)),
+    "GroupNorm": (lambda L: L.nn.GroupNorm(2, 4), (3, 4, 5)),
+    "GroupNorm_no_affine": (lambda L: L.nn.GroupNorm(1, 4, affine=False), (3, 4, 2, 2)),
+    "GroupNorm_no_bias": (lambda L: L.nn.GroupNorm(4, 4, bias=False), (3, 4, 6)),
+    "InstanceNorm1d": (lambda L: L.nn.InstanceNorm1d(3), (4, 3, 5)),
+    "InstanceNorm1d_unbatched": (lambda L: L.nn.InstanceNorm1d(3, affine=True), (3, 5)),
+    "InstanceNorm2d_stats": (lambda L: L.nn.InstanceNorm2d(3, affine=True,
+                                                           track_running_stats=True),
+                             (2, 3, 4, 3)),
+    "InstanceNorm3d": (lambda L: L.nn.InstanceNorm3d(2, momentum=None,
+                                                     track_running_stats=True),
+                       (2, 2, 2, 3, 2)),
+    "LocalResponseNorm": (lambda L: L.nn.LocalResponseNorm(3), (2, 5, 4)),
+    "LocalResponseNorm_args": (lambda L: L.nn.LocalResponseNorm(2, 1e-2, 0.5, 2.0),
+                               (2, 4, 3, 3)),
+    "RMSNorm": (lambda L: L.nn.RMSNorm(5), (4, 3, 5)),
+    "RMSNorm_args": (lambda L: L.nn.RMSNorm([3, 5], eps=1e-4, elementwise_affine=False),
+                     (4, 3, 5)),
+}
+
+
+def _perturbed(L, ctor):
+    """ctor's module with its affine parameters moved off ones and zeros."""
+    m = ctor(L)
+    with L.no_grad():
+        for p in m.parameters():
+            p.mul_(1.5).add_(0.25)
+    return m
+
+
+@pytest.mark.parametrize("name", sorted(NORM_MODULES))
+def test_module(name):
+    """repr, state (weights, running statistics, num_batches_tracked) after several training
+    steps and in eval mode, outputs, input and parameter gradients."""
+    ctor, shape = NORM_MODULES[name]
+    x = randn(*shape) * 2 + 0.5
+    check_module(lambda L: _perturbed(L, ctor), [x.astype(np.float32)], steps=3,
+                 modes=("train", "eval"))
+    check_module(lambda L: _perturbed(L, ctor), [x], dtype="double", steps=2,
+                 modes=("train", "eval"))
+
+
+def test_batchnorm_defaults_and_state():
+    for lib in (torch, ember):
+        m = lib.nn.BatchNorm2d(3)
+        sd = m.state_dict()
+        assert list(sd) == ["weight", "bias", "running_mean", "running_var",
+                            "num_batches_tracked"]
+        assert sd["num_batches_tracked"].dtype == lib.int64 and sd["num_batches_tracked"].dim() == 0
+        assert m.weight.tolist() == [1.0] * 3 and m.bias.tolist() == [0.0] * 3
+        m(lib.randn(2, 3, 2, 2))
+        m(lib.randn(2, 3, 2, 2))
+        assert m.num_batches_tracked.item() == 2
+        m.eval()
+        m(lib.randn(2, 3, 2, 2))
+        assert m.num_batches_tracked.item() == 2
+        m.reset_running_stats()
+        assert m.num_batches_tracked.item() == 0 and m.running_var.tolist() == [1.0] * 3
+
+
+def test_batchnorm_eval_without_running_stats_uses_batch_stats():
+    tm, em = make_pair(lambda L: L.nn.BatchNorm1d(3, track_running_stats=False))
+    tm.eval()
+    em.eval()
+    x = randn(5, 3).astype(np.float32)
+    np.testing.assert_allclose(em(ember.tensor(x)).detach().numpy(),
+                               tm(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+NORM_MODULE_ERRORS = {
+    "bn1d_dims": lambda L: L.nn.BatchNorm1d(3)(L.randn(2, 3, 4, 5)),
+    "bn2d_dims": lambda L: L.nn.BatchNorm2d(3)(L.randn(2, 3)),
+    "bn3d_dims": lambda L: L.nn.BatchNorm3d(3)(L.randn(2, 3, 4, 5)),
+    "bn_one_value": lambda L: L.nn.BatchNorm1d(3)(L.randn(1, 3)),
+    "bn_channels": lambda L: L.nn.BatchNorm1d(3)(L.randn(4, 5)),
+    "in_dims": lambda L: L.nn.InstanceNorm2d(3)(L.randn(2, 3)),
+    "in_features_affine": lambda L: L.nn.InstanceNorm1d(3, affine=True)(L.randn(2, 4, 5)),
+    "gn_divisible": lambda L: L.nn.GroupNorm(2, 3),
+    "gn_channels": lambda L: L.nn.GroupNorm(2, 4)(L.randn(2, 6, 3)),
+    "ln_shape": lambda L: L.nn.LayerNorm(3)(L.randn(2, 4)),
+    "rms_shape": lambda L: L.nn.RMSNorm(3)(L.randn(2, 4)),
+    "lrn_dims": lambda L: L.nn.LocalResponseNorm(2)(L.randn(2, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORM_MODULE_ERRORS))
+def test_module_errors(name):
+    check_error(NORM_MODULE_ERRORS[name])
+
+
+def test_instance_norm_feature_warning():
+    msgs = []
+    for lib in (torch, ember):
+        with pytest.warns(UserWarning) as rec:
+            lib.nn.InstanceNorm1d(3)(lib.randn(2, 4, 5))
+        msgs.append(str(rec[0].message))
+    assert msgs[0] == msgs[1]

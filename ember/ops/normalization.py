@@ -92,8 +92,8 @@ class NativeBatchNormBackward0(Node):        # derivatives.yaml: native_batch_no
 def _check_params(x, weight, bias, running_mean, running_var):
     """torch's size and dtype checks of batch_norm's parameters and running statistics."""
     c = x.shape[1]
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
         if t is not None and t._data.size != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
     given = [t for t in (weight, bias, running_mean, running_var) if t is not None]
