@@ -318,8 +318,8 @@ def celu_(input, alpha=1.0):
 # ---------------------------------------------------------------- gelu
 # erf for gelu, fast: a Chebyshev expansion of degree 12 on each of 12 intervals of [0, 6)
 # (erf(x) / x as a function of x^2 on the first, so that tiny x keep their relative precision;
-# 1 from 6 on), its coefficients fitted at import to ember's float64 erf kernel. Relative
-# error < 3e-15, about 3x faster than the kernel's series.
+# 1 from 6 on), its coefficients fitted (at the first call) to ember's float64 erf kernel.
+# Relative error < 3e-15, about 3x faster than the kernel's series.
 
 _ERF_W, _ERF_K, _ERF_D = 0.5, 12, 12
 
@@ -342,11 +342,13 @@ def _erf_coefficients():
     return coefs
 
 
-_ERF_COEFS = _erf_coefficients()
+_ERF_COEFS = []
 
 
 def _erf(x):
     """erf of a float64 array (Clenshaw's recurrence on each element's interval)."""
+    if not _ERF_COEFS:
+        _ERF_COEFS.append(_erf_coefficients())
     a = np.abs(x)
     with np.errstate(invalid="ignore"):
         idx = np.fmin(a * (1 / _ERF_W), _ERF_K).astype(np.int64)     # NaN, inf: the last
@@ -355,7 +357,7 @@ def _erf(x):
                  (a - (idx + 0.5) * _ERF_W) * (2 / _ERF_W))
     u[idx == _ERF_K] = 0
     u2 = u + u
-    c = _ERF_COEFS
+    c = _ERF_COEFS[0]
     b1, b2 = np.take(c[_ERF_D], idx), np.zeros_like(u)
     for j in range(_ERF_D - 1, 0, -1):
         b0 = u2 * b1
