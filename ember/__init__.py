@@ -36,7 +36,8 @@ from .ops.matrix import *    # noqa: F401,F403
 from .ops.convert import *   # noqa: F401,F403
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
-from . import autograd, linalg, nn
+from . import autograd, linalg, nn, utils
+from .serialization import save, load
 
 __version__ = "0.1.0"
 
@@ -58,10 +59,8 @@ def is_complex(input):
 
 
 def result_type(tensor1, tensor2):
-    from .dtypes import result_type as _rt
-    return _rt(tensor1, tensor2)
+    return _result_type(tensor1, tensor2)
 
 
 def can_cast(from_, to):
-    from .ops._common import can_cast as _cc
-    return _cc(from_.np, to.np)
+    return _can_cast(from_.np, to.np)
