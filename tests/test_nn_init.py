@@ -228,3 +228,46 @@ def test_warnings():
 def test_orthogonal_empty_is_noop():
     t = ember.empty(0, 3)
     assert ember.nn.init.orthogonal_(t) is t
+
+
+# ---------------------------------------------------------------- with torch's streams
+
+needs_streams = pytest.mark.skipif(
+    not hasattr(ember.Tensor, "uniform_") or not hasattr(ember, "random"),
+    reason="needs torch's random streams (ember/random.py from the rng branch)")
+
+EXACT = dict(RANDOM_INITS)
+EXACT.pop("orthogonal_")        # QR in LAPACK float32 vs NumPy: equal to a few ulp (below)
+EXACT.pop("orthogonal_gain")
+
+
+@needs_streams
+@pytest.mark.parametrize("name", sorted(EXACT))
+@pytest.mark.parametrize("shape", [(8, 9), (4, 30), (40, 50)])
+def test_same_numbers_as_torch(name, shape):
+    torch.manual_seed(5)
+    ember.manual_seed(5)
+    t, e = EXACT[name](torch, torch.empty(shape)), EXACT[name](ember, ember.empty(shape))
+    assert np.array_equal(t.numpy(), e._data)
+
+
+@needs_streams
+@pytest.mark.parametrize("shape", [(8, 9), (4, 30), (3, 2, 5)])
+def test_orthogonal_close_to_torch(shape):
+    torch.manual_seed(5)
+    ember.manual_seed(5)
+    t = torch.nn.init.orthogonal_(torch.empty(shape), gain=1.5)
+    e = ember.nn.init.orthogonal_(ember.empty(shape), gain=1.5)
+    np.testing.assert_allclose(e._data, t.numpy(), rtol=0, atol=1e-6)
+
+
+@needs_streams
+@pytest.mark.parametrize("name", sorted(MODULE_INITS))
+def test_module_default_init_same_numbers(name):
+    torch.manual_seed(3)
+    ember.manual_seed(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tm, em = MODULE_INITS[name](torch), MODULE_INITS[name](ember)
+    for tp, ep in zip(tm.parameters(), em.parameters()):
+        assert np.array_equal(tp.detach().numpy(), ep._data)
