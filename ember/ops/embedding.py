@@ -8,7 +8,6 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs
 from ._views import mark_written
