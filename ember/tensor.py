@@ -1,6 +1,7 @@
 """Tensor: a NumPy array plus autograd state. This file holds the class, its properties and
 conversions; every op method and operator (x.sum(), x + y, ...) is bound to it in one table,
 ember/tensor_methods.py, after the ops are defined (ember/ops/)."""
+import threading
 import warnings
 import weakref
 
@@ -78,6 +79,21 @@ class device:
 CPU = device("cpu")
 
 
+class _Inference(threading.local):
+    on = False      # this thread is in inference mode (set by autograd/grad_mode.py)
+
+
+INFERENCE = _Inference()
+# Set by autograd/grad_mode.py while some thread is in inference mode: marks the tensors made
+# there (Note [Inference tensors]). Every tensor an op makes without recording comes from wrap.
+_inference_mark = None
+
+
+def set_inference_mark(fn):
+    global _inference_mark
+    _inference_mark = fn
+
+
 def wrap(arr):
     """Internal constructor: a Tensor over `arr` with no autograd state (no validation)."""
     if type(arr) is not ndarray:
@@ -89,7 +105,15 @@ def wrap(arr):
     t._grad = None
     t._acc = None
     t._x = None
+    if _inference_mark is not None:
+        _inference_mark(t)
     return t
+
+
+def is_inference(t):
+    """Tensor.is_inference: made in inference mode (or a view of such a tensor)."""
+    x = t._x
+    return x is not None and "inference" in x
 
 
 class Tensor:
@@ -118,6 +142,9 @@ class Tensor:
             return self
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and is_inference(self) and not INFERENCE.on:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = requires_grad
         return self
 
@@ -146,9 +173,19 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{D.C_NAMES[value._data.dtype.name]}' to a tensor with grad_dtype "
+                    f"'{D.type_name(self._data.dtype)}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+                    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                    "may break downstream systems that assume they match.")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value._data.shape)}' to a tensor of size "
+                                   f"'{list(self._data.shape)}'. Please ensure that the gradient "
+                                   "and the tensor are the same size")
         self._grad = value
 
     @grad.deleter

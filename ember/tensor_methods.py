@@ -459,4 +459,5 @@ T.backward = tensor_backward
 T.detach = _views.make_alias
 T._version = property(graph.version)
 T.register_hook = graph.register_tensor_hook
+T.register_post_accumulate_grad_hook = graph.register_post_accumulate_grad_hook
 T.__init__ = creation.legacy_init

@@ -102,7 +102,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                 only.add(accumulator(t))
             else:
                 capture[(t._grad_fn, t._output_nr)] = None
-        run_backward(roots, retain_graph, create_graph, capture=capture or None, only=only)
+        run_backward(roots, retain_graph, create_graph, capture=capture, only=only)
         for t in inputs:
             if t._grad_fn is not None:
                 g = capture[(t._grad_fn, t._output_nr)]

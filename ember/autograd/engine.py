@@ -17,6 +17,8 @@ Note [Freeing]: after a node runs without retain_graph, its saved tensors are dr
 (`release`); running it again raises torch's "backward through the graph a second time".
 A node that saved nothing has nothing to free and can run again, as in torch."""
 import itertools
+import traceback
+import warnings
 from gc import disable as gc_disable, enable as gc_enable, isenabled
 from heapq import heappop, heappush
 
@@ -24,9 +26,11 @@ import numpy as np
 
 from ..dtypes import FROM_NP
 from ..tensor import wrap
-from .grad_mode import STATE
+from .grad_mode import STATE, ANOMALY
 from .graph import (AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions,
-                    checked_hook_result, sum_to, sum_to_np, ZERO, plus)
+                    checked_hook_result, sum_to, sum_to_np, ZERO, plus, run_pre_hooks,
+                    run_post_hooks, unpack_saved, repack_saved, reachable, TASKS, Task,
+                    _MULTI, user_stacklevel)
 
 
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
@@ -44,12 +48,28 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     gc_was_on = isenabled()
     if gc_was_on:
         gc_disable()
+    if ANOMALY.enabled:
+        _anomaly_hooks(roots)
+    tasks = None
+    if _MULTI[0]:           # Note [Current task] in graph.py
+        tasks = TASKS.stack
+        tasks.append(Task([e[0][0] for e in roots], _targets(capture, only),
+                          capture is not None and not accumulate))
     try:
         _run(roots, retain_graph, not create_graph, capture, accumulate, only)
     finally:
         STATE.enabled = prev
+        if tasks is not None:
+            tasks.pop()
         if gc_was_on:
             gc_enable()
+
+
+def _targets(capture, only):
+    """The nodes a pass must reach (autograd.grad's inputs, backward's inputs=), or None."""
+    if capture is None and only is None:
+        return None
+    return {k[0] for k in capture or ()} | set(only or ())
 
 
 def _run(roots, retain_graph, arrays, capture, accumulate, only):
@@ -76,19 +96,26 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
     pend_max = -1           # the newest pending node's sequence number
     # use counts only without create_graph: the formulas of a create_graph pass make new
     # edges to the nodes being run (Note [Uses])
-    if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
-        (ready, _), g = roots[0]
+    targets = _targets(capture, only)
+    skip = None
+    if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1 and targets is None:
+        (ready, _), g = roots[0]                                        # loss.backward()
         rgrad = g._data
         deps = None
         starts = (ready,)
     else:
         for (node, nr), g in roots:
             _add_to_buffer(buffers, node, nr, g._data if arrays else g)
-        deps = _dependencies([e[0][0] for e in roots])
+        starts = [e[0][0] for e in roots]
+        if targets is None:
+            deps = _dependencies(starts)
+        else:
+            deps, skip = _pruned_dependencies(starts, targets)
         for node in buffers:
             if not deps.get(node):
                 heappush(heap, (-node._seq, node))
     grad = outs = g = None
+    pre_done = None         # a captured node whose tensor hooks have run
     while True:
         if pending and (ready._seq < pend_max if ready is not None else
                         not heap or heap[0][1]._seq < pend_max):
@@ -104,7 +131,11 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
         else:
             break
         if capture is not None and grad is not None:
-            _capture(capture, node, grad, arrays)
+            grad = _capture(capture, node, grad, arrays)
+            pre_done = node
+            if skip is not None and node in skip:
+                grad = None     # captured only, or a root that leads to no target:
+                continue        # torch does not run it
         if type(node) is AccumulateGrad:
             if grad is not None and accumulate and (only is None or node in only):
                 if grad is ZERO:
@@ -121,19 +152,21 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             # Note [Zero gradients]: ZERO passes on without running the node
             edges = zip(node.next_functions, _ZEROS)
         else:
-            saves = node._saved_names
-            if saves:
-                if node._freed:
-                    raise RuntimeError(SECOND_BACKWARD)
-                if INPLACE[0]:
-                    check_versions(node)    # Note [Versions] in graph.py
             hooks = node._hooks
-            if hooks is not None:
-                outs = _hooked(node, hooks, grad, arrays)
-            elif arrays:
-                outs = node.np_apply(grad)
+            if hooks is not None:       # (it checks and frees the saved tensors itself)
+                outs = _hooked(node, hooks, grad, arrays, retain_graph, pre_done is node)
+                saves = None
             else:
-                outs = node.apply(grad)
+                saves = node._saved_names
+                if saves:
+                    if node._freed:
+                        raise RuntimeError(SECOND_BACKWARD)
+                    if INPLACE[0]:
+                        check_versions(node)    # Note [Versions] in graph.py
+                if arrays:
+                    outs = node.np_apply(grad)
+                else:
+                    outs = node.apply(grad)
             grad = None          # drop the incoming gradient before the next node runs
             if saves and not retain_graph:
                 node.release()      # Note [Freeing]
@@ -299,43 +332,89 @@ def _add_to_buffer(buffers, node, nr, grad):
 
 
 def _capture(capture, node, grad, arrays):
+    """Record the gradient flowing into each captured edge of node (autograd.grad), after the
+    tensor hooks of the captured tensors (torch's order); returns node's gradient, hooked."""
+    if type(node) is AccumulateGrad:
+        x = node.variable._x
+        if x and "hooks" in x and grad is not ZERO:     # a captured leaf's own hooks
+            g = wrap(grad) if arrays else grad
+            for hook in x["hooks"]:
+                out = hook(g)
+                if out is not None:
+                    g = checked_hook_result(hook, g, out)
+            grad = g._data if arrays else g
+    elif node._hooks is not None and grad is not ZERO:
+        multi = node._n_outputs != 1
+        if arrays:
+            grad = [None if g is None else wrap(g) for g in grad] if multi else wrap(grad)
+        grads = _tensor_pre_hooks(node._hooks, list(grad) if multi else [grad])
+        grad = grads if multi else grads[0]
+        if arrays:
+            grad = [None if g is None else g._data for g in grad] if multi else grad._data
     if node._n_outputs == 1:
         if (node, 0) in capture:
-            if grad is ZERO:
-                grad = _materialize(node._meta, arrays)
-            capture[(node, 0)] = wrap(grad) if arrays else grad
+            g = _materialize(node._meta, arrays) if grad is ZERO else grad
+            capture[(node, 0)] = wrap(g) if arrays else g
     else:
         for nr, g in enumerate(grad):
             if (node, nr) in capture:
                 if g is ZERO:
                     g = _materialize(node._meta[nr], arrays)
                 capture[(node, nr)] = wrap(g) if arrays and g is not None else g
+    return grad
 
 
-def _hooked(node, hooks, grad, arrays):
-    """Run a node that has hooks: they see Tensors, as they would in torch, in either pass."""
+def _hooked(node, hooks, grad, arrays, retain_graph, pre_done):
+    """Run a node that has hooks (or packed saved tensors, or anomaly checks): hooks see
+    Tensors, as they would in torch, in either pass. pre_done: its tensor hooks have run."""
+    saves = node._saved_names
+    packed = hooks.get("packed")
+    if saves:
+        if node._freed:
+            raise RuntimeError(SECOND_BACKWARD)
+        if packed:
+            unpack_saved(node, packed)      # Note [Saved-tensor hooks] in graph.py
+        if INPLACE[0]:
+            check_versions(node, [n for n in saves if not packed or n not in packed])
     multi = node._n_outputs != 1
     if arrays:
         grad = [None if g is None else wrap(g) for g in grad] if multi else wrap(grad)
-    tgrad = _pre_hooks(node, hooks, grad)
-    if arrays:
-        outs = node.np_apply([None if g is None else g._data for g in tgrad] if multi else
-                             tgrad._data)
-    else:
-        outs = node.apply(tgrad)
+    grads = list(grad) if multi else [grad]
+    if not pre_done:
+        grads = _tensor_pre_hooks(hooks, grads)
+    if "pre" in hooks:
+        grads = run_pre_hooks(hooks["pre"], grads)
+    tgrad = grads if multi else grads[0]
+    try:
+        if arrays:
+            outs = node.np_apply([None if g is None else g._data for g in tgrad] if multi else
+                                 tgrad._data)
+        else:
+            outs = node.apply(tgrad)
+        if ANOMALY.enabled and ANOMALY.check_nan:
+            _check_nan(node, outs, arrays)
+    except Exception:
+        if ANOMALY.enabled:
+            _anomaly_warning(node, hooks)
+        raise
     if "post" in hooks:
         outs = list(outs) + [None] * (len(node.next_functions) - len(outs))
         if arrays:
-            outs = [None if o is None else wrap(o) for o in outs]
-        outs = _post_hooks(hooks["post"], outs, tgrad)
+            outs = [None if o is None or o is ZERO else wrap(o) for o in outs]
+        outs = run_post_hooks(hooks["post"], outs, grads)
         if arrays:
             outs = [None if o is None else o._data for o in outs]
+    if saves:
+        if not retain_graph:
+            node.release()      # Note [Freeing]
+            hooks.pop("packed", None)
+        elif packed:
+            repack_saved(node, packed)
     return outs
 
 
-def _pre_hooks(node, hooks, grad):
-    multi = node._n_outputs != 1
-    grads = list(grad) if multi else [grad]
+def _tensor_pre_hooks(hooks, grads):
+    """The hooks registered on a node's output tensors (and retain_grad), on its gradients."""
     for nr, fn in hooks.get("tensor_pre", ()):
         if grads[nr] is not None:
             out = fn(grads[nr])
@@ -349,19 +428,60 @@ def _pre_hooks(node, hooks, grad):
                 t._grad = g if STATE.enabled else g.detach().clone()
             else:
                 t._grad = t._grad + g if STATE.enabled else t._grad.detach() + g.detach()
-    for fn in hooks.get("pre", ()):
-        out = fn(tuple(grads))
-        if out is not None:
-            grads = list(out)
-    return grads if multi else grads[0]
+    return grads
 
 
-def _post_hooks(hooks, outs, grad):
-    for fn in hooks:
-        res = fn(tuple(outs), grad if isinstance(grad, list) else (grad,))
-        if res is not None:
-            outs = tuple(res)
-    return outs
+# ---------------------------------------------------------------- anomaly mode
+# Note [Anomaly]: in anomaly mode every node runs on the hooked path (`_hooked`), which checks
+# its outputs for NaN and, when the node fails, warns with the traceback of the forward call
+# that made it (kept by graph.on_link). Nodes made while the mode was on have hooks already;
+# a pass that starts in the mode gives the others an empty hooks dict first, so that nothing
+# is checked per node outside the mode.
+
+def _anomaly_hooks(roots):
+    for node in reachable([e[0][0] for e in roots])[1]:
+        if node._hooks is None:
+            node._hooks = {}
+
+
+def _check_nan(node, outs, arrays):
+    for i, o in enumerate(outs):
+        if o is None or o is ZERO:
+            continue
+        a = o if arrays else o._data
+        if a.dtype.kind in "fc" and np.isnan(a).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               "output.")
+
+
+def _anomaly_warning(node, hooks):
+    trace = hooks.get("trace")
+    if trace is None:
+        msg = (f"Error detected in {node.name()}. No forward pass information available. "
+               "Enable detect anomaly during forward pass for more information.")
+    else:
+        msg = (f"Error detected in {node.name()}. Traceback of forward call that caused the "
+               "error:\n" + "".join(traceback.format_list(trace)).rstrip("\n"))
+    warnings.warn(msg, UserWarning, stacklevel=user_stacklevel())
+
+
+def _pruned_dependencies(starts, targets):
+    """Dependency counts for a pass that only needs to reach `targets` (torch's exec_info):
+    nodes on no path to a target never become ready (their count never reaches zero). Also
+    returns the captured nodes that need not run (nothing below them is a target)."""
+    run, seen = reachable(starts, targets)
+    deps = {}
+    for node in run:
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1 if nxt in run else _NEVER
+    skip = {n for n in targets if n in run and type(n) is not AccumulateGrad and
+            not any(c in run for c, _ in n.next_functions if c is not None)}
+    skip.update(n for n in starts if n not in run)
+    return deps, skip
+
+
+_NEVER = 1 << 60
 
 
 def _cast_np(d, dtype):
