@@ -8,11 +8,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..ops._views import mark_written
-
-try:    # until ember/random.py is merged: randperm and the default generator are in creation
-    from ..random import randperm, default_generator
-except ImportError:
-    from ..creation import randperm, default_generator
+from ..random import randperm
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -21,23 +17,10 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_"
            "orthogonal", "sparse", "eye", "dirac"]
 
 
-# until ember/random.py: Tensor.uniform_/normal_ (torch's streams) come from the rng branch;
-# this is the one place that falls back to NumPy draws while they are missing.
 def _sample_(tensor, kind, p1, p2, generator):
     """tensor.uniform_(p1, p2) or tensor.normal_(p1, p2), in place, under no_grad."""
-    method = getattr(tensor, kind + "_", None)
     with no_grad():
-        if method is not None:
-            return method(p1, p2, generator=generator)
-        rng = (generator or default_generator)._rng
-        arr = tensor._data
-        if kind == "uniform":
-            draw = rng.random(arr.shape) * (p2 - p1) + p1
-        else:
-            draw = rng.standard_normal(arr.shape) * p2 + p1
-        np.copyto(arr, draw, casting="unsafe")
-        mark_written(tensor)
-        return tensor
+        return getattr(tensor, kind + "_")(p1, p2, generator=generator)
 
 
 def calculate_gain(nonlinearity, param=None):
