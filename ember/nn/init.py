@@ -9,10 +9,12 @@ import numpy as np
 from ..autograd.grad_mode import no_grad
 from ..ops._views import mark_written
 
-try:    # until ember/random.py is merged: randperm and the default generator are in creation
-    from ..random import randperm, default_generator
+# until ember/random.py is merged (rng branch), randperm and the default generator are in
+# creation.py: this is the one place to re-point
+try:
+    from ..random import randperm, default_generator    # ember/random.py (rng branch)
 except ImportError:
-    from ..creation import randperm, default_generator
+    from ..creation import randperm, default_generator  # until then
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
