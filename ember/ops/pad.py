@@ -222,6 +222,7 @@ def _check_pad_input(x, n, name, padding, reflect):
         raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 "
                            f"batch size and other non-zero dimensions for input, but got: "
                            f"{list(x.shape)}")
+    shape = list(x.shape)
     for i in range(n):
         lo, hi = padding[2 * i], padding[2 * i + 1]
         d = x.ndim - 1 - i
@@ -230,11 +231,10 @@ def _check_pad_input(x, n, name, padding, reflect):
             raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
                                f"corresponding input dimension, but got: padding ({lo}, {hi}) "
                                f"at dimension {d} of input {list(x.shape)}")
-        if not reflect and size + lo + hi < 0:
-            shape = list(x.shape)
-            shape[d] = size + lo + hi
-            raise RuntimeError(f"Trying to create tensor with negative dimension "
-                               f"{size + lo + hi}: {shape}")
+        shape[d] = size + lo + hi
+    if not reflect and min(shape) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
+                           f"{shape}")
 
 
 # ------------------------------------------------------------------ circular

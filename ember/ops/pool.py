@@ -66,7 +66,8 @@ def _plane_scatter(g, indices, size):
     lead = g.shape[:indices.ndim - 2]
     planes = int(np.prod(lead, dtype=np.int64))
     res = np.zeros(planes * size, g.dtype)
-    flat = indices.reshape(planes, -1) + (np.arange(planes) * size)[:, None]
+    flat = indices.reshape(planes, indices.shape[-2] * indices.shape[-1]) + \
+        (np.arange(planes) * size)[:, None]
     np.add.at(res, flat.reshape(-1), g.reshape(-1))
     return res.reshape(lead + (size,))
 
@@ -108,7 +109,7 @@ def _max_pool_np(x, kernel, stride, padding, dilation, ceil_mode, with_indices):
     if (any(padding) or xp is not x) and m.size and (m == low).any():
         # every input element of such a window is the lowest value: torch keeps the first
         # element inside the input (its maximum starts there), not a padded position
-        first = [np.maximum(-(o * s - p) // -d, 0) * d + o * s - p for o, s, p, d in
+        first = [np.maximum(-((o * s - p) // d), 0) * d + o * s - p for o, s, p, d in
                  ((np.arange(n), s, p, d) for n, s, p, d in zip(out, stride, padding, dilation))]
         lowest = first[0][:, None] * w + first[1]
         idx = np.where(m == low, lowest, idx)
@@ -493,13 +494,14 @@ class AdaptiveAvgPool3DBackward0(AdaptiveAvgPool2DBackward0):   # _adaptive_avg_
 
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):   # _adaptive_avg_pool2d_backward
-    __slots__ = ("_saved_self_sym_sizes",)
+    # (torch saves the output size as _saved_grad_output_sym_argsize_minus_2, _minus_1)
+    __slots__ = ("_output_size",)
     _n = 2
 
     def apply(self, grad):
         if not needs(self, 0):
             return None, None
-        return adaptive_avg_pool_op(grad, self._saved_self_sym_sizes[-self._n:]), None
+        return adaptive_avg_pool_op(grad, self._output_size), None
 
 
 class AdaptiveAvgPool3DBackwardBackward0(AdaptiveAvgPool2DBackwardBackward0):
@@ -525,7 +527,7 @@ def adaptive_avg_pool_backward(grad, input, n):
     if STATE.enabled and (grad._requires_grad or input._requires_grad):
         node = (AdaptiveAvgPool2DBackwardBackward0 if n == 2 else
                 AdaptiveAvgPool3DBackwardBackward0)()
-        node._saved_self_sym_sizes = input._data.shape
+        node._output_size = grad._data.shape[-n:]
         link(res, node, grad, input)
     return res
 
@@ -710,8 +712,8 @@ def max_unpool2d_op(input, indices, output_size):
     lead = x.shape[:-2]
     planes = int(np.prod(lead, dtype=np.int64))
     out = np.zeros(planes * size, x.dtype)
-    out[(idx.reshape(planes, -1) + (np.arange(planes) * size)[:, None]).reshape(-1)] = \
-        x.reshape(-1)
+    out[(idx.reshape(planes, x.shape[-2] * x.shape[-1]) +
+         (np.arange(planes) * size)[:, None]).reshape(-1)] = x.reshape(-1)
     res = wrap(out.reshape(lead + tuple(output_size)))
     if STATE.enabled and input._requires_grad:
         node = MaxUnpool2DBackward0()
@@ -774,5 +776,5 @@ def _max_unpool(input, indices, out, name):
         bad = (idx < 0) | (idx >= size)
         if bad.any():
             raise RuntimeError(f"Found an invalid max index: {idx[bad].flat[0]} (output volumes "
-                               f"are of size {out[0]}x{out[1]}")
+                               f"are of size {out[0]}x{out[1]})")
     return max_unpool2d_op(input, indices, out)

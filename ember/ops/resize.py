@@ -93,10 +93,18 @@ def _taps(mode, n_in, n_out, align_corners, scale, dtype):
     return _linear_taps(n_in, n_out, align_corners, scale, calc)
 
 
+# Note [Same size]: where an axis keeps its size, torch's kernels copy it instead of
+# resampling with the given scale factor, for some modes and directions only: linear
+# (both ways), nearest (backward; forward only in 2-D), bicubic (backward, and only when every
+# axis keeps its size); nearest-exact never. ember follows, so the same elements are read.
+
 def _resample_np(x, mode, out, align_corners, scales):
     n = len(out)
+    src = x
     for i in range(n - 1, -1, -1):            # the last axis first
         ax = x.ndim - n + i
+        if x.shape[ax] == out[i] and (mode == "linear" or mode == "nearest" and n == 2):
+            continue                          # Note [Same size]
         taps = _taps(mode, x.shape[ax], out[i], align_corners, scales[i], x.dtype)
         res = None
         for idx, w in taps:
@@ -105,14 +113,19 @@ def _resample_np(x, mode, out, align_corners, scales):
                 v *= w.astype(x.dtype).reshape((-1,) + (1,) * (x.ndim - 1 - ax))
             res = v if res is None else np.add(res, v, out=res)
         x = res
-    return x
+    return x.copy() if x is src else x
 
 
 def _resample_backward_np(g, mode, shape, align_corners, scales):
     """The adjoint of _resample_np: g (..., *out) summed back into `shape`."""
     n = len(scales)
+    src = g
+    if mode == "bicubic" and g.shape[-n:] == tuple(shape[-n:]):
+        return g.copy()                       # Note [Same size]
     for i in range(n):                        # the adjoint: the first axis first
         ax = g.ndim - n + i
+        if g.shape[ax] == shape[ax] and mode in ("linear", "nearest"):
+            continue                          # Note [Same size]
         taps = _taps(mode, shape[ax], g.shape[ax], align_corners, scales[i], g.dtype)
         res = None
         for idx, w in taps:
@@ -121,7 +134,7 @@ def _resample_backward_np(g, mode, shape, align_corners, scales):
             v = take_adjoint(g if w is None else g * w, idx, shape[ax], ax)
             res = v if res is None else np.add(res, v, out=res)
         g = res
-    return g
+    return g.copy() if g is src else g
 
 
 # ------------------------------------------------------------------ the ops and their nodes
@@ -135,14 +148,16 @@ class _UpsampleNode(Node):
     def _scales(self):
         return tuple(getattr(self, n) for n in self._scale_names)
 
+    def _align(self):
+        return getattr(self, "_saved_align_corners", None)   # (set for linear and cubic)
+
     def apply(self, grad):
         return upsample_backward(grad, self._mode, self._saved_self_sym_sizes,
-                                 self._saved_output_size, self._saved_align_corners,
-                                 self._scales()),
+                                 self._saved_output_size, self._align(), self._scales()),
 
     def np_apply(self, g):
-        return _resample_backward_np(g, self._mode, self._saved_self_sym_sizes,
-                                     self._saved_align_corners, self._scales()),
+        return _resample_backward_np(g, self._mode, self._saved_self_sym_sizes, self._align(),
+                                     self._scales()),
 
 
 class _UpsampleBackwardNode(Node):
@@ -151,9 +166,10 @@ class _UpsampleBackwardNode(Node):
     _mode = "nearest"
     _scale_names = ()
     _scales = _UpsampleNode._scales
+    _align = _UpsampleNode._align
 
     def apply(self, grad):
-        return upsample(grad, self._mode, self._saved_output_size, self._saved_align_corners,
+        return upsample(grad, self._mode, self._saved_output_size, self._align(),
                         self._scales()),
 
 
