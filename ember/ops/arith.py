@@ -9,12 +9,12 @@ import numpy as np
 
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, wrap_out, wrap_out2
+from ..autograd.graph import Node, link, wrap_out, wrap_out2, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, scalar_tensor, write_out)
-from ._views import inplace, inplace_source, _inplace_binary
+from ._views import inplace, inplace_source, inplace_binary
 from .logical import where
 
 
@@ -528,17 +528,6 @@ def _scalar_pow(base, exponent):
 # ---------------------------------------------------------------- remainder / fmod
 
 
-class NotImplementedBackward(Node):
-    """torch's NotImplemented node: ops whose derivative torch does not define."""
-    __slots__ = ("_op",)
-
-    def apply(self, grad):
-        raise RuntimeError(f"derivative for aten::{self._op} is not implemented")
-
-
-NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
-
-
 def _not_implemented(res, op, input, o):
     if _grad_needed(input, o) and res._data.dtype.kind in "fc":
         node = NotImplementedBackward()
@@ -673,12 +662,12 @@ def float_power_(self, exponent):
 # ---------------------------------------------------------------- in-place forms
 
 
-add_ = _inplace_binary(add)
-sub_ = subtract_ = _inplace_binary(sub)
-mul_ = multiply_ = _inplace_binary(mul)
-div_ = divide_ = true_divide_ = _inplace_binary(div)
-pow_ = _inplace_binary(pow)
-floor_divide_ = _inplace_binary(floor_divide)
+add_ = inplace_binary(add)
+sub_ = subtract_ = inplace_binary(sub)
+mul_ = multiply_ = inplace_binary(mul)
+div_ = divide_ = true_divide_ = inplace_binary(div)
+pow_ = inplace_binary(pow)
+floor_divide_ = inplace_binary(floor_divide)
 
 
 def neg_(self):
@@ -692,8 +681,8 @@ def reciprocal_(self):
     return inplace(self, reciprocal(inplace_source(self)))
 
 
-remainder_ = _inplace_binary(remainder)
-fmod_ = _inplace_binary(fmod)
+remainder_ = inplace_binary(remainder)
+fmod_ = inplace_binary(fmod)
 
 
 def _rsub(self, other):

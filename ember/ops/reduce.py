@@ -67,64 +67,15 @@ def _expand_to(grad, shape):
     return grad if tuple(grad.shape) == tuple(shape) else grad.expand(shape)
 
 
-def _index_grid(index, axis):
-    """Advanced-index tuple addressing `index` positions along `axis` (others: broadcast)."""
-    idx = []
-    for d, n in enumerate(index.shape):
-        if d == axis:
-            idx.append(index)
-        else:
-            sh = [1] * index.ndim
-            sh[d] = n
-            idx.append(np.arange(n).reshape(sh))
-    return tuple(idx)
-
-
-class GatherBackward0(Node):                 # gather(self, dim, index)
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_self_sym_sizes")
-
-    def apply(self, grad):
-        return _scatter_add(grad, self._saved_dim, self._saved_index,
-                            self._saved_self_sym_sizes, unique=False),
-
-
-def _gather(input, dim, index):
-    """Differentiable take_along_axis (the double backward of value-selecting reductions)."""
-    x = input._data
-    res = wrap(np.take_along_axis(x, index, dim) if x.ndim else x.copy())
-    if STATE.enabled and input._requires_grad:
-        node = GatherBackward0()
-        node._saved_dim, node._saved_index, node._saved_self_sym_sizes = dim, index, x.shape
-        link(res, node, input)
-    return res
-
-
-class ScatterAddBackward0(Node):             # zeros(sizes).scatter_add(dim, index, src)
-    __slots__ = ("_saved_dim", "_saved_index")
-
-    def apply(self, grad):
-        return _gather(grad, self._saved_dim, self._saved_index),
-
-
 def _scatter_add(src, dim, index, shape, unique=True):
-    """zeros(shape) with src added at `index` along `dim` (src.shape == index.shape);
-    unique: no index repeats within a slice, so a plain put suffices."""
-    s = src._data
-    if s.shape != index.shape:
-        s = np.broadcast_to(s, index.shape)
-    out = np.zeros(shape, dtype=s.dtype)
-    if len(shape) == 0:
-        out[...] = s
-    elif unique:
-        np.put_along_axis(out, index, s, dim)
-    else:
-        np.add.at(out, _index_grid(index, dim), s)
-    res = wrap(out)
-    if STATE.enabled and src._requires_grad:
-        node = ScatterAddBackward0()
-        node._saved_dim, node._saved_index = dim, index
-        link(res, node, src)
-    return res
+    """zeros(shape) with src put at `index` (a NumPy array) along `dim`: torch's scatter for
+    the gradient of a value-selecting reduction (unique: no index repeats along dim), else
+    scatter_add."""
+    idx = wrap(index)
+    if src._data.shape != index.shape:
+        src = src.expand(index.shape)
+    zeros = src.new_zeros(shape)
+    return zeros.scatter(dim, idx, src) if unique else zeros.scatter_add(dim, idx, src)
 
 
 def _select_backward(grad, dim, indices, keepdim, shape):

@@ -9,12 +9,12 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
 from ._views import inplace, inplace_source
-from .index import (_SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
+from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
 from .logical import where
 
@@ -65,14 +65,6 @@ class ScatterBackward1(Node):                # derivatives.yaml: scatter.value
         return scatter(grad, self._saved_dim, self._saved_index, 0),
 
 
-class _NoDerivative(Node):                   # torch's node for ops without a derivative
-    __slots__ = ("_what",)
-
-    def apply(self, grad):
-        raise RuntimeError(f"derivative for aten::{self._what} is not implemented")
-
-
-_NoDerivative.__name__ = _NoDerivative.__qualname__ = "NotImplemented"
 _REDUCE_AT = {"add": np.add, "multiply": np.multiply}
 
 
@@ -105,8 +97,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     res = wrap(r)
     if STATE.enabled and (input._requires_grad or (st is not None and st._requires_grad)):
         if reduce is not None:
-            node = _NoDerivative()
-            node._what = "scatter"
+            node = NotImplementedBackward()
+            node._op = "scatter"
             link(res, node, input, st)
         else:
             node = ScatterBackward0() if st is not None else ScatterBackward1()
@@ -499,7 +491,7 @@ def masked_fill(input, mask, value):
     else:
         if isinstance(value, complex) and x.dtype.kind != "c":
             raise RuntimeError("value cannot be converted to type "
-                               f"{_SCALAR_NAMES[x.dtype.name]} without overflow")
+                               f"{SCALAR_NAMES[x.dtype.name]} without overflow")
         v = np.asarray(value).astype(x.dtype)
     try:
         r = np.where(m, v, x)
