@@ -1,0 +1,10 @@
+"""torch.nn.modules: every layer class, re-exported by family."""
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import Identity, Linear, Bilinear
+from .flatten import Flatten, Unflatten
+from .sparse import Embedding, EmbeddingBag
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
+           "Embedding", "EmbeddingBag"]
