@@ -100,12 +100,14 @@ def _conv_np(x, w, stride, padding, dilation, groups, out=None):
     return res.reshape((n, o) + out)
 
 
-def _conv_grad_input(g, w, shape, stride, padding, dilation, groups):
-    """The adjoint of _conv_np in x: g (N, O, *out) -> (N, C, *S) for input shape `shape`."""
+def _conv_grad_input(g, w, shape, stride, padding, dilation, groups, rows=None):
+    """The adjoint of _conv_np in x: g (N, O, *out) -> (N, C, *S) for input shape `shape`
+    (rows: g as _out_rows gives it, if already made)."""
     n, c = shape[:2]
     out, kernel = g.shape[2:], w.shape[2:]
     bl = _batch_last(n, out)
-    rows = _out_rows(g, groups, bl)
+    if rows is None:
+        rows = _out_rows(g, groups, bl)
     wt = w.reshape(groups, w.shape[0] // groups, prod(w.shape[1:])).transpose(0, 2, 1)
     cols = np.matmul(wt, rows)
     sp = tuple(s + 2 * p for s, p in zip(shape[2:], padding))
@@ -118,18 +120,20 @@ def _conv_grad_input(g, w, shape, stride, padding, dilation, groups):
     return _unpadded(full, shape, padding, bl)
 
 
-def _conv_grad_weight(g, x, wshape, stride, padding, dilation, groups):
+def _conv_grad_weight(g, x, wshape, stride, padding, dilation, groups, rows=None):
     """The adjoint of _conv_np in w: g (N, O, *out), x (N, C, *S) -> wshape."""
     n = x.shape[0]
     out, kernel = g.shape[2:], wshape[2:]
     bl = _batch_last(n, out)
     cols = _im2col(x, kernel, stride, padding, dilation, out, groups, bl)
-    rows = _out_rows(g, groups, bl)
+    if rows is None:
+        rows = _out_rows(g, groups, bl)
+    # (cols @ rows^T, transposed after, is the faster order for BLAS on these shapes)
     if bl:
-        gw = np.matmul(rows, cols.transpose(0, 2, 1))
+        gw = np.matmul(cols, rows.transpose(0, 2, 1))
     else:
-        gw = np.matmul(rows, cols.transpose(0, 1, 3, 2)).sum(0)
-    return gw.reshape(wshape)
+        gw = np.matmul(cols, rows.transpose(0, 1, 3, 2)).sum(0)
+    return np.ascontiguousarray(gw.transpose(0, 2, 1)).reshape(wshape)
 
 
 def _forward_np(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
@@ -159,11 +163,12 @@ def _backward_np(g, x, w, stride, padding, dilation, transposed, groups, mask):
             gi = _conv_np(g, w, stride, padding, dilation, groups, x.shape[2:])
         if mask[1]:
             gw = _conv_grad_weight(x, g, w.shape, stride, padding, dilation, groups)
-    else:
+    elif mask[0] or mask[1]:
+        rows = _out_rows(g, groups, _batch_last(g.shape[0], g.shape[2:]))    # (shared)
         if mask[0]:
-            gi = _conv_grad_input(g, w, x.shape, stride, padding, dilation, groups)
+            gi = _conv_grad_input(g, w, x.shape, stride, padding, dilation, groups, rows)
         if mask[1]:
-            gw = _conv_grad_weight(g, x, w.shape, stride, padding, dilation, groups)
+            gw = _conv_grad_weight(g, x, w.shape, stride, padding, dilation, groups, rows)
     if mask[2]:
         gb = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
     return gi, gw, gb

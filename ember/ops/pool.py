@@ -45,18 +45,32 @@ def _pad_to(x, padding, out, kernel, stride, dilation, value):
 
 def _argmax_views(views):
     """The elementwise max over a list of equally shaped views and which view holds it:
-    torch's rule, the first largest, except that a NaN wins (the last NaN)."""
-    m = views[0] if len(views) == 1 else np.maximum(views[0], views[1])
-    for v in views[2:]:
-        np.maximum(m, v, out=m)
-    k = np.full(m.shape, len(views) - 1, np.int32)
-    for i in range(len(views) - 2, -1, -1):
-        k = np.where(views[i] == m, i, k)
-    if m.dtype.kind == "f" and np.isnan(m).any():
+    torch's rule, the first largest, except that a NaN wins (the last NaN). A tournament:
+    neighbours are compared pairwise, level by level (a tie keeps the earlier one)."""
+    kt = np.int8 if len(views) < 128 else np.int32
+    level = [(v, i) for i, v in enumerate(views)]      # (max so far, its view: int or array)
+    while len(level) > 1:
+        nxt = []
+        for j in range(0, len(level) - 1, 2):
+            (ma, ka), (mb, kb) = level[j], level[j + 1]
+            later = mb > ma
+            if type(ka) is int and kb == ka + 1 and kt is np.int8:
+                k = later.view(np.int8)                 # (a fresh array of 0 and 1)
+                if ka:
+                    k += kt(ka)
+            else:
+                k = np.where(later, kt(kb) if type(kb) is int else kb, ka)
+            nxt.append((np.maximum(ma, mb), k))
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level = nxt
+    m, k = level[0]
+    if type(k) is int:                                  # a single view
+        m, k = m.copy(), np.zeros(m.shape, kt)
+    # (a sum is NaN when some element is: a cheap test for the rare case)
+    if m.dtype.kind == "f" and np.isnan(np.add.reduce(m, axis=None)):
         for i, v in enumerate(views):
-            k = np.where(np.isnan(v), i, k)
-    if m is views[0]:
-        m = m.copy()
+            k = np.where(np.isnan(v), kt(i), k)
     return m, k
 
 
@@ -105,7 +119,8 @@ def _max_pool_np(x, kernel, stride, padding, dilation, ceil_mode, with_indices):
     offs = kh * dilation[0] * w + kw * dilation[1]
     rows = np.arange(out[0]) * stride[0] - padding[0]
     cols = np.arange(out[1]) * stride[1] - padding[1]
-    idx = offs[k] + (rows[:, None] * w + cols)
+    idx = np.take(offs, k)
+    idx += rows[:, None] * w + cols
     if (any(padding) or xp is not x) and m.size and (m == low).any():
         # every input element of such a window is the lowest value: torch keeps the first
         # element inside the input (its maximum starts there), not a padded position
