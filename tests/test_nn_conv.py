@@ -32,6 +32,8 @@ CASES = {
                       [randn(2, 4, 6, 5), randn(6, 2, 3, 3), randn(6)]),
     "conv2d_depthwise": (lambda L, x, w: F(L).conv2d(x, w, None, 2, 1, 1, 3),
                          [randn(2, 3, 7, 7), randn(3, 1, 3, 3)]),
+    "conv2d_depthwise_multiplier": (lambda L, x, w, b: F(L).conv2d(x, w, b, 1, (1, 2), 2, 3),
+                                    [randn(2, 3, 7, 6), randn(6, 1, 3, 2), randn(6)]),
     "conv2d_wide": (lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1),   # per-sample layout
                     [randn(2, 2, 5, 20), randn(3, 2, 3, 3), randn(3)]),
     "conv2d_batch1": (lambda L, x, w, b: F(L).conv2d(x, w, b), [randn(1, 2, 6, 6),
@@ -95,7 +97,7 @@ def test_float64(name):
         check(fn, *inputs, grad_inputs=grad_inputs)
 
 
-FLOAT32 = ["conv2d", "conv2d_groups", "conv2d_stride_pad_dil", "conv2d_wide", "conv1d",
+FLOAT32 = ["conv2d", "conv2d_groups", "conv2d_depthwise", "conv2d_stride_pad_dil", "conv2d_wide", "conv1d",
            "conv_transpose2d_all", "unfold", "fold"]
 
 
@@ -317,3 +319,50 @@ def test_error_leaves_inputs_unchanged():
         ember.nn.functional.conv2d(x, w)
     assert np.array_equal(x._data, before[0]) and np.array_equal(w._data, before[1])
     assert x.grad is None and w.grad is None
+
+
+# ------------------------------------------------------------------ the two passes agree
+# Each node's np_apply (backward without create_graph) and apply (the Tensor formulas that
+# create_graph records) give the same gradients, to the bit.
+
+def _pool_unpool(E, x):
+    y, i = E.nn.functional.max_pool2d(x, 2, return_indices=True)
+    return E.nn.functional.max_unpool2d(y * 2, i, 2)
+
+
+PASS_PROGRAMS = {
+    "conv2d": lambda E, x: E.nn.functional.conv2d(x, x[:4, :2, :3, :3], x[0, 0, 0, :4],
+                                                  padding=1, groups=2),
+    "conv2d_batch_last": lambda E, x: E.nn.functional.conv2d(x, x[:3, :4, :2, :2]),
+    "conv_transpose2d": lambda E, x: E.nn.functional.conv_transpose2d(
+        x, x[:4, :2, :3, :3], stride=2, output_padding=1),
+    "unfold_fold": lambda E, x: E.nn.functional.fold(
+        E.nn.functional.unfold(x, 2, padding=1) * 2, (6, 6), 2, padding=1),
+    "max_pool2d": lambda E, x: E.nn.functional.max_pool2d(x, 3, 2, 1),
+    "avg_pool2d": lambda E, x: E.nn.functional.avg_pool2d(x, 3, 2, 1, True, False),
+    "adaptive": lambda E, x: E.nn.functional.adaptive_avg_pool2d(x, (4, 3)) +
+    E.nn.functional.adaptive_max_pool2d(x, (4, 3)),
+    "max_unpool2d": _pool_unpool,
+    "pads": lambda E, x: E.nn.functional.pad(x, (2, 1, 1, 3), "reflect") +
+    E.nn.functional.pad(x, (2, 1, 1, 3), "replicate") + E.nn.functional.pad(x, (2, 1, 1, 3)),
+    "interpolate": lambda E, x: E.nn.functional.interpolate(x, scale_factor=1.5,
+                                                            mode="bicubic") +
+    E.nn.functional.interpolate(x, size=(9, 9), mode="bilinear") +
+    E.nn.functional.interpolate(x, size=(9, 9), mode="nearest-exact"),
+    "pixel_shuffle": lambda E, x: E.nn.functional.pixel_unshuffle(
+        E.nn.functional.pixel_shuffle(x, 2) * 3, 3),
+}
+
+
+@pytest.mark.parametrize("name", PASS_PROGRAMS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_array_pass_matches_tensor_pass(name, dtype):
+    xa = R.standard_normal((4, 4, 6, 6)).astype(dtype)
+    w = ember.tensor(R.standard_normal(PASS_PROGRAMS[name](ember, ember.tensor(xa)).shape)
+                     .astype(dtype))
+    program = PASS_PROGRAMS[name]
+    x = ember.tensor(xa, requires_grad=True)
+    (program(ember, x) * w).sum().backward()                              # the array pass
+    y = ember.tensor(xa, requires_grad=True)
+    g, = ember.autograd.grad((program(ember, y) * w).sum(), y, create_graph=True)
+    np.testing.assert_array_equal(x.grad.numpy(), g.detach().numpy())

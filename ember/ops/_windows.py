@@ -83,22 +83,66 @@ def check_tensor(value, fn, arg, pos):
 
 def take_adjoint(g, idx, n, axis):
     """The adjoint of np.take(x, idx, axis) for an x of length n along axis: every slice of
-    g added to the slice of x it was read from. Sorted by source (stable), so each source's
-    slices are summed by one np.add.reduceat in the order they were read."""
-    order = np.argsort(idx, kind="stable")
-    sidx = idx[order]
-    if np.any(order != np.arange(len(order))):
-        g = np.take(g, order, axis)
-    if not len(sidx):
-        shape = list(g.shape)
-        shape[axis] = n
-        return np.zeros(shape, g.dtype)
-    first = np.flatnonzero(np.concatenate(([True], sidx[1:] != sidx[:-1])))
-    sums = np.add.reduceat(g, first, axis=axis)
-    if len(first) == n:                   # every source read (sorted, so sidx[first] is 0..n-1)
-        return sums
+    g added to the slice of x it was read from, as whole-array adds of strided slices.
+
+    The positions are grouped by rank (a source's first reader, its second, ...): within a
+    rank each source is read once, so its slices can be added without collisions, in the
+    order they were read. Each rank splits into runs where positions and sources both step
+    evenly (a run is one strided slice of g added to one of x): few runs for the maps of
+    pads and interpolation. Irregular maps (many runs) fall back to indexed adds."""
+    axis %= g.ndim
+    pre = (slice(None),) * axis
     shape = list(g.shape)
     shape[axis] = n
-    out = np.zeros(shape, g.dtype)
-    out[(slice(None),) * (axis % g.ndim) + (sidx[first],)] = sums
+    m = len(idx)
+    if not m:
+        return np.zeros(shape, g.dtype)
+    order = np.argsort(idx, kind="stable")
+    s = idx[order]
+    new = np.concatenate(([True], s[1:] != s[:-1]))
+    rank = np.empty(m, np.int64)
+    rank[order] = np.arange(m) - np.maximum.accumulate(np.where(new, np.arange(m), 0))
+    out = None
+    for t in range(int(rank.max()) + 1):
+        pos = np.flatnonzero(rank == t)
+        src = idx[pos]
+        runs = _runs(pos, src)
+        if out is None:
+            if len(runs) == 1 and len(src) == n and src[0] == 0 and src[-1] == n - 1:
+                out = np.array(g[pre + (runs[0][0],)])      # rank 0 covers x in order
+                continue
+            out = np.zeros(shape, g.dtype)
+        if len(runs) <= _MAX_RUNS:
+            for ps, ss in runs:
+                out[pre + (ss,)] += g[pre + (ps,)]
+        else:
+            out[pre + (src,)] += np.take(g, pos, axis)
     return out
+
+
+_MAX_RUNS = 16
+
+
+def _runs(pos, src):
+    """pos (ascending) and src split into runs that step evenly in both: (slice of positions,
+    slice of sources) pairs; more than _MAX_RUNS runs are not listed (an irregular map)."""
+    out, i, m = [], 0, len(pos)
+    while i < m:
+        if len(out) == _MAX_RUNS:
+            return out + [None]
+        e = i + 1
+        if e < m:
+            dp, ds = pos[e] - pos[i], src[e] - src[i]
+            while e + 1 < m and pos[e + 1] - pos[e] == dp and src[e + 1] - src[e] == ds:
+                e += 1
+            e += 1
+        else:
+            dp = ds = 1
+        out.append((_slice(pos[i], pos[e - 1], dp), _slice(src[i], src[e - 1], ds)))
+        i = e
+    return out
+
+
+def _slice(first, last, step):
+    stop = int(last + step)
+    return slice(int(first), stop if stop >= 0 else None, int(step))

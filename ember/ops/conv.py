@@ -21,7 +21,7 @@ from ..autograd.graph import Node, link, init_node, use   # (init_node, use: nod
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs
-from ._windows import windows, add_windows, int_tuple, invalid_arguments
+from ._windows import windows, add_windows, offsets, int_tuple, invalid_arguments
 from .pad import constant_pad_nd
 
 
@@ -105,6 +105,8 @@ def _conv_grad_input(g, w, shape, stride, padding, dilation, groups, rows=None):
     (rows: g as _out_rows gives it, if already made)."""
     n, c = shape[:2]
     out, kernel = g.shape[2:], w.shape[2:]
+    if c == groups > 1:
+        return _depthwise_grad_input(g, w, shape, stride, padding, dilation, groups)
     bl = _batch_last(n, out)
     if rows is None:
         rows = _out_rows(g, groups, bl)
@@ -118,6 +120,24 @@ def _conv_grad_input(g, w, shape, stride, padding, dilation, groups, rows=None):
         full = add_windows(cols.reshape((n, c) + kernel + out), (n, c) + sp, 2, kernel,
                            stride, dilation, out)
     return _unpadded(full, shape, padding, bl)
+
+
+def _depthwise_grad_input(g, w, shape, stride, padding, dilation, groups):
+    """_conv_grad_input for one input channel per group: the product's inner dimension is
+    the few outputs of a channel, too small for BLAS, so each kernel offset adds its
+    weighted gradient into the input directly."""
+    n, c = shape[:2]
+    out, kernel = g.shape[2:], w.shape[2:]
+    m = w.shape[0] // groups
+    g = g.reshape((n, c, m) + out)
+    w = w.reshape((c, m) + tuple(kernel))
+    full = np.zeros((n, c) + tuple(s + 2 * p for s, p in zip(shape[2:], padding)), g.dtype)
+    tail = (None,) * len(out)
+    for k, sl in offsets(kernel, stride, dilation, out):
+        wk = w[(slice(None), slice(None)) + k][(slice(None), slice(None)) + tail]
+        term = g * wk if m > 1 else g[:, :, 0] * wk[:, 0]
+        full[(slice(None), slice(None)) + sl] += term.sum(2) if m > 1 else term
+    return _unpadded(full, shape, padding, False)
 
 
 def _conv_grad_weight(g, x, wshape, stride, padding, dilation, groups, rows=None):

@@ -7,7 +7,6 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs
 from ._windows import take_adjoint
