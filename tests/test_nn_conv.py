@@ -120,6 +120,23 @@ def test_integer_conv():
           R.integers(-5, 5, (2, 2, 5, 5)), R.integers(-3, 3, (3, 2, 2, 2)), grad=False)
 
 
+def crandn(*shape):
+    return R.standard_normal(shape) + 1j * R.standard_normal(shape)
+
+
+def test_complex():
+    """Complex convolutions are three real ones, as torch composes them (Gauss's trick)."""
+    with warnings.catch_warnings():
+        # (ember's engine warns when it casts a complex gradient for a real input: to fix there)
+        warnings.simplefilter("ignore")
+        check(lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1), crandn(2, 2, 4, 4),
+              crandn(3, 2, 3, 3), crandn(3), grad=False)
+        check(lambda L, x, w, b: (F(L).conv2d(x, w, b, stride=2).abs() ** 2).sum(),
+              crandn(2, 2, 5, 4), crandn(3, 2, 3, 3), crandn(3))
+        check(lambda L, x, w: F(L).conv_transpose1d(x, w, stride=2).abs().sum(),
+              crandn(2, 2, 3), crandn(2, 3, 3))
+
+
 # ------------------------------------------------------------------ second order
 
 def _names(t, depth=2):

@@ -21,6 +21,7 @@ from ..autograd.graph import Node, link, init_node, use   # (init_node, use: nod
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs
+from .complex import view_as_real
 from ._windows import windows, add_windows, offsets, int_tuple, invalid_arguments
 from .pad import constant_pad_nd
 
@@ -252,6 +253,9 @@ class ConvolutionBackwardBackward0(Node):    # derivatives.yaml: convolution_bac
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
     """torch.convolution on checked arguments (tuples of ints of the spatial rank)."""
+    if input._data.dtype.kind == "c":
+        return _complex_convolution(input, weight, bias, stride, padding, dilation, transposed,
+                                    output_padding, groups)
     b = None if bias is None else bias._data
     res = wrap(_forward_np(input._data, weight._data, b, stride, padding, dilation,
                            transposed, output_padding, groups))
@@ -265,6 +269,21 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         node._saved_output_padding, node._saved_groups = output_padding, groups
         link(res, node, input, weight, bias)
     return res
+
+
+def _complex_convolution(input, weight, bias, *args):
+    """A complex convolution from three real ones, as torch composes it (Gauss's trick):
+    a = x_r * w_r + b_r, b = x_i * w_i, c = (x_r + x_i) * (w_r + w_i) + (b_r + b_i);
+    result (a - b) + (c - a - b) i."""
+    xr, xi = (view_as_real(input).select(-1, i) for i in (0, 1))
+    wr, wi = (view_as_real(weight).select(-1, i) for i in (0, 1))
+    br = bi = None
+    if bias is not None:
+        br, bi = (view_as_real(bias).select(-1, i) for i in (0, 1))
+    a = convolution(xr, wr, br, *args)
+    b = convolution(xi, wi, None, *args)
+    c = convolution(xr + xi, wr + wi, None if bias is None else br + bi, *args)
+    return (a - b) + (c - a - b) * 1j
 
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
