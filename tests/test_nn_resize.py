@@ -54,6 +54,9 @@ PAD_CASES = {
     "circular_3d": (_pad((1, 1, 0, 1, 1, 0), "circular"), randn(1, 2, 3, 3, 3)),
     "circular_negative": (_pad((-1, 2, 1, -2), "circular"), randn(2, 3, 4, 4)),
     "circular_negative_left": (_pad((2, -1), "circular"), randn(2, 3, 4)),
+    "circular_crop": (_pad((-1, -2), "circular"), randn(2, 3, 5)),
+    "circular_crop_2d": (_pad((-1, 0, -2, -1), "circular"), randn(2, 3, 4, 5)),
+    "circular_to_empty": (_pad((-1, -3, -3, 1), "circular"), randn(2, 2, 2, 9)),
 }
 
 INTERP_CASES = {
@@ -63,6 +66,9 @@ INTERP_CASES = {
     "nearest_2d_same_size": (_interp(scale_factor=(1.03, 1.5)), randn(1, 2, 4, 4)),
     "nearest_3d": (_interp(scale_factor=(2, 1.5, 0.5)), randn(1, 2, 3, 4, 4)),
     "nearest_1d_same_size": (_interp(scale_factor=1.2), randn(1, 2, 4)),
+    "nearest_2d_double": (_interp(scale_factor=(2.07, 1.3)), randn(1, 2, 3, 4)),
+    "nearest_1d_double": (_interp(scale_factor=2.07), randn(1, 2, 3)),
+    "nearest_3d_double": (_interp(scale_factor=(2.07, 1, 2.2)), randn(1, 1, 3, 2, 3)),
     "nearest_recompute": (_interp(scale_factor=1.7, recompute_scale_factor=True),
                           randn(2, 3, 5, 5)),
     "nearest_exact_2d": (_interp(scale_factor=(1.7, 0.6), mode="nearest-exact"),

@@ -244,14 +244,13 @@ _OVERLAP = ("unsupported operation: some elements of the input tensor and the wr
 
 
 def _pad_circular(input, pad):
-    """Circular padding as torch composes it: the (cropped) input copied into an empty
-    tensor, then, one padded dim at a time (the last first), each side filled by copying
-    the slice of the output that wraps around to it."""
+    """Circular padding as torch composes it: the (cropped) input copied into a narrowed
+    view of an empty tensor, then, one padded dim at a time (the last first), each side
+    filled by copying the narrowed slice of the output that wraps around to it."""
     x = input._data
     n = len(pad) // 2
     shape = list(x.shape)
     src = input
-    dst = [slice(None)] * x.ndim
     for i in range(n):
         d = x.ndim - 1 - i
         lo, hi = pad[2 * i], pad[2 * i + 1]
@@ -259,25 +258,33 @@ def _pad_circular(input, pad):
         if lo > size or hi > size:
             raise RuntimeError("Padding value causes wrapping around more than once.")
         shape[d] = size + lo + hi
-        src = src.narrow(d, max(-lo, 0), size - max(-lo, 0) - max(-hi, 0))
-        dst[d] = slice(max(lo, 0), shape[d] - max(hi, 0))
+        if shape[d] < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        start = min(max(-lo, 0), size)
+        src = src.narrow(d, start, max(size - start - max(-hi, 0), 0))
     out = wrap(np.empty(shape, x.dtype))
-    out[tuple(dst)] = src
+    dst = out
+    for i in range(n):
+        d = x.ndim - 1 - i
+        lo = pad[2 * i]
+        dst = dst.narrow(d, max(lo, 0), src._data.shape[d])
+    dst.copy_(src)
+    if 0 in shape:
+        return out
     for i in range(n):
         d = x.ndim - 1 - i
         lo, hi = pad[2 * i], pad[2 * i + 1]
         m = shape[d]
-        pre = (slice(None),) * d
         if lo > 0:
             start = m - lo - max(hi, 0)
             if start < lo:
                 raise RuntimeError(_OVERLAP)
-            out[pre + (slice(0, lo),)] = out[pre + (slice(start, start + lo),)]
+            out.narrow(d, 0, lo).copy_(out.narrow(d, start, lo))
         if hi > 0:
             start = max(lo, 0)
             if start + hi > m - hi:
                 raise RuntimeError(_OVERLAP)
-            out[pre + (slice(m - hi, m),)] = out[pre + (slice(start, start + hi),)]
+            out.narrow(d, m - hi, hi).copy_(out.narrow(d, start, hi))
     return out
 
 

@@ -80,8 +80,15 @@ def _plane_scatter(g, indices, size):
     lead = g.shape[:indices.ndim - 2]
     planes = int(np.prod(lead, dtype=np.int64))
     res = np.zeros(planes * size, g.dtype)
-    flat = indices.reshape(planes, indices.shape[-2] * indices.shape[-1]) + \
-        (np.arange(planes) * size)[:, None]
+    idx = indices.reshape(planes, indices.shape[-2] * indices.shape[-1])
+    g = g.reshape(idx.shape)
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        # a max pool window entirely in the padding (possible with dilation) has an index
+        # outside its plane, as in torch (whose backward then writes out of bounds): its
+        # gradient reaches no input element
+        keep = (idx >= 0) & (idx < size)
+        idx, g = np.where(keep, idx, 0), np.where(keep, g, 0)
+    flat = idx + (np.arange(planes) * size)[:, None]
     np.add.at(res, flat.reshape(-1), g.reshape(-1))
     return res.reshape(lead + (size,))
 
@@ -500,6 +507,7 @@ class AdaptiveAvgPool2DBackward0(Node):      # derivatives.yaml: _adaptive_avg_p
         return adaptive_avg_pool_backward(grad, self._saved_self, self._n),
 
     def np_apply(self, g):
+        _check_grad_output(g, self._n)
         return _adaptive_avg_backward_np(g, self._saved_self._data.shape, self._n),
 
 
@@ -536,8 +544,17 @@ def adaptive_avg_pool_op(input, output_size):
     return res
 
 
+def _check_grad_output(g, n):
+    for d in range(1 if g.ndim == n + 1 else 2, g.ndim):
+        if g.shape[d] == 0:
+            raise RuntimeError(f"adaptive_avg_pool{n}d_backward(): Expected grad_output to have "
+                               f"non-zero size for non-batch dimensions, but grad_output has "
+                               f"sizes {list(g.shape)} with dimension {d} being empty")
+
+
 def adaptive_avg_pool_backward(grad, input, n):
     """The gradient of adaptive_avg_pool2d / 3d as an op (differentiable in grad)."""
+    _check_grad_output(grad._data, n)
     res = wrap(_adaptive_avg_backward_np(grad._data, input._data.shape, n))
     if STATE.enabled and (grad._requires_grad or input._requires_grad):
         node = (AdaptiveAvgPool2DBackwardBackward0 if n == 2 else

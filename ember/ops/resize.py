@@ -22,11 +22,18 @@ from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 # ------------------------------------------------------------------ source indices, weights
 
-def _nearest_taps(n_in, n_out, scale, exact):
+def _nearest_taps(n_in, n_out, scale, exact, shortcuts):
     """torch's nearest source index: floor(dst * s) (nearest-exact: floor((dst + .5) * s)),
-    s = 1/scale_factor if given else n_in/n_out, in float32."""
-    s = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+    s = 1/scale_factor if given else n_in/n_out, in float32. shortcuts: torch's nearest_idx,
+    which copies an axis that keeps its size and halves dst for an axis that doubles
+    (Note [Same size])."""
     d = np.arange(n_out)
+    if shortcuts and not exact:
+        if n_out == n_in:
+            return [(d, None)]
+        if n_out == 2 * n_in:
+            return [(d >> 1, None)]
+    s = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
     if exact:
         src = np.floor(((d + 0.5) * np.float64(s)).astype(np.float32))
     else:
@@ -81,30 +88,31 @@ def _cubic_taps(n_in, n_out, align_corners, scale, dtype):
             for k, w in zip((-1, 0, 1, 2), (w0, w1, w2, w3))]
 
 
-def _taps(mode, n_in, n_out, align_corners, scale, dtype):
+def _taps(mode, n_in, n_out, align_corners, scale, dtype, shortcuts=False):
     if mode == "nearest":
-        return _nearest_taps(n_in, n_out, scale, False)
+        return _nearest_taps(n_in, n_out, scale, False, shortcuts)
     if mode == "nearest-exact":
-        return _nearest_taps(n_in, n_out, scale, True)
+        return _nearest_taps(n_in, n_out, scale, True, shortcuts)
     calc = dtype if dtype.kind == "f" and dtype.itemsize >= 4 else np.dtype(np.float32)
     if mode == "bicubic":
         return _cubic_taps(n_in, n_out, align_corners, scale, calc)
     return _linear_taps(n_in, n_out, align_corners, scale, calc)
 
 
-# Note [Same size]: where an axis keeps its size, torch's kernels copy it instead of
-# resampling with the given scale factor, for some modes and directions only: linear
-# (both ways), nearest (backward; forward only in 2-D), bicubic (backward, and only when every
-# axis keeps its size); nearest-exact never. ember follows, so the same elements are read.
+# Note [Same size]: torch's kernels do not always resample with the given scale factor:
+# linear modes copy an axis that keeps its size (both ways); nearest uses nearest_idx, which
+# copies such an axis and halves the index of one that doubles, in the backward always but in
+# the forward only in 2-D; bicubic copies the gradient back when every axis keeps its size;
+# nearest-exact never. ember follows, so the same elements are read.
 
 def _resample_np(x, mode, out, align_corners, scales):
     n = len(out)
     src = x
     for i in range(n - 1, -1, -1):            # the last axis first
         ax = x.ndim - n + i
-        if x.shape[ax] == out[i] and (mode == "linear" or mode == "nearest" and n == 2):
+        if x.shape[ax] == out[i] and mode == "linear":
             continue                          # Note [Same size]
-        taps = _taps(mode, x.shape[ax], out[i], align_corners, scales[i], x.dtype)
+        taps = _taps(mode, x.shape[ax], out[i], align_corners, scales[i], x.dtype, n == 2)
         res = None
         for idx, w in taps:
             v = np.take(x, idx, ax)
@@ -125,7 +133,7 @@ def _resample_backward_np(g, mode, shape, align_corners, scales):
         ax = g.ndim - n + i
         if g.shape[ax] == shape[ax] and mode in ("linear", "nearest"):
             continue                          # Note [Same size]
-        taps = _taps(mode, shape[ax], g.shape[ax], align_corners, scales[i], g.dtype)
+        taps = _taps(mode, shape[ax], g.shape[ax], align_corners, scales[i], g.dtype, True)
         res = None
         for idx, w in taps:
             if w is not None:
