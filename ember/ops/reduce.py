@@ -15,7 +15,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
-from ._args import (spread_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
+from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, conj_if_complex, broadcast_error)
 from .binary import maximum, minimum
 from .join import cat
@@ -100,6 +100,8 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
         mask |= np.isnan(xa) & np.isnan(r)
     count = mask.sum(axis=dims if x._data.ndim else None, keepdims=True)
     g = _unsqueeze_dims(grad, dims, keepdim)
+    if nan_match:       # torch selects: a NaN gradient reaches only the selected elements
+        return where(wrap(mask), g / _const(count, g), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return g * _const(mask / count, g)
 
@@ -131,8 +133,10 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
     def apply(self, grad):
         return grad.expand(self._saved_self_sym_sizes),
 
-    def np_apply(self, g):                  # the scalar gradient, spread
-        return spread_scalar(g, self._saved_self_sym_sizes),
+    def np_apply(self, g):
+        # the scalar gradient as a zero-stride view, the same array expand gives apply (a
+        # node downstream may round differently on another memory layout)
+        return expand_scalar(g, self._saved_self_sym_sizes),
 
 
 class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
@@ -210,8 +214,8 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
     def np_apply(self, g):
         n = self._saved_self_sym_numel
         if n and g.dtype.kind == "f" and not g.ndim:
-            # divide the scalar once, then spread it (the same value per element)
-            return spread_scalar(g / scalar_array(n, g.dtype), self._saved_self_sym_sizes),
+            # divide the scalar once, then fill (the same values as apply's quotient)
+            return fill_scalar(g / scalar_array(n, g.dtype), self._saved_self_sym_sizes),
         return Node.np_apply(self, g)
 
 
