@@ -1031,3 +1031,15 @@ def test_parameter_dict():
 ])
 def test_parameter_dict_errors(call):
     check_error(lambda L: call(L, L.nn.ParameterDict({"a": L.ones(1)})), match_message=True)
+
+
+def test_unpickled_hooks_run_in_a_process_without_hooks(monkeypatch):
+    # Note [Hooks in use]: a module carrying hooks turns the hook path on when unpickled
+    m = EmberPicklable()
+    m.register_forward_pre_hook(_double_input)
+    data = pickle.dumps(m)
+    mm = ember.nn.modules.module
+    monkeypatch.setattr(mm, "_hooks_in_use", False)
+    p = pickle.loads(data)
+    x = ember.ones(1, 2)
+    np.testing.assert_array_equal(p(x)._data, (p.lin(x * 2) + p.b)._data)
