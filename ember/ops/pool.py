@@ -67,8 +67,12 @@ def _argmax_views(views):
     m, k = level[0]
     if type(k) is int:                                  # a single view
         m, k = m.copy(), np.zeros(m.shape, kt)
-    # (a sum is NaN when some element is: a cheap test for the rare case)
-    if m.dtype.kind == "f" and np.isnan(np.add.reduce(m, axis=None)):
+    # (a sum is NaN when some element is: a cheap test for the rare case; inf - inf or an
+    # overflow only send it down the exact path)
+    if m.dtype.kind == "f":
+        with np.errstate(invalid="ignore", over="ignore"):
+            nan = np.isnan(np.add.reduce(m, axis=None))
+    if m.dtype.kind == "f" and nan:
         for i, v in enumerate(views):
             k = np.where(np.isnan(v), kt(i), k)
     return m, k
@@ -100,7 +104,7 @@ def _plane_gather(x, indices):
                               -1).reshape(indices.shape)
 
 
-def _dims_check(x, fn):
+def _dims_check(x):
     if x.ndim not in (3, 4) or 0 in x.shape[-3:]:
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
                            f"size for input, but got:{list(x.shape)}")
@@ -238,7 +242,7 @@ def _pool_checks(x, kernel, stride, padding, dilation, ceil_mode):
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
-    _dims_check(x, None)
+    _dims_check(x)
     out = [_pool_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
            zip(x.shape[-2:], kernel, st, padding, dilation)]
     if any(o < 1 for o in out):
