@@ -13,8 +13,11 @@ from .module import Module
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d"]
 
-_PADDING_STRINGS = {"valid", "same"}
-_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+# The sets torch's messages print. A set literal of constants is compiled into a frozenset
+# whose element order depends on the hash seed of the process that compiled it; built from a
+# tuple in this order, the set iterates (and prints) in torch's order under any hash seed.
+_PADDING_STRINGS = set(frozenset(("same", "valid")))
+_PADDING_MODES = set(frozenset(("zeros", "reflect", "circular", "replicate")))
 
 
 def _ntuple(v, n):
