@@ -755,6 +755,20 @@ def test_non_full_backward_hook():
     same(prog)
 
 
+def test_full_backward_pre_hook_alone():
+    def prog(L):
+        log = []
+        m = fill(L, L.nn.Linear(2, 2))
+        m.register_full_backward_pre_hook(lambda mod, gout: log.append(_grads(gout)))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m(L.ones(1, 2)).sum().backward()
+            x = L.ones(1, 2, requires_grad=True)
+            m(x).sum().backward()
+        return [log, [str(x.message) for x in w], x.grad, m.weight.grad]
+    same(prog)
+
+
 def test_full_backward_hook_errors():
     def prog(L):
         m = L.nn.Linear(2, 2)

@@ -14,7 +14,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
 from ...autograd.graph import sum_to
 from ...ops._views import mark_written
-from ...tensor import Tensor, device as _device, wrap
+from ...tensor import Tensor, device as _device
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter, buffer_persistent
 
@@ -285,8 +285,6 @@ class _BackwardHook:
     def setup_input_hook(self, args):
         def hook(grads):
             return self._input_hook(grads)
-        if not self.user_hooks:
-            return args
         self.n_inputs = len(args)
         new, index = self._wrap(args, hook)
         self.input_tensors_index = index
