@@ -258,6 +258,19 @@ def test_default_init(make, monkeypatch):
     assert m.weight.requires_grad and m.weight.dtype == ember.float32
 
 
+@pytest.mark.parametrize("make", [
+    lambda L: L.nn.Conv2d(1, 6, 5), lambda L: L.nn.Conv1d(4, 8, 3, groups=2),
+    lambda L: L.nn.ConvTranspose2d(6, 4, 3, groups=2), lambda L: L.nn.Conv3d(2, 3, 2, bias=False),
+    lambda L: L.nn.ConvTranspose1d(2, 3, 3, dtype=L.float64)])
+def test_default_init_matches_torch_stream(make):
+    """With ember's random streams equal to torch's, the same seed gives the same weights."""
+    torch.manual_seed(7)
+    ember.manual_seed(7)
+    t, e = make(torch), make(ember)
+    for (n, tp), (_, ep) in zip(t.named_parameters(), e.named_parameters()):
+        assert np.array_equal(tp.detach().numpy(), ep._data), n
+
+
 def test_dtype_and_device_arguments():
     m = ember.nn.Conv2d(1, 2, 3, dtype=ember.float64)
     assert m.weight.dtype == ember.float64 and m.bias.dtype == ember.float64
