@@ -1,6 +1,7 @@
 """Padding: constant (any number of trailing dims; negative pads crop), reflect and replicate
-(1-3 trailing dims: one gather per padded axis, its adjoint one sorted segment-sum per axis)
-and circular (composed of slices and copies, as torch composes it), with F.pad's front end."""
+(1-3 trailing dims: one gather per padded axis; its adjoint, per axis, a few adds of strided
+slices: take_adjoint) and circular (composed of slices and copies, as torch composes it), with
+F.pad's front end."""
 __all__ = ["constant_pad_nd"]
 
 import numpy as np

@@ -3,8 +3,8 @@
 
 Every interpolation is separable: along each spatial axis (the last first, the order in
 which torch's kernels combine them) the output is a weighted sum of a few gathers of the
-input (1 tap for nearest, 2 for linear, 4 for cubic), and its adjoint a segment-sum of the
-gradient back to the taps' sources. The source indices and weights follow torch's float
+input (1 tap for nearest, 2 for linear, 4 for cubic), and its adjoint adds the weighted
+gradient back to the taps' sources (take_adjoint: a few adds of strided slices). The source indices and weights follow torch's float
 arithmetic (the scale in float32 for nearest, in the input's precision for the others), so
 the same input elements are read."""
 import math
