@@ -3,6 +3,9 @@ two dims, max unpooling, and the 1-D forms (a 2-D pool on an unsqueezed input, a
 them). Each pool is a loop over the kernel offsets of whole-array operations on strided views
 (no loop over pixels); the max pools' backward scatters through the saved flat indices with one
 np.add.at. Each backward is an op of its own whose node names torch's double backward."""
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
+           "adaptive_max_pool1d"]     # (torch's top-level names; the rest: F.* only)
+
 import numpy as np
 
 from ..autograd.grad_mode import STATE

@@ -7,6 +7,8 @@ input (1 tap for nearest, 2 for linear, 4 for cubic), and its adjoint adds the w
 gradient back to the taps' sources (take_adjoint: a few adds of strided slices). The source indices and weights follow torch's float
 arithmetic (the scale in float32 for nearest, in the input's precision for the others), so
 the same input elements are read."""
+__all__ = ["pixel_shuffle", "pixel_unshuffle"]     # (torch's top-level names; the rest: F.*)
+
 import math
 import warnings
 
