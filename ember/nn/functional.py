@@ -9,12 +9,19 @@ from ..autograd.grad_mode import no_grad
 from ..ops import activation as _act
 from ..ops import distance as _dist
 from ..ops import dropout as _drop
+from ..ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+                        conv_transpose3d, unfold, fold)
 from ..ops.embedding import embedding as _embedding, embedding_bag as _embedding_bag
 from ..ops.embedding import embedding_renorm_ as _embedding_renorm_
 from ..ops import loss as _loss
 from ..ops import normalization as _norm
 from ..ops.matmul import addmm, matmul
+from ..ops.pad import pad
+from ..ops.pool import (max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive_avg_pool1d,
+                        adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+                        adaptive_max_pool2d, max_unpool1d, max_unpool2d)
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
+from ..ops.resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample_fn as _upsample
 from ..ops.trilinear import trilinear_bilinear as _trilinear_bilinear
 from ..ops import unary as _unary
 from ..ops.unary import tanh, sigmoid
@@ -36,6 +43,14 @@ __all__ = ["linear", "softmax", "log_softmax", "bilinear", "embedding", "embeddi
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "ctc_loss"]
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+            "conv_transpose3d", "unfold", "fold", "pad", "max_pool1d", "max_pool2d",
+            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
+            "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",
+            "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
+            "pixel_unshuffle"]
 
 
 # ---------------------------------------------------------------- linear
@@ -689,3 +704,37 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         padding_idx += n
     return _embedding_bag(weight, input, offsets, scale_grad_by_freq, modes[mode], sparse,
                           per_sample_weights, include_last_offset, padding_idx)
+
+
+# ---- conv: convolution, pooling, padding, upsampling, fold/unfold, pixel shuffle
+# (the ops and their checks live in ember/ops/conv.py, pool.py, pad.py, resize.py; these are
+# torch.nn.functional's aliases and deprecated forms)
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return _upsample(input, size, scale_factor, mode, align_corners, "upsample")
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return _upsample(input, size, scale_factor, "nearest", None, "upsample_nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return _upsample(input, size, scale_factor, "bilinear", True, "upsample_bilinear")
