@@ -148,6 +148,24 @@ class UnsafeViewBackward0(Node):             # derivatives.yaml: _unsafe_view
         return grad.reshape(self._saved_self_sym_sizes),
 
 
+def _unsafe_view(input, shape):
+    """torch's _unsafe_view: input's elements in a new shape, recorded as a new tensor rather
+    than a view (input is a fresh intermediate, e.g. a product, that nothing else holds)."""
+    res = wrap(np.reshape(input._data, shape))
+    if STATE.enabled and input._requires_grad:
+        node = UnsafeViewBackward0()
+        node._saved_self_sym_sizes = input._data.shape
+        link(res, node, input)
+    return res
+
+
+class ReshapeAliasBackward0(Node):           # derivatives.yaml: _reshape_alias
+    __slots__ = ("_saved_self_sym_sizes",)
+
+    def apply(self, grad):
+        return grad.reshape(self._saved_self_sym_sizes),
+
+
 def reshape(input, *shape, **kwargs):
     if "shape" in kwargs:
         shape = (kwargs.pop("shape"),)
@@ -160,16 +178,19 @@ def reshape(input, *shape, **kwargs):
     except ValueError:
         # not viewable: torch copies (clone) and then views the copy without sharing
         return _reshape_copy(input.clone(), shape)
-    return _view_result(input, r)
+    if x.flags.c_contiguous:
+        return _view_result(input, r)
+    # viewable but not contiguous: torch's reshape records _reshape_alias, not view
+    res = make_view(wrap(r), input)
+    if STATE.enabled and input._requires_grad:
+        node = ReshapeAliasBackward0()
+        node._saved_self_sym_sizes = x.shape
+        link(res, node, input)
+    return res
 
 
 def _reshape_copy(copied, shape):
-    res = wrap(np.reshape(copied._data, shape))
-    if STATE.enabled and copied._requires_grad:
-        node = UnsafeViewBackward0()
-        node._saved_self_sym_sizes = copied._data.shape
-        link(res, node, copied)
-    return res
+    return _unsafe_view(copied, shape)
 
 
 def view_as(input, other):
@@ -495,10 +516,13 @@ def expand(input, *sizes, size=None, implicit=False):
     if target == x.shape:
         r = x.view()
     else:
-        r = np.broadcast_to(x, target)
-        if not any(s == 0 and n > 1 for n, s in zip(target, r.strides)):
-            # expanded only along size-1 dims: no element is shared, so it stays writable
-            r = np.lib.stride_tricks.as_strided(x, target, r.strides)
+        # torch's strides: 0 along the expanded dims, the input's own elsewhere (NumPy's
+        # broadcast_to would give 0 to every size-1 dim; matmul's fold test reads them)
+        st = (0,) * lead + tuple(0 if n != s else d for n, s, d in
+                                 zip(x.shape, target[lead:], x.strides))
+        # expanded only along size-1 dims: no element is shared, so it stays writable
+        shared = any(d == 0 and n > 1 for n, d in zip(target, st))
+        r = np.lib.stride_tricks.as_strided(x, target, st, writeable=not shared)
     res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad:
         node = ExpandBackward0()
