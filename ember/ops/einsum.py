@@ -20,23 +20,85 @@ _LETTER = 256      # label of letter c: _LETTER + ord(c); the dims under '...' a
 
 # ---------------------------------------------------------------- parsing
 
+def _invalid(i):
+    return RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                        f"subscripts must be in [a-zA-Z]")
+
+
+def _ellipsis_at(equation, i, found, what):
+    """Check the '.' at equation[i] starts an ellipsis, the first of its term."""
+    if found:
+        raise RuntimeError(f"einsum(): found '.' for {what} for which an ellipsis was already "
+                           f"found" if what != "output" else
+                           "einsum(): found '.' for output but an ellipsis (...) was already "
+                           "found")
+    if equation[i:i + 3] != "...":
+        raise RuntimeError(f"einsum(): found '.' for {what} that is not part of any ellipsis"
+                           + (" (...)" if what == "output" else ""))
+
+
+def _terms(equation, stop):
+    """The operands' terms in equation[:stop]: text of letters, with "..." where the ellipsis
+    is; spaces are ignored, errors name the index in the whole equation."""
+    terms, cur, i = [], "", 0
+    while i < stop:
+        c = equation[i]
+        if c == ".":
+            _ellipsis_at(equation, i, "..." in cur, f"operand {len(terms)}")
+            cur += "..."
+            i += 3
+            continue
+        if c == ",":
+            terms.append(cur)
+            cur = ""
+        elif c in _LETTERS:
+            cur += c
+        elif c != " ":
+            raise _invalid(i)
+        i += 1
+    return terms + [cur]
+
+
+def _output(equation, start, ell_nd, seen):
+    """The output's labels from equation[start:], checked left to right as torch does."""
+    out, found, i = [], False, start
+    while i < len(equation):
+        c = equation[i]
+        if c == ".":
+            _ellipsis_at(equation, i, found, "output")
+            found = True
+            out += range(ell_nd)
+            i += 3
+            continue
+        if c in _LETTERS:
+            lab = _LETTER + ord(c)
+            if lab in out:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in "
+                                   f"the output")
+            if lab not in seen:
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                                   f"equation for any input operand")
+            out.append(lab)
+        elif c != " ":
+            raise _invalid(i)
+        i += 1
+    return out
+
+
 def _parse_einsum(equation, shapes):
     """(labels of each operand, labels of the output, size of each label). A letter's label is
     _LETTER + its code; the dims an ellipsis covers are labelled 0, 1, ... (aligned on the
-    right, so that they broadcast), which sorts them before every letter, as torch does."""
-    eq = equation.replace(" ", "")
-    lhs, arrow, rhs = eq.partition("->")
-    terms = lhs.split(",")
+    right, so that they broadcast), which sorts them before every letter, as torch does.
+    Errors come in torch's order: the operands' subscripts, their count, their dims, the
+    output's subscripts, then the sizes."""
+    arrow = equation.find("->")
+    terms = _terms(equation, len(equation) if arrow < 0 else arrow)
     if len(terms) > len(shapes):
         raise RuntimeError("einsum(): fewer operands were provided than specified in the "
                            "equation")
     if len(terms) < len(shapes):
         raise RuntimeError("einsum(): more operands were provided than specified in the "
                            "equation")
-    for i, c in enumerate(eq):
-        if not (c in _LETTERS or c in ".,->"):
-            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the "
-                               f"equation string, subscripts must be in [a-zA-Z]")
     ell_nd = 0
     for i, (t, s) in enumerate(zip(terms, shapes)):
         n = len(t.replace("...", ""))
@@ -57,6 +119,13 @@ def _parse_einsum(equation, shapes):
         labels.append([_LETTER + ord(c) for c in head]
                       + (list(range(ell_nd - nd, ell_nd)) if dots else [])
                       + [_LETTER + ord(c) for c in tail])
+    flat = [lab for t in labels for lab in t]
+    if arrow < 0:
+        # implicit output: the ellipsis dims, then the letters seen once, in ASCII order
+        out = list(range(ell_nd)) + sorted(lab for lab in set(flat)
+                                           if lab >= _LETTER and flat.count(lab) == 1)
+    else:
+        out = _output(equation, arrow + 2, ell_nd, set(flat))
     sizes = {}
     for i, (t, s) in enumerate(zip(labels, shapes)):
         for k, (lab, n) in enumerate(zip(t, s)):
@@ -77,22 +146,6 @@ def _parse_einsum(equation, shapes):
                 raise RuntimeError(f"einsum(): subscript {chr(lab - _LETTER)} has size {n} "
                                    f"for operand {i} which does not broadcast with previously "
                                    f"seen size {old}")
-    if not arrow:
-        # implicit output: the ellipsis dims, then the letters seen once, in ASCII order
-        flat = [lab for t in labels for lab in t]
-        out = list(range(ell_nd)) + sorted(lab for lab in set(flat)
-                                           if lab >= _LETTER and flat.count(lab) == 1)
-        return labels, out, sizes
-    head, dots, tail = rhs.partition("...")
-    out = ([_LETTER + ord(c) for c in head] + (list(range(ell_nd)) if dots else [])
-           + [_LETTER + ord(c) for c in tail])
-    for lab in out:
-        if out.count(lab) > 1:
-            raise RuntimeError(f"einsum(): output subscript {chr(lab - _LETTER)} appears more "
-                               f"than once in the output")
-        if lab not in sizes:
-            raise RuntimeError(f"einsum(): output subscript {chr(lab - _LETTER)} does not "
-                               f"appear in the equation for any input operand")
     return labels, out, sizes
 
 
@@ -225,23 +278,36 @@ def einsum(equation, *operands):
 # has a free dim of size > 1 torch uses dot on the flattened operands instead, or, when one
 # of them is not contiguous, (a.squeeze() * b.squeeze()).sum(); a view gives the result shape.
 
+def _dims_list(d, name, pos):
+    if not isinstance(d, (list, tuple)):
+        raise TypeError(f"tensordot(): argument '{name}' (position {pos}) must be tuple of "
+                        f"ints, not {type(d).__name__}")
+    for i, v in enumerate(d):
+        if not isinstance(v, (int, np.integer)):
+            raise TypeError(f"tensordot(): argument '{name}' (position {pos}) must be tuple of "
+                            f"ints, but found element of type {type(v).__name__} at pos {i}")
+    return [int(v) for v in d]
+
+
 def tensordot(a, b, dims=2, out=None):
     x, y = a._data, b._data
     if isinstance(dims, Tensor):
         dims = dims.tolist()
-    if isinstance(dims, int):
+    if isinstance(dims, (int, np.integer)):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         if dims > x.ndim or dims > y.ndim:
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got "
                                f"dims={dims}")
         da, db = list(range(-dims, 0)), list(range(dims))
-    else:
+    elif isinstance(dims, (list, tuple)):
         da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
+        da, db = _dims_list(da, "dims_self", 3), _dims_list(db, "dims_other", 4)
         if len(da) != len(db):
             raise RuntimeError("both dimension lists should have same length")
+    else:
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
     if x.dtype != y.dtype:
         raise RuntimeError("both inputs should have same dtype")
     ca = [wrap_dim(p, x.ndim) for p in da]

@@ -153,16 +153,15 @@ def bmm(input, mat2, *, out=None):
     return write_out(res, out)
 
 
-def _check_mv(a, v, res_dtype=None):
+def _check_mv(a, v):
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
     if a.shape[1] != v.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
                            f"{a.shape[1]}), vec ({v.shape[0]})")
     if a.dtype != v.dtype:
-        rt = res_dtype or v.dtype
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
-                           f"{type_name(rt)}, {type_name(a.dtype)}, and "
+                           f"{type_name(v.dtype)}, {type_name(a.dtype)}, and "
                            f"{type_name(v.dtype)}")
     if a.dtype.kind == "b":
         raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
@@ -323,19 +322,17 @@ def _matmul_nd(input, other):
         r = _unsafe_view(r, t1._data.shape[:-1] + t2._data.shape[1:])
         return _mT(r).contiguous() if d1 == 2 else r
     a, b = input._data, other._data
-    n = a.shape[-2] if d1 > 1 else 1
-    p = b.shape[-1] if d2 > 1 else 1
+    n, k = (a.shape[-2] if d1 > 1 else 1), a.shape[-1]
+    k2, p = (b.shape[-2], b.shape[-1]) if d2 > 1 else (b.shape[0], 1)
     try:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
         raise broadcast_error(np.empty(a.shape[:-2]), np.empty(b.shape[:-2])) from None
     nb = math.prod(batch)
-    # a vector operand here never requires grad (it would have folded): no chain to match
-    x = input.expand(batch + (n, a.shape[-1])) if d1 > 1 else \
-        wrap(np.broadcast_to(a, batch + (1, a.shape[-1])))
-    y = other.expand(batch + (b.shape[-2], p)) if d2 > 1 else \
-        wrap(np.broadcast_to(b[:, None], batch + (b.shape[0], 1)))
-    r = bmm(x.reshape(nb, n, a.shape[-1]), y.reshape(nb, y._data.shape[-2], p))
+    # (a vector here never requires grad: it would have folded)
+    x = (input if d1 > 1 else input.unsqueeze(0)).expand(batch + (n, k))
+    y = (other if d2 > 1 else other.unsqueeze(-1)).expand(batch + (k2, p))
+    r = bmm(x.reshape(nb, n, k), y.reshape(nb, k2, p))
     if d2 == 1:
         return _unsafe_view(r.squeeze(-1), batch + (n,))
     return _unsafe_view(r, batch + a.shape[-2:-1] + (p,))
