@@ -516,13 +516,18 @@ def expand(input, *sizes, size=None, implicit=False):
     if target == x.shape:
         r = x.view()
     else:
-        # torch's strides: 0 along the expanded dims, the input's own elsewhere (NumPy's
-        # broadcast_to would give 0 to every size-1 dim; matmul's fold test reads them)
-        st = (0,) * lead + tuple(0 if n != s else d for n, s, d in
-                                 zip(x.shape, target[lead:], x.strides))
-        # expanded only along size-1 dims: no element is shared, so it stays writable
-        shared = any(d == 0 and n > 1 for n, d in zip(target, st))
-        r = np.lib.stride_tricks.as_strided(x, target, st, writeable=not shared)
+        r = np.broadcast_to(x, target)
+        st = r.strides
+        if 1 in target[lead:]:
+            # torch keeps the input's stride on a dim it does not expand; NumPy gives 0 to
+            # every size-1 dim (matmul's fold test reads these strides)
+            st = st[:lead] + tuple(d if n == 1 else e for n, d, e in
+                                   zip(target[lead:], x.strides, st[lead:]))
+        if not any(d == 0 and n > 1 for n, d in zip(target, st)):
+            # expanded only along size-1 dims: no element is shared, so it stays writable
+            r = np.lib.stride_tricks.as_strided(x, target, st)
+        elif st != r.strides:
+            r = np.lib.stride_tricks.as_strided(x, target, st, writeable=False)
     res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad:
         node = ExpandBackward0()
