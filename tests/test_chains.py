@@ -327,6 +327,14 @@ def test_einsum_spaces_and_dtypes():
         assert str(ts.dtype) == str(es.dtype) and ts.tolist() == es.tolist()
 
 
+def test_operands_that_are_not_tensors():
+    for fn in (lambda L: L.einsum("i", [1.0, 2.0]), lambda L: L.einsum("i,i", L.ones(2), 3),
+               lambda L: L.einsum("i", np.ones(2)), lambda L: L.einsum("i"), lambda L: L.einsum(3),
+               lambda L: L.kron(L.ones(2), 3), lambda L: L.kron(2, L.ones(2)),
+               lambda L: L.inner(L.ones(2), 2.0), lambda L: L.tensordot(L.ones(2), [1.0], 1)):
+        check_error(fn)
+
+
 TENSORDOT = {
     "1": (1, [C(2, 3), C(3, 4)]),
     "2": (2, [C(2, 3, 4), C(3, 4, 5)]),

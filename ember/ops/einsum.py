@@ -9,7 +9,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ._args import wrap_dim, write_out
-from .matmul import bmm, dot, mm
+from .matmul import _type_error, bmm, dot, mm
 from .shape import _unsafe_view
 
 # Labels sort in ASCII order (torch's implicit output and contraction order); a sublist's
@@ -234,11 +234,20 @@ def _sumproduct(a, b, sum_dims):
     return r.permute(np.argsort(perm).tolist())
 
 
-def einsum(equation, *operands):
+def einsum(*args):
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    equation, operands = args[0], args[1:]
     if not isinstance(equation, str):
-        equation, operands = _sublist_equation((equation,) + operands)
+        equation, operands = _sublist_equation(args)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    for i, op in enumerate(operands):
+        if not isinstance(op, Tensor):
+            t = type(op)
+            name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {name}")
     labels, out, sizes = _parse_einsum(equation, [o._data.shape for o in operands])
     order = out + sorted(set(sizes) - set(out))
     n_out = len(out)
@@ -290,6 +299,9 @@ def _dims_list(d, name, pos):
 
 
 def tensordot(a, b, dims=2, out=None):
+    for t in (a, b):
+        if not isinstance(t, Tensor):     # torch's Python wrapper calls a.dim() first
+            raise AttributeError(f"'{type(t).__name__}' object has no attribute 'dim'")
     x, y = a._data, b._data
     if isinstance(dims, Tensor):
         dims = dims.tolist()
@@ -342,7 +354,10 @@ def tensordot(a, b, dims=2, out=None):
 
 
 def inner(input, other, *, out=None):
-    a, b = input._data, other._data
+    try:
+        a, b = input._data, other._data
+    except AttributeError:
+        raise _type_error("inner", ("input", "other"), (input, other)) from None
     if a.ndim == 0 or b.ndim == 0:
         return write_out(input * other, out)
     if a.shape[-1] != b.shape[-1]:
@@ -356,7 +371,10 @@ def inner(input, other, *, out=None):
 def kron(input, other, *, out=None):
     """torch's chain: each operand _unsafe_view-ed with its dims interleaved with size-1 dims,
     multiplied (broadcast), and the product _unsafe_view-ed to the Kronecker shape."""
-    a, b = input._data, other._data
+    try:
+        a, b = input._data, other._data
+    except AttributeError:
+        raise _type_error("kron", ("input", "other"), (input, other)) from None
     nd = max(a.ndim, b.ndim)
     sa = (1,) * (nd - a.ndim) + a.shape
     sb = (1,) * (nd - b.ndim) + b.shape

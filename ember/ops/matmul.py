@@ -1,6 +1,7 @@
-"""The matmul family: mm, bmm, mv, dot, vdot, matmul, inner, outer, addmm, addmv, baddbmm,
-addbmm, addr, tensordot, kron, cross. Forward and backward are plain NumPy matmul calls on the
-existing arrays (transposes as views); derivative formulas are written with ember ops."""
+"""The matmul family: mm, bmm, mv, dot, vdot, matmul, outer, addmm, addmv, baddbmm, addbmm,
+addr, cross. Forward and backward are plain NumPy matmul calls on the existing arrays
+(transposes as views); derivative formulas are written with ember ops. matmul of an operand
+with 3 or more dims composes view, mm/mv/bmm and copy ops as torch does (Note [matmul chains])."""
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "addmv", "addbmm",
            "baddbmm", "addr", "cross"]
 
