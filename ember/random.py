@@ -1625,6 +1625,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("number of categories cannot exceed 2^24")
     probs = x if x.ndim == 2 else x[None]
     if probs.size and not (np.isfinite(probs) & (probs >= 0)).all():
+        if replacement and num_samples > 1:
+            # torch's path for several draws with replacement checks entry by entry
+            bad = probs.reshape(-1)[~(np.isfinite(probs) & (probs >= 0)).reshape(-1)][0]
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry < 0)" if not bad >= 0 else "invalid multinomial "
+                               "distribution (encountering probability entry = infinity or NaN)")
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if not (probs.sum(-1, dtype=np.float64) > 0).all():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
