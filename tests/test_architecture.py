@@ -136,12 +136,6 @@ def _node_classes():
     return out
 
 
-MATMUL_IMPOSTORS = pytest.mark.xfail(
-    reason="ember/ops/matmul.py and einsum.py still name composite nodes after torch's "
-           "(_named); the chains work replaces them with torch's real chains", strict=True)
-
-
-@MATMUL_IMPOSTORS
 def test_every_node_name_has_one_class():
     seen = {}
     for cls in _node_classes():
@@ -150,7 +144,6 @@ def test_every_node_name_has_one_class():
     assert not twice, twice
 
 
-@MATMUL_IMPOSTORS
 def test_no_class_is_made_at_run_time():
     """Node classes are plain `class` statements, found by grep (no type(name, bases, ns))."""
     made = []

@@ -329,7 +329,8 @@ PASS_PROGRAMS = {
     "relu": lambda E, x: (E.relu(x * 3.0) * x).sum(),
     "reductions": lambda E, x: x.sum() * x.mean(),
     "empty mean": lambda E, x: x[:0].mean() * 0 + x.sum(),
-    "matmul": lambda E, x: (x @ x.t()).tanh().sum() + (x[0] @ x).sum() + (x @ x[0]).sum(),
+    "matmul": lambda E, x: (x @ x.t()).tanh().sum() + (x[0] @ x).sum() + (x @ x[0]).sum()
+    + (x.reshape(2, 2, 4) @ x).sum(),
     "mm and addmm": lambda E, x: E.addmm(x[0], x, x.t().exp(), beta=0.5, alpha=2.0).sum()
     + E.mm(x, x.t()).mean() + E.addmm(x[0], x, x * 2).sum()
     + E.addmm(x[0], x, x, beta=np.float64(0.5)).sum(),

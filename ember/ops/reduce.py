@@ -168,7 +168,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
             link(res, node, input)
         return write_out(res, out)
     dims, axis = _red_dims(dim, x.ndim)
-    res = wrap(np.sum(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim))
+    r = np.sum(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim)
+    if not r.flags.c_contiguous:
+        # torch's reductions write a contiguous result; NumPy's follow the input's layout
+        r = np.ascontiguousarray(r)
+    res = wrap(r)
     if STATE.enabled and input._requires_grad:
         node = SumBackward1()
         node._saved_dim = dims

@@ -148,6 +148,24 @@ class UnsafeViewBackward0(Node):             # derivatives.yaml: _unsafe_view
         return grad.reshape(self._saved_self_sym_sizes),
 
 
+def _unsafe_view(input, shape):
+    """torch's _unsafe_view: input's elements in a new shape, recorded as a new tensor rather
+    than a view (input is a fresh intermediate, e.g. a product, that nothing else holds)."""
+    res = wrap(np.reshape(input._data, shape))
+    if STATE.enabled and input._requires_grad:
+        node = UnsafeViewBackward0()
+        node._saved_self_sym_sizes = input._data.shape
+        link(res, node, input)
+    return res
+
+
+class ReshapeAliasBackward0(Node):           # derivatives.yaml: _reshape_alias
+    __slots__ = ("_saved_self_sym_sizes",)
+
+    def apply(self, grad):
+        return grad.reshape(self._saved_self_sym_sizes),
+
+
 def reshape(input, *shape, **kwargs):
     if "shape" in kwargs:
         shape = (kwargs.pop("shape"),)
@@ -160,16 +178,19 @@ def reshape(input, *shape, **kwargs):
     except ValueError:
         # not viewable: torch copies (clone) and then views the copy without sharing
         return _reshape_copy(input.clone(), shape)
-    return _view_result(input, r)
+    if x.flags.c_contiguous:
+        return _view_result(input, r)
+    # viewable but not contiguous: torch's reshape records _reshape_alias, not view
+    res = make_view(wrap(r), input)
+    if STATE.enabled and input._requires_grad:
+        node = ReshapeAliasBackward0()
+        node._saved_self_sym_sizes = x.shape
+        link(res, node, input)
+    return res
 
 
 def _reshape_copy(copied, shape):
-    res = wrap(np.reshape(copied._data, shape))
-    if STATE.enabled and copied._requires_grad:
-        node = UnsafeViewBackward0()
-        node._saved_self_sym_sizes = copied._data.shape
-        link(res, node, copied)
-    return res
+    return _unsafe_view(copied, shape)
 
 
 def view_as(input, other):
@@ -505,9 +526,17 @@ def expand(input, *sizes, size=None, implicit=False):
         r = x.view()
     else:
         r = np.broadcast_to(x, target)
-        if not any(s == 0 and n > 1 for n, s in zip(target, r.strides)):
+        st = r.strides
+        if 1 in target[lead:]:
+            # torch keeps the input's stride on a dim it does not expand; NumPy gives 0 to
+            # every size-1 dim (matmul's fold test reads these strides)
+            st = st[:lead] + tuple(d if n == 1 else e for n, d, e in
+                                   zip(target[lead:], x.strides, st[lead:]))
+        if not any(d == 0 and n > 1 for n, d in zip(target, st)):
             # expanded only along size-1 dims: no element is shared, so it stays writable
-            r = np.lib.stride_tricks.as_strided(x, target, r.strides)
+            r = np.lib.stride_tricks.as_strided(x, target, st)
+        elif st != r.strides:
+            r = np.lib.stride_tricks.as_strided(x, target, st, writeable=False)
     res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad:
         node = ExpandBackward0()
