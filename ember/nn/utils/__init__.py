@@ -1,0 +1,2 @@
+"""torch.nn.utils."""
+from . import rnn  # noqa: F401
