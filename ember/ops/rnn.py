@@ -206,46 +206,49 @@ def _np_sigmoid_(x):
     np.exp(x, out=x)
     x += 1
     np.reciprocal(x, out=x)
-    return x
 
+
+# Note [LSTM layer arithmetic]: the NumPy forward/backward (_lstm_forward_np, np_apply) and
+# their ember-op twins (_lstm_forward_t, apply) do the same elementwise operations on the same
+# operands in the same order, and the same matmuls on arrays of the same layout (the
+# recurrent weight transposed into a contiguous copy), so that create_graph and the usual
+# backward give the same bits. A change to one side must be made to the other.
 
 def _lstm_forward_np(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
-    """NumPy forward of one LSTM layer direction. Returns the outputs (T, B, H), the last h
-    and c, and the workspace (T, 6, B, H): gates i, f, g, o, the cell state and its tanh."""
+    """NumPy forward of one LSTM layer direction: the outputs (T, B, H), the last h and c,
+    and the workspace (T, B, 6H): the activated gates i, f, g, o, the cell state, its tanh."""
     T, B = x.shape[:2]
     H = w_hh.shape[1]
     xp = np.matmul(x.reshape(T * B, x.shape[2]), w_ih.T)
     if b_ih is not None:
-        xp = xp + b_ih
-        xp = xp + b_hh
+        xp += b_ih
+        xp += b_hh
     xp = xp.reshape(T, B, 4 * H)
+    whh_t = np.ascontiguousarray(w_hh.T)
     out = np.empty((T, B, H), x.dtype)
-    ws = np.empty((T, 6, B, H), x.dtype)
+    ws = np.empty((T, B, 6 * H), x.dtype)
     h, c = h0, c0
-    whh_t = w_hh.T
     for t in (range(T - 1, -1, -1) if reverse else range(T)):
-        gates = np.matmul(h, whh_t)
-        gates = xp[t] + gates
         w = ws[t]
-        i, f, g, o, cy, tc = w
-        i[...] = gates[:, :H]
-        f[...] = gates[:, H:2 * H]
-        g[...] = gates[:, 2 * H:3 * H]
-        o[...] = gates[:, 3 * H:]
-        _np_sigmoid_(w[:2])
+        gates = w[:, :4 * H]
+        np.matmul(h, whh_t, out=gates)
+        gates += xp[t]
+        _np_sigmoid_(gates[:, :2 * H])
+        g = gates[:, 2 * H:3 * H]
         np.tanh(g, out=g)
-        _np_sigmoid_(o)
-        np.multiply(f, c, out=cy)
-        cy += i * g
+        _np_sigmoid_(gates[:, 3 * H:])
+        cy, tc = w[:, 4 * H:5 * H], w[:, 5 * H:]
+        np.multiply(gates[:, H:2 * H], c, out=cy)
+        cy += gates[:, :H] * g
         np.tanh(cy, out=tc)
-        h = np.multiply(o, tc, out=out[t])
+        h = np.multiply(gates[:, 3 * H:], tc, out=out[t])
         c = cy
     return out, h, c, ws
 
 
 def _lstm_forward_t(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
-    """_lstm_forward_np's arithmetic in ember ops (recorded when grad mode is on): the
-    outputs, and per step the gates, cell states and their tanh, each a list in time order."""
+    """_lstm_forward_np in ember ops (recorded when grad mode is on): per time step, the
+    activated gates, the cell state, its tanh and the output (Note [LSTM layer arithmetic])."""
     T, B = x._data.shape[:2]
     H = w_hh._data.shape[1]
     xp = matmul(x.reshape(T * B, x._data.shape[2]), w_ih.t())
@@ -253,10 +256,11 @@ def _lstm_forward_t(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
         xp = xp + b_ih
         xp = xp + b_hh
     xp = xp.reshape(T, B, 4 * H)
-    ws = [None] * T
+    whh_t = w_hh.t().contiguous()
+    steps = [None] * T
     h, c = h0, c0
     for t in (range(T - 1, -1, -1) if reverse else range(T)):
-        gates = xp[t] + matmul(h, w_hh.t())
+        gates = matmul(h, whh_t) + xp[t]
         i = gates[:, :H].sigmoid()
         f = gates[:, H:2 * H].sigmoid()
         g = gates[:, 2 * H:3 * H].tanh()
@@ -264,15 +268,15 @@ def _lstm_forward_t(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
         c = f * c + i * g
         tc = c.tanh()
         h = o * tc
-        ws[t] = (i, f, g, o, c, tc, h)
-    return ws
+        steps[t] = (i, f, g, o, c, tc, h)
+    return steps
 
 
 class MkldnnRnnLayerBackward0(Node):         # derivatives.yaml: mkldnn_rnn_layer
     """One LSTM layer direction over the whole sequence: inputs (input, weight_ih, weight_hh,
     bias_ih, bias_hh, hx, cx), outputs (output, hy, cy). The backward through time runs in
     NumPy (np_apply) or, with create_graph, in ember ops on a recomputed forward (apply):
-    the same arithmetic, so the two give the same bits."""
+    the same arithmetic, so the two give the same bits (Note [LSTM layer arithmetic])."""
     __slots__ = ("_saved_input", "_saved_weight0", "_saved_weight1", "_saved_weight2",
                  "_saved_weight3", "_saved_hx_", "_saved_cx_", "_saved_result0",
                  "_saved_result1", "_saved_result2", "_saved_result3", "_saved_reverse",
@@ -286,43 +290,52 @@ class MkldnnRnnLayerBackward0(Node):         # derivatives.yaml: mkldnn_rnn_laye
 
     def np_apply(self, grads):
         g_out, g_hy, g_cy = grads
-        x = self._saved_input._data
-        w_ih, w_hh = self._saved_weight0._data, self._saved_weight1._data
+        w_hh = self._saved_weight1._data
         out, ws = self._saved_result0._data, self._saved_result3._data
-        h0, c0 = self._saved_hx_._data, self._saved_cx_._data
+        c0 = self._saved_cx_._data
         T, B, H = out.shape
         reverse = self._saved_reverse
         dt = out.dtype
+        one = dt.type(1)
         dh = np.zeros((B, H), dt) if g_hy is None else g_hy
         dc = np.zeros((B, H), dt) if g_cy is None else g_cy
-        dG = np.empty((T, B, 4 * H), dt)
-        one = dt.type(1)
+        # d(activation)/d(preactivation) of every gate: s (1 - s) for the sigmoids,
+        # 1 - g^2 for the tanh gate; then dG = (gradient reaching each gate) * that
+        dG = ws[:, :, :4 * H] * (one - ws[:, :, :4 * H])
+        g_all = ws[:, :, 2 * H:3 * H]
+        np.subtract(one, g_all * g_all, out=dG[:, :, 2 * H:3 * H])
+        up = np.empty((B, 4 * H), dt)
+        last = T - 1 if reverse else 0
         for t in (range(T) if reverse else range(T - 1, -1, -1)):
-            i, f, g, o, cy, tc = ws[t]
+            w = ws[t]
+            i, f, g, o = w[:, :H], w[:, H:2 * H], w[:, 2 * H:3 * H], w[:, 3 * H:4 * H]
+            tc = w[:, 5 * H:]
             if g_out is not None:
                 dh = dh + g_out[t]
-            c_prev = c0 if t == (T - 1 if reverse else 0) else ws[t + 1 if reverse else t - 1, 4]
-            do = dh * tc
+            c_prev = c0 if t == last else ws[t + 1 if reverse else t - 1, :, 4 * H:5 * H]
             dc = dc + (dh * o) * (one - tc * tc)
-            dg = dG[t]
-            np.multiply(dc * g, i * (one - i), out=dg[:, :H])
-            np.multiply(dc * c_prev, f * (one - f), out=dg[:, H:2 * H])
-            np.multiply(dc * i, one - g * g, out=dg[:, 2 * H:3 * H])
-            np.multiply(do, o * (one - o), out=dg[:, 3 * H:])
+            np.multiply(dc, g, out=up[:, :H])
+            np.multiply(dc, c_prev, out=up[:, H:2 * H])
+            np.multiply(dc, i, out=up[:, 2 * H:3 * H])
+            np.multiply(dh, tc, out=up[:, 3 * H:])
+            d = dG[t]
+            d *= up
             dc = dc * f
-            dh = np.matmul(dg, w_hh)
-        return self._grads_np(dG, dh, dc, x, w_ih, out, h0)
+            dh = np.matmul(d, w_hh)
+        return self._grads_np(dG, dh, dc)
 
-    def _grads_np(self, dG, dh0, dc0, x, w_ih, out, h0):
+    def _grads_np(self, dG, dh0, dc0):
+        x = self._saved_input._data
         T, B, G = dG.shape
         dG2 = dG.reshape(T * B, G)
         gx = gwi = gwh = gb = None
         if needs(self, 0):
-            gx = np.matmul(dG2, w_ih).reshape(x.shape)
+            gx = np.matmul(dG2, self._saved_weight0._data).reshape(x.shape)
         if needs(self, 1):
             gwi = np.matmul(dG2.T, x.reshape(T * B, x.shape[2]))
         if needs(self, 2):
-            hp = _previous(out, h0, self._saved_reverse, np.concatenate)
+            hp = _previous(self._saved_result0._data, self._saved_hx_._data,
+                           self._saved_reverse, np.concatenate)
             gwh = np.matmul(dG2.T, hp.reshape(T * B, hp.shape[2]))
         if needs(self, 3) or needs(self, 4):
             gb = dG2.sum(0)
@@ -333,35 +346,34 @@ class MkldnnRnnLayerBackward0(Node):         # derivatives.yaml: mkldnn_rnn_laye
         g_out, g_hy, g_cy = grads
         x, h0, c0 = self._saved_input, self._saved_hx_, self._saved_cx_
         w_ih, w_hh = self._saved_weight0, self._saved_weight1
-        ws = _lstm_forward_t(x, w_ih, w_hh, self._saved_weight2, self._saved_weight3, h0, c0,
-                             self._saved_reverse)
-        T = len(ws)
+        reverse = self._saved_reverse
+        steps = _lstm_forward_t(x, w_ih, w_hh, self._saved_weight2, self._saved_weight3, h0,
+                                c0, reverse)
+        T = len(steps)
         B, H = h0._data.shape
         dt = h0._data.dtype
-        reverse = self._saved_reverse
         dh = wrap(np.zeros((B, H), dt)) if g_hy is None else g_hy
         dc = wrap(np.zeros((B, H), dt)) if g_cy is None else g_cy
         dG = [None] * T
+        last = T - 1 if reverse else 0
         for t in (range(T) if reverse else range(T - 1, -1, -1)):
-            i, f, g, o, cy, tc, _ = ws[t]
+            i, f, g, o, _, tc, _ = steps[t]
             if g_out is not None:
                 dh = dh + g_out[t]
-            c_prev = c0 if t == (T - 1 if reverse else 0) else ws[t + 1 if reverse else t - 1][4]
-            do = dh * tc
+            c_prev = c0 if t == last else steps[t + 1 if reverse else t - 1][4]
             dc = dc + (dh * o) * (1 - tc * tc)
-            dG[t] = cat([(dc * g) * (i * (1 - i)), (dc * c_prev) * (f * (1 - f)),
-                         (dc * i) * (1 - g * g), do * (o * (1 - o))], 1)
+            slope = cat([i * (1 - i), f * (1 - f), 1 - g * g, o * (1 - o)], 1)
+            dG[t] = slope * cat([dc * g, dc * c_prev, dc * i, dh * tc], 1)
             dc = dc * f
             dh = matmul(dG[t], w_hh)
-        dG = stack(dG, 0)
-        dG2 = dG.reshape(T * B, 4 * H)
+        dG2 = stack(dG, 0).reshape(T * B, 4 * H)
         gx = gwi = gwh = gb = None
         if needs(self, 0):
             gx = matmul(dG2, w_ih).reshape(x._data.shape)
         if needs(self, 1):
             gwi = matmul(dG2.t(), x.reshape(T * B, x._data.shape[2]))
         if needs(self, 2):
-            hp = _previous(stack([w[6] for w in ws], 0), h0, reverse, cat)
+            hp = _previous(stack([s[6] for s in steps], 0), h0, reverse, cat)
             gwh = matmul(dG2.t(), hp.reshape(T * B, H))
         if needs(self, 3) or needs(self, 4):
             gb = dG2.sum(0)
@@ -433,9 +445,16 @@ def _run(mode, input, batch_sizes, hx, params, has_biases, num_layers, dropout, 
     D = 2 if bidirectional else 1
     proj = lstm and hx[0]._data.shape[2] != hx[1]._data.shape[2]
     groups = _groups(params, has_biases, num_layers * D, proj)
-    if lstm and not packed and not proj and input._data.dtype == np.float32:
-        return _run_lstm_layers(input, hx, groups, num_layers, dropout, train, D,
-                                batch_first)
+    if lstm and not proj and input._data.dtype == np.float32:
+        if not packed:
+            return _run_lstm_layers(input, hx, groups, num_layers, dropout, train, D,
+                                    batch_first)
+        sizes = batch_sizes._data
+        if (sizes == sizes[0]).all():       # no sequence ends early: a padded batch
+            steps = input.view(sizes.shape[0], int(sizes[0]), input._data.shape[1])
+            out, hy, cy = _run_lstm_layers(steps, hx, groups, num_layers, dropout, train, D,
+                                           False)
+            return out.view(input._data.shape[0], out._data.shape[2]), hy, cy
     if lstm and proj and input._data.dtype == np.float32:
         warnings.warn("LSTM with projections is not supported with oneDNN. Using default "
                       "implementation.", UserWarning, stacklevel=3)
