@@ -1,3 +1,5 @@
-"""torch.nn (functional only for now)."""
-from . import functional  # noqa: F401
+"""torch.nn: Module and layers (ember/nn/modules/), Parameter, functional, init."""
+from .parameter import Parameter, Buffer
+from .modules import *  # noqa: F401,F403  (modules/__init__.py lists the layer classes)
+from . import functional, init, modules  # noqa: F401
 from . import utils  # noqa: F401

@@ -1,0 +1,8 @@
+"""torch.nn.modules: every layer class, re-exported by family."""
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import Identity, Linear
+from .flatten import Flatten, Unflatten
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict", "Identity", "Linear", "Flatten", "Unflatten"]
