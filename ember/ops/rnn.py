@@ -392,6 +392,8 @@ def _previous(out, h0, reverse, concat):
 
 def _lstm_layer_node(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse, info):
     """Run one LSTM layer direction in NumPy; one MkldnnRnnLayerBackward0 when recording."""
+    if not input._data.flags.c_contiguous:
+        input = input.contiguous()      # (torch copies a strided input: CloneBackward0)
     bias = b_ih is not None
     out, hy, cy, ws = _lstm_forward_np(input._data, w_ih._data, w_hh._data,
                                        b_ih._data if bias else None,
@@ -432,6 +434,9 @@ def _groups(params, has_biases, n, proj):
     return out
 
 
+_WARNED = []
+
+
 def _run(mode, input, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
          bidirectional, batch_first):
     """The RNN functions' shared body. hx: (L*D, B, H) tensor, or LSTM's (h0, c0)."""
@@ -445,7 +450,7 @@ def _run(mode, input, batch_sizes, hx, params, has_biases, num_layers, dropout, 
     D = 2 if bidirectional else 1
     proj = lstm and hx[0]._data.shape[2] != hx[1]._data.shape[2]
     groups = _groups(params, has_biases, num_layers * D, proj)
-    if lstm and not proj and input._data.dtype == np.float32:
+    if lstm and not proj and input._data.dtype == np.float32 and input._data.size:
         if not packed:
             return _run_lstm_layers(input, hx, groups, num_layers, dropout, train, D,
                                     batch_first)
@@ -455,7 +460,8 @@ def _run(mode, input, batch_sizes, hx, params, has_biases, num_layers, dropout, 
             out, hy, cy = _run_lstm_layers(steps, hx, groups, num_layers, dropout, train, D,
                                            False)
             return out.view(input._data.shape[0], out._data.shape[2]), hy, cy
-    if lstm and proj and input._data.dtype == np.float32:
+    if lstm and proj and input._data.dtype == np.float32 and not _WARNED:
+        _WARNED.append(True)        # torch warns once per process
         warnings.warn("LSTM with projections is not supported with oneDNN. Using default "
                       "implementation.", UserWarning, stacklevel=3)
     if lstm:
