@@ -39,16 +39,22 @@ def _linear(input, weight, bias):
 
 
 def dropout_noise(input, p):
-    """The mask torch's composite dropout multiplies by: bernoulli(1 - p) draws in the input's
-    shape and dtype, divided by 1 - p."""
-    # until ember/random.py: a NumPy draw from ember's default generator instead of the
-    # in-place sampler `empty_like(input).bernoulli_(1 - p)` that torch calls
-    from ..creation import default_generator   # (function-local: creation is a layer above)
+    """The mask torch's composite dropout multiplies by: empty_like(input).bernoulli_(1 - p)
+    divided in place by 1 - p (the same sampler calls, so the same draws as torch's)."""
     x = input._data
+    noise = wrap(np.empty(x.shape, x.dtype))
+    sampler = getattr(noise, "bernoulli_", None)
+    if sampler is not None:
+        sampler(1 - p)
+        noise._data /= x.dtype.type(1 - p)
+        return noise
+    # until ember/random.py: Tensor.bernoulli_ (torch's stream) comes from the rng branch;
+    # this is the one place that falls back to a NumPy draw from ember's generator
+    from ..creation import default_generator   # (function-local: creation is a layer above)
     keep = default_generator._rng.random(x.shape) < 1 - p
-    noise = keep.astype(x.dtype)
-    noise /= x.dtype.type(1 - p)
-    return wrap(noise)
+    noise._data[...] = keep
+    noise._data /= x.dtype.type(1 - p)
+    return noise
 
 
 def _dropout(input, p, train):
