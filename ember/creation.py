@@ -7,7 +7,6 @@ import numpy as np
 from . import dtypes as D
 from .autograd.grad_mode import STATE
 from .dtypes import type_name
-from .ops._views import inplace, inplace_source, mark_written
 from .ops.shape import size_args
 from .tensor import Tensor, device as _device, wrap, wrap as _w
 
@@ -445,27 +444,6 @@ def legacy_init(self, *args, **kwargs):
     self._grad = None
     self._acc = None
     self._x = None
-
-
-def _zero_(self):
-    return _fill_(self, 0)
-
-
-def _fill_(self, value):
-    if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
-                               f"with {value.ndim} dimensions.")
-        if STATE.enabled and (value._requires_grad or self._requires_grad):
-            src = inplace_source(self)
-            return inplace(self, src * 0 + value.expand(self._data.shape))
-        value = value.item()
-    if STATE.enabled and self._requires_grad:
-        src = inplace_source(self)
-        return inplace(self, src * 0 + value)
-    np.copyto(self._data, value, casting="unsafe")
-    mark_written(self)
-    return self
 
 
 new_zeros, new_ones, new_empty = _new(zeros), _new(ones), _new(empty)

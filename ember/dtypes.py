@@ -165,3 +165,12 @@ _NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "
 def type_name(np_dtype):
     """torch's C++ scalar type name (Float, Long, ...) used in error messages."""
     return _NAMES[np_dtype.name]
+
+
+# C++ names of the scalar types, as torch's error messages print them
+C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+           "bool": "bool", "complex64": "c10::complex<float>",
+           "complex128": "c10::complex<double>"}
+SCALAR_NAMES = dict(C_NAMES, int64="int64_t", int32="int", int16="int16_t", int8="int8_t",
+                    uint8="uint8_t")

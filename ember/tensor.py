@@ -126,10 +126,6 @@ class Tensor:
         return self._output_nr if self._grad_fn is not None else 0
 
     @property
-    def _version(self):
-        return self._x.get("version", 0) if self._x else 0
-
-    @property
     def is_leaf(self):
         return self._grad_fn is None
 
@@ -181,9 +177,6 @@ class Tensor:
         if self._x is None:
             self._x = {}
         return self._x
-
-    def detach(self):
-        return wrap(self._data)
 
     def detach_(self):
         if self._x and "base" in self._x:

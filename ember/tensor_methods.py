@@ -7,8 +7,8 @@ own state and conversions (requires_grad, grad, shape, item, numpy, ...) are def
 class in ember/tensor.py; its autograd methods are bound at the end of this table."""
 from . import creation
 from .autograd import graph, tensor_backward
-from .ops import (arith, binary, complex, convert, decomp, einsum, index, join, logical, matmul,
-                  matrix, reduce, scan, scatter, shape, solve, sort, special, stats, unary)
+from .ops import (_views, arith, binary, complex, convert, decomp, einsum, index, join, logical,
+                  matmul, matrix, reduce, scan, scatter, shape, solve, sort, special, stats, unary)
 from .tensor import Tensor as T
 # ---- arithmetic (ops/arith.py)
 T.__add__ = T.__radd__ = T.add = arith.add
@@ -364,6 +364,9 @@ T.erfinv_ = special.erfinv_
 
 # ---- copies and dtype conversion (ops/convert.py)
 T.clone = convert.clone
+T.copy_ = convert.copy_
+T.fill_ = convert.fill_
+T.zero_ = convert.zero_
 T.contiguous = convert.contiguous
 T.to = convert.to
 T.type = convert.type_
@@ -386,8 +389,6 @@ T.new_ones = creation.new_ones
 T.new_empty = creation.new_empty
 T.new_full = creation._new_full
 T.new_tensor = creation._new_tensor
-T.zero_ = creation._zero_
-T.fill_ = creation._fill_
 
 # ---- views and shape ops (ops/shape.py)
 T._base = property(shape._base)
@@ -443,5 +444,7 @@ T.diagonal_scatter = shape.diagonal_scatter
 
 # ---- autograd (autograd/__init__.py, autograd/graph.py)
 T.backward = tensor_backward
+T.detach = _views.make_alias
+T._version = property(graph.version)
 T.register_hook = graph.register_tensor_hook
 T.__init__ = creation.legacy_init

@@ -1,16 +1,21 @@
 """The backward engine: run each node once all the nodes that feed it have run, newest first.
 
-Two passes share that order. Without create_graph (`_run_arrays`, the usual backward)
-gradients are bare NumPy arrays and nodes run their NumPy formulas (`np_apply`); with it
-(`_run_graph`) gradients are Tensors and nodes run their Tensor formulas (`apply`), which
-record the graph that double backward needs.
+One loop (`_run`) serves both kinds of pass and decides everything once: the order, which
+node is ready, when saved tensors are checked (Note [Versions] in graph.py) and freed, and
+where hooks run. Without create_graph (the usual backward) gradients are bare NumPy arrays
+and nodes run their NumPy formulas (`np_apply`); with it, gradients are Tensors and nodes run
+their Tensor formulas (`apply`), which record the graph that double backward needs.
 
 Note [Engine order]: a node runs once all nodes that feed it have run (dependency counts
 from one traversal, or from use counts: Note [Uses]). Among ready nodes the one created
 last runs first (a heap on the creation sequence number, as torch's CPU engine orders by
 sequence_nr); AccumulateGrad nodes carry the largest numbers, so leaves receive their
 gradient as soon as it is complete. Nothing here recurses: depth is bounded only by
-memory."""
+memory.
+
+Note [Freeing]: after a node runs without retain_graph, its saved tensors are dropped
+(`release`); running it again raises torch's "backward through the graph a second time".
+A node that saved nothing has nothing to free and can run again, as in torch."""
 import itertools
 from gc import disable as gc_disable, enable as gc_enable, isenabled
 from heapq import heappop, heappush
@@ -37,21 +42,18 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     if gc_was_on:
         gc_disable()
     try:
-        if create_graph:
-            _run_graph(roots, retain_graph, capture, accumulate, only)
-        else:
-            _run_arrays(roots, retain_graph, capture, accumulate, only)
+        _run(roots, retain_graph, not create_graph, capture, accumulate, only)
     finally:
         STATE.enabled = prev
         if gc_was_on:
             gc_enable()
 
 
-def _run_arrays(roots, retain_graph, capture, accumulate, only):
-    """The pass without create_graph: gradients travel as bare NumPy arrays and each node
-    runs its `np_apply` (NumPy formulas; Node's default wraps its Tensor formula). A node
-    with a single incoming edge (a chain) gets its gradient handed over directly; only
-    fan-in nodes and nodes waiting in the heap keep theirs in `buffers`."""
+def _run(roots, retain_graph, arrays, capture, accumulate, only):
+    """One backward pass. arrays: gradients are NumPy arrays and nodes run `np_apply`
+    (without create_graph), else Tensors and `apply`. A node with a single incoming edge (a
+    chain) gets its gradient handed over directly; only fan-in nodes and nodes waiting in the
+    heap keep theirs in `buffers`."""
     # Note [Uses]: a node's `_uses` counts every edge ever made to it, so with one root
     # the dependency counts (a walk over the whole graph) are usually not needed:
     # - a node with `_uses == 1` has one incoming edge in any graph: it is ready as soon as
@@ -69,14 +71,16 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
     ready = rgrad = None
     pending = {}            # node -> edges arrived so far (Note [Uses])
     pend_max = -1           # the newest pending node's sequence number
-    if len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
+    # use counts only without create_graph: the formulas of a create_graph pass make new
+    # edges to the nodes being run (Note [Uses])
+    if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
         (ready, _), g = roots[0]
         rgrad = g._data
         deps = None
         starts = (ready,)
     else:
         for (node, nr), g in roots:
-            _add_to_buffer(buffers, node, nr, g._data)
+            _add_to_buffer(buffers, node, nr, g._data if arrays else g)
         deps = _dependencies([e[0][0] for e in roots])
         for node in buffers:
             if not deps.get(node):
@@ -97,10 +101,13 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
         else:
             break
         if capture is not None and grad is not None:
-            _capture(capture, node, grad, True)
+            _capture(capture, node, grad, arrays)
         if type(node) is AccumulateGrad:
             if grad is not None and accumulate and (only is None or node in only):
-                node.np_apply(grad)
+                if arrays:
+                    node.np_apply(grad)
+                else:
+                    node.apply(grad)
             grad = None
             continue
         if grad is not None:
@@ -111,13 +118,15 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
                 if INPLACE[0]:
                     check_versions(node)    # Note [Versions] in graph.py
             hooks = node._hooks
-            if hooks is None:
+            if hooks is not None:
+                outs = _hooked(node, hooks, grad, arrays)
+            elif arrays:
                 outs = node.np_apply(grad)
             else:
-                outs = _hooked_np(node, hooks, grad)
+                outs = node.apply(grad)
             grad = None          # drop the incoming gradient before the next node runs
             if saves and not retain_graph:
-                node.release()
+                node.release()      # Note [Freeing]
             if deps is None and len(outs) == 1 and ready is None and not heap:
                 # the chain step, without the general edge loop below (a third of the
                 # engine's time per node): one gradient for a node with one use, of the
@@ -141,10 +150,13 @@ def _run_arrays(roots, retain_graph, capture, accumulate, only):
             single = nxt._n_outputs == 1
             if g is not None:
                 shape, dtype = nxt._meta if single else nxt._meta[nr]
-                if g.shape != shape:
-                    g = sum_to_np(g, shape)
-                if g.dtype is not dtype and g.dtype != dtype:   # (identity: the usual case)
-                    g = _cast_np(g, dtype)
+                a = g if arrays else g._data
+                if a.shape != shape:
+                    g = sum_to_np(g, shape) if arrays else sum_to(g, shape)
+                    a = g if arrays else g._data
+                if a.dtype is not dtype and a.dtype != dtype:   # (identity: the usual case)
+                    g = _cast_np(g, dtype) if arrays else g.to(FROM_NP[dtype])
+                a = None
             if deps is None:                # Note [Uses]
                 uses = nxt._uses
                 if uses == 1:               # its only edge, so it is ready
@@ -233,76 +245,6 @@ def _one_of(node, nr, grad):
 _NONES = itertools.repeat(None)
 
 
-def _run_graph(roots, retain_graph, capture, accumulate, only):
-    """The pass with create_graph: gradients are Tensors and nodes run their Tensor
-    formulas (`apply`), which record a graph of their own (double backward)."""
-    heap = []
-    # `ready`: the next node to run when it is the only ready one (a chain), which skips the
-    # heap; as soon as two nodes are ready at once, both go through the heap (Note above).
-    ready = None
-    buffers = {}
-    for (node, nr), grad in roots:
-        _add_to_buffer(buffers, node, nr, grad)
-    deps = _dependencies([e[0][0] for e in roots])
-    for node in buffers:
-        if not deps.get(node):
-            heappush(heap, (-node._seq, node))
-    grad = outs = g = None
-    while True:
-        if ready is not None:
-            node, ready = ready, None
-        elif heap:
-            node = heappop(heap)[1]
-        else:
-            break
-        grad = buffers.pop(node, None)
-        if capture is not None and grad is not None:
-            _capture(capture, node, grad, False)
-        if type(node) is AccumulateGrad:
-            if grad is not None and accumulate and (only is None or node in only):
-                node.apply(grad)
-            grad = None
-            continue
-        if grad is not None:
-            if node._freed:
-                raise RuntimeError(SECOND_BACKWARD)
-            if INPLACE[0] and node._saved_names:
-                check_versions(node)    # Note [Versions] in graph.py
-            hooks = node._hooks
-            if hooks is not None:
-                grad = _pre_hooks(node, hooks, grad)
-            outs = node.apply(grad)
-            if hooks is not None and "post" in hooks:
-                outs = _post_hooks(hooks["post"], outs, grad)
-            grad = None
-            if not retain_graph:
-                node.release()
-        if outs is None:        # the node received no gradient: only release its edges
-            outs = (None,) * len(node.next_functions)
-        for (nxt, nr), g in zip(node.next_functions, outs):
-            if nxt is None:
-                continue
-            if g is not None:
-                shape, dtype = nxt._meta if nxt._n_outputs == 1 else nxt._meta[nr]
-                if g._data.shape != shape:
-                    g = sum_to(g, shape)
-                if g._data.dtype != dtype:
-                    g = g.to(_dtype_of(dtype))
-                _add_to_buffer(buffers, nxt, nr, g)
-                g = None
-            left = deps[nxt] - 1
-            deps[nxt] = left
-            if not left:
-                if ready is None and not heap:
-                    ready = nxt
-                else:
-                    if ready is not None:
-                        heappush(heap, (-ready._seq, ready))
-                        ready = None
-                    heappush(heap, (-nxt._seq, nxt))
-        outs = None
-
-
 def _dependencies(starts):
     """Number of edges arriving at each node reachable from the roots (iterative DFS)."""
     # A node enters `deps` with its first incoming edge and is visited then; only the roots
@@ -347,23 +289,24 @@ def _capture(capture, node, grad, arrays):
                 capture[(node, nr)] = wrap(g) if arrays and g is not None else g
 
 
-def _hooked_np(node, hooks, grad):
-    """A node with hooks in the array pass: the hooks see Tensors, as they would in torch."""
-    if node._n_outputs == 1:
-        tgrad = wrap(grad)
+def _hooked(node, hooks, grad, arrays):
+    """Run a node that has hooks: they see Tensors, as they would in torch, in either pass."""
+    multi = node._n_outputs != 1
+    if arrays:
+        grad = [None if g is None else wrap(g) for g in grad] if multi else wrap(grad)
+    tgrad = _pre_hooks(node, hooks, grad)
+    if arrays:
+        outs = node.np_apply([None if g is None else g._data for g in tgrad] if multi else
+                             tgrad._data)
     else:
-        tgrad = [None if g is None else wrap(g) for g in grad]
-    tgrad = _pre_hooks(node, hooks, tgrad)
-    if node._n_outputs == 1:
-        grad = tgrad._data
-    else:
-        grad = [None if g is None else g._data for g in tgrad]
-    outs = node.np_apply(grad)
+        outs = node.apply(tgrad)
     if "post" in hooks:
         outs = list(outs) + [None] * (len(node.next_functions) - len(outs))
-        touts = [None if o is None else wrap(o) for o in outs]
-        touts = _post_hooks(hooks["post"], touts, tgrad)
-        outs = [None if o is None else o._data for o in touts]
+        if arrays:
+            outs = [None if o is None else wrap(o) for o in outs]
+        outs = _post_hooks(hooks["post"], outs, tgrad)
+        if arrays:
+            outs = [None if o is None else o._data for o in outs]
     return outs
 
 
@@ -400,8 +343,4 @@ def _post_hooks(hooks, outs, grad):
 
 def _cast_np(d, dtype):
     """A gradient array cast to its input's dtype, as the Tensor `.to` would do it."""
-    return wrap(d).to(_dtype_of(dtype))._data
-
-
-def _dtype_of(np_dtype):
-    return FROM_NP[np_dtype]
+    return wrap(d).to(FROM_NP[dtype])._data

@@ -28,44 +28,90 @@ SECOND_BACKWARD = (
     "calling backward.")
 
 
-# Note [Versions]: an in-place write stamps the written tensor with a version count and the
-# sequence number current at the write. A node created before that stamp that saved the
-# tensor would compute with the new values, so the engine refuses it, as torch's version
-# counters do. The check runs only once some in-place write has happened (INPLACE[0]).
+# Note [Versions]: tensors that share memory through views or detach() share one version
+# counter, as in torch. It lives on the family's root tensor: t._x["vroot"] names the root
+# (a tensor without that entry is its own root), and the root's t._x["vc"] holds the counter,
+# made at the first write. A write bumps it and records a stamp: the sequence number of the
+# node the write links (so that node does not count its own write as a later one), or a fresh
+# number. A node that saved a tensor of the family before a later write would compute with
+# the new values, so the engine refuses to run it: it counts the stamps newer than the node,
+# as torch compares a saved variable's version with the counter's. The check runs only once
+# some in-place write has happened (INPLACE[0]). Only the newest _STAMPS stamps are kept (a
+# node older than all of them reports the oldest kept one), so memory stays bounded in loops.
 INPLACE = [0]
+_STAMPS = 64
 
 
-def bump_version(t, saver=None):
-    """Record an in-place write to tensor t (saver: the node whose saved output it is)."""
-    INPLACE[0] += 1
+class VersionCounter:
+    __slots__ = ("version", "stamps")
+
+    def __init__(self):
+        self.version = 0
+        self.stamps = []
+
+
+def vroot(t):
+    """The tensor holding t's version counter (t itself unless t is a view or an alias)."""
     x = t._x
+    return x.get("vroot", t) if x else t
+
+
+def version(t):
+    """Tensor._version: the count of in-place writes to t's memory family."""
+    x = vroot(t)._x
+    vc = x.get("vc") if x else None
+    return vc.version if vc is not None else 0
+
+
+def bump_version(t, stamp=None):
+    """Record an in-place write to t's family; stamp: the sequence number of the node the
+    write links (None: a write that links none)."""
+    INPLACE[0] = 1
+    r = vroot(t)
+    x = r._x
     if x is None:
-        x = t._x = {}
-    x["version"] = x.get("version", 0) + 1
-    x.setdefault("mods", []).append(next(_counter))
-    if saver is not None:
-        x["saver"] = saver
+        x = r._x = {}
+    vc = x.get("vc")
+    if vc is None:
+        vc = x["vc"] = VersionCounter()
+    vc.version += 1
+    stamps = vc.stamps
+    stamps.append(next(_counter) if stamp is None else stamp)
+    if len(stamps) > _STAMPS:
+        del stamps[:_STAMPS // 2]
 
 
 def check_versions(node):
+    """Note [Versions]: refuse a node whose saved tensors were written after it was made."""
+    seq = node._seq
     for name in node._saved_names:
         t = getattr(node, name, None)
-        x = getattr(t, "_x", None)
-        if not x or "mods" not in x:
+        if type(t) is not Tensor and not isinstance(t, Tensor):
             continue
-        later = sum(1 for m in x["mods"] if m > node._seq)
-        if later:
-            fn = x.get("saver") or t._grad_fn
-            what = "" if fn is None else \
-                f", which is output 0 of {fn.name().rsplit('Backward', 1)[0]},"
-
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [torch.{type_name(t._data.dtype)}Tensor "
-                f"{list(t._data.shape)}]{what} is at version {x['version']}; expected version "
-                f"{x['version'] - later} instead. Hint: enable anomaly detection to find the "
-                "operation that failed to compute its gradient, with "
-                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        x = vroot(t)._x
+        vc = x.get("vc") if x else None
+        if vc is None or vc.stamps[-1] <= seq:
+            continue
+        later = sum(1 for m in vc.stamps if m > seq)
+        tx = t._x
+        fn = tx.get("saver") if tx else None
+        nr = 0
+        if fn is None:
+            fn, nr = t._grad_fn, t._output_nr if t._grad_fn is not None else 0
+        if fn is None:
+            what = ""
+        else:
+            name = fn.name()
+            what = name.rsplit("Backward", 1)[0] if "Backward" in name else \
+                "torch::autograd::" + name
+            what = f", which is output {nr} of {what},"
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [torch.{type_name(t._data.dtype)}Tensor "
+            f"{list(t._data.shape)}]{what} is at version {vc.version}; expected version "
+            f"{vc.version - later} instead. Hint: enable anomaly detection to find the "
+            "operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 _RELEASES = {}     # saved-names tuple -> its release function (Node.__init_subclass__)

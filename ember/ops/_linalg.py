@@ -9,12 +9,6 @@ from ..tensor import wrap
 from ._args import write_out
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool", "float16": "c10::Half", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}
-
-
 class _LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError (torch's class is named _LinAlgError)."""
 

@@ -1,65 +1,232 @@
-"""In-place writes and views: the one protocol every in-place op goes through (check, write,
-version, history), the view bookkeeping it needs, and the nodes it links."""
+"""Views and in-place writes: how a view is recorded, and the one protocol every in-place op
+goes through (checks, the write, the version bump, the history), with the two nodes it links,
+CopySlices and AsStridedBackward0.
+
+Note [Views]: a view's array is a NumPy view of its base's memory, made by the view ops of
+ember/ops/shape.py and ember/ops/index.py, which call `make_view`. The view records its base
+(torch's `_base`: the root of a chain of views) and the tensor holding its version counter
+(Note [Versions] in autograd/graph.py). Views made in grad mode of a tensor that is not a leaf
+requiring grad are also kept, weakly, in their base's list of live views: an in-place write
+that changes the base's history regenerates their grad_fn (torch regenerates a view's
+grad_fn when its base's version changes), so that a view taken before the write sees the
+written values' history. The geometry of a view within its base (which elements of the base
+it covers) is read off the two arrays (`_region`) when a node needs it, never stored.
+
+Note [In-place writes]: an op's in-place form computes its result out of place, from a copy
+of `self` that carries self's history when self requires grad (`inplace_source`), then
+`inplace` writes the result into self's own array (so every view of it sees the values) and
+rebases the history as torch does:
+- self not a view: self's grad_fn becomes the op's node;
+- self a view: its base's grad_fn becomes CopySlices(base's old history, the op's node), self
+  and the base's other live views read the base again (AsStridedBackward0).
+Saved tensors that alias self's memory are made to share its version counter, so a node that
+saved them is refused by the engine after a later write, as torch refuses it."""
+import weakref
+
 import numpy as np
 
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import bump_version
+from ..autograd.graph import Node, bump_version, check_versions, use, init_node, vroot
 from ..dtypes import type_name
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from ._args import can_cast, plain_operand
 
-
-def inplace(self, result):
-    """Write `result` (computed out of place) into `self`, rebasing self's history on
-    result's node. The write goes into self's own array, so views of it see it."""
-    if result._grad_fn is not None and self._grad_fn is None and self._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    rd, sd = result._data, self._data
-    if not sd.flags.writeable:      # an expanded tensor: several elements share memory
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
-    if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
-        raise RuntimeError(f"result type {type_name(rd.dtype)} can't be cast to the desired "
-                           f"output type {type_name(sd.dtype)}")
-    if rd.shape != sd.shape and np.broadcast_shapes(rd.shape, sd.shape) != sd.shape:
-        raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the broadcast "
-                           f"shape {list(np.broadcast_shapes(rd.shape, sd.shape))}")
-    np.copyto(sd, rd, casting="unsafe")
-    mark_written(self)
-    if result._grad_fn is not None:
-        self._grad_fn = result._grad_fn
-        self._output_nr = result._output_nr
-        self._requires_grad = True
-        meta = self._grad_fn._meta
-        self._grad_fn._meta = (sd.shape, sd.dtype) if not isinstance(meta, list) else meta
-        x = self._x     # a view (made by indexing or a shape op): its base's history
-        if x is not None:                       # changes too; a base: its views read it
-            if "ichain" in x or "vchain" in x:
-                from .shape import rebase_view_chain
-                rebase_view_chain(self)
-            elif "vviews" in x or "views" in x:
-                from .shape import refresh_views
-                refresh_views(self)
-    return self
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
+           "single memory location. Please clone() the tensor before performing the operation.")
+MULTI_VIEW = ("is a view and is being modified inplace. This view is the output of a function "
+              "that returns multiple views. Such functions do not allow the output views to be "
+              "modified inplace. You should replace the inplace operation by an out-of-place one.")
+NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad "
+                "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+                "forbidden. You can clarify your code by moving both the view and the inplace "
+                "either both inside the no_grad block (if you don't want the inplace to be "
+                "tracked) or both outside (if you want the inplace to be tracked).")
 
 
-def mark_written(t):
-    """Version bookkeeping for an in-place write into t (see Note [Versions] in graph.py):
-    t itself, and the detached copy its grad_fn saved if that shares t's memory."""
-    bump_version(t)
-    fn = t._grad_fn
-    if fn is not None:
-        for name in fn._saved_names:
-            saved = getattr(fn, name, None)
-            if saved is not None and saved is not t and getattr(saved, "_data", None) is t._data:
-                bump_version(saved, fn)
+# ---------------------------------------------------------------- views (Note [Views])
 
+def make_view(res, input, multi=False):
+    """Record `res` (a Tensor over a NumPy view of input's memory) as a view of input.
+    multi: res is one of several views an op returns (split, unbind, ...): torch forbids
+    in-place writes into those while recording."""
+    x = input._x
+    if x is None:
+        base = root = input
+        rx = res._x = {"base": input}
+    else:
+        base = x.get("base", input)
+        root = x.get("vroot", input)
+        rx = res._x = {"base": base}
+        if "multi" in x:
+            rx["multi"] = True
+        if "nograd" in x:
+            rx["nograd"] = True
+    rx["vroot"] = root
+    if multi:
+        rx["multi"] = True
+    if not STATE.enabled:
+        rx["nograd"] = True
+    elif not (base._requires_grad and base._grad_fn is None):
+        _register(base, res)
+    return res
+
+
+def make_alias(t):
+    """A tensor over t's array that shares t's version counter and no history (detach)."""
+    res = wrap(t._data)
+    res._x = {"vroot": vroot(t)}
+    return res
+
+
+def _register(base, view):
+    """Keep a weak reference to a live view of base (Note [Views])."""
+    bx = base._x
+    if bx is None:
+        bx = base._x = {}
+    refs = bx.get("views")
+    if refs is None:
+        refs = bx["views"] = []
+        bx["views_cap"] = 64
+    refs.append(weakref.ref(view))
+    if len(refs) >= bx["views_cap"]:        # drop dead views; amortised O(1) per view
+        refs[:] = [r for r in refs if r() is not None]
+        bx["views_cap"] = 2 * len(refs) + 64
+
+
+def _live_views(base):
+    x = base._x
+    refs = x.get("views") if x else None
+    if not refs:
+        return []
+    out = []
+    alive = []
+    for r in refs:
+        v = r()
+        if v is not None:
+            alive.append(r)
+            out.append(v)
+    refs[:] = alive
+    return out
+
+
+def _memory(arr):
+    """The array owning arr's buffer."""
+    while isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr
+
+
+def _positions(arr, mem):
+    """Item offsets, in arr's C order, of arr's elements within mem's buffer."""
+    isz = arr.itemsize
+    start = (arr.__array_interface__["data"][0] - mem.__array_interface__["data"][0]) // isz
+    pos = np.full((), start, np.intp)
+    for n, s in zip(arr.shape, arr.strides):
+        pos = pos[..., None] + np.arange(n, dtype=np.intp) * (s // isz)
+    return pos.reshape(-1)
+
+
+def _region(view_arr, base_arr):
+    """For each element of the view (C order), its flat C-order index in the base."""
+    mem = _memory(base_arr)
+    n = mem.nbytes // base_arr.itemsize
+    inv = np.full(n, -1, np.intp)
+    inv[_positions(base_arr, mem)] = np.arange(base_arr.size, dtype=np.intp)
+    return inv[_positions(view_arr, mem)]
+
+
+def _overlaps(arr):
+    """Whether some elements of arr share memory (a stride-0 dimension of size > 1)."""
+    return any(s == 0 and n > 1 for n, s in zip(arr.shape, arr.strides))
+
+
+class AsStridedBackward0(Node):
+    """A view regenerated after its base's history changed: its gradient goes into the view's
+    region of the base (summed where the view's elements overlap, as in an expand)."""
+    __slots__ = ("_view", "_base")
+
+    def apply(self, grad):
+        ids = wrap(_region(self._view, self._base))
+        n = self._base.size
+        flat = grad.new_zeros(n).index_put((ids,), grad.reshape(-1), accumulate=True)
+        return flat.reshape(self._base.shape),
+
+    def np_apply(self, grad):
+        ids = _region(self._view, self._base)
+        out = np.zeros(self._base.size, grad.dtype)
+        if _overlaps(self._view):
+            np.add.at(out, ids, grad.reshape(-1))
+        else:
+            out[ids] = grad.reshape(-1)
+        return out.reshape(self._base.shape),
+
+
+class CopySlices(Node):
+    """The base's history after an in-place op `_fn` wrote into one of its views: the view's
+    region of the gradient goes through _fn, whose gradient for its first input (the view's
+    old values) goes back into that region; the rest of the base keeps its gradient."""
+    __slots__ = ("_fn", "_view", "_base")
+    _saved_names = ("_fn",)         # the engine checks and releases _fn through this node
+
+    def _region(self):
+        check_versions(self._fn)
+        return _region(self._view, self._base)
+
+    def apply(self, grad):
+        ids = self._region()
+        idt = wrap(ids)
+        vshape = self._view.shape
+        flat = grad.reshape(-1)
+        res = tuple(self._fn.apply(flat[idt].reshape(vshape)))
+        keep = np.ones(grad._data.size, grad._data.dtype)
+        keep[ids] = 0
+        g0 = flat * wrap(keep)
+        r0 = res[0] if res else None
+        if r0 is not None:
+            r0 = r0.expand(vshape) if tuple(r0.shape) != vshape else r0
+            g0 = g0.index_put((idt,), r0.reshape(-1), accumulate=True)
+        return (g0.reshape(grad._data.shape),) + res[1:]
+
+    def np_apply(self, grad):
+        ids = self._region()
+        g = np.array(grad, order="C")           # a copy: the region is replaced below
+        flat = g.reshape(-1)
+        res = list(self._fn.np_apply(flat[ids].reshape(self._view.shape)))
+        r0 = res[0] if res else None
+        flat[ids] = 0 if r0 is None else np.broadcast_to(r0, self._view.shape).reshape(-1)
+        return [g] + res[1:]
+
+    def release(self):
+        fn = self._fn
+        if fn is not None and fn._saved_names:
+            fn.release()
+            self._freed = True
+
+
+def _link_view_node(view, base):
+    """view reads base again: its grad_fn becomes AsStridedBackward0 (Note [Views])."""
+    node = AsStridedBackward0()
+    node._view = view._data
+    node._base = base._data
+    init_node(node, (use(base),), (view._data.shape, view._data.dtype))
+    view._grad_fn = node
+    view._output_nr = 0
+    view._requires_grad = True
+
+
+def _regenerate(base, done=None):
+    """After base's history changed, its live views made in grad mode read it anew."""
+    for v in _live_views(base):
+        if v is not done and not v._x.get("nograd"):
+            _link_view_node(v, base)
+
+
+# ---------------------------------------------------------------- in-place writes
 
 def inplace_source(self):
-    """The operand an in-place op computes from: while recording, a copy carrying self's
-    history, so a node that saves it is not changed by the write that follows."""
+    """The operand an in-place op computes from (Note [In-place writes]): while recording, a
+    copy carrying self's history, so that a node saving it keeps the values before the write."""
     if STATE.enabled and self._requires_grad:
         src = wrap(self._data.copy())
         src._requires_grad = True
@@ -72,10 +239,143 @@ def inplace_source(self):
     return self
 
 
+def check_inplace(self, recording):
+    """torch's refusals of an in-place write into self (before anything is written)."""
+    x = self._x
+    if recording:
+        if x is not None and "base" in x:
+            base = x["base"]
+            if base._requires_grad and base._grad_fn is None:
+                raise RuntimeError("a view of " + LEAF_INPLACE)
+            if "multi" in x:
+                fn = self._grad_fn
+                raise RuntimeError(f"Output {self._output_nr} of "
+                                   f"{fn.name().rsplit('Backward', 1)[0]} {MULTI_VIEW}"
+                                   if fn is not None else
+                                   "A view was created in no_grad mode and is being modified "
+                                   "inplace with grad mode enabled. This view is the output of "
+                                   "a function that returns multiple views. Such functions do "
+                                   "not allow the output views to be modified inplace. You "
+                                   "should replace the inplace operation by an out-of-place one.")
+            if x.get("nograd") and (base._requires_grad or self._requires_grad):
+                raise RuntimeError(NO_GRAD_VIEW)
+        if self._grad_fn is None and self._requires_grad:
+            raise RuntimeError(LEAF_INPLACE)
+    if not self._data.flags.writeable:
+        raise RuntimeError(OVERLAP)
+
+
+def inplace(self, result):
+    """Write `result` (computed out of place) into `self` and rebase the history (Note
+    [In-place writes]). Returns self."""
+    node = result._grad_fn
+    check_inplace(self, node is not None)
+    rd, sd = result._data, self._data
+    if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
+        raise RuntimeError(f"result type {type_name(rd.dtype)} can't be cast to the desired "
+                           f"output type {type_name(sd.dtype)}")
+    if rd.shape != sd.shape and np.broadcast_shapes(rd.shape, sd.shape) != sd.shape:
+        raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the broadcast "
+                           f"shape {list(np.broadcast_shapes(rd.shape, sd.shape))}")
+    if node is not None and not self._requires_grad:
+        _keep_saved(node, self)        # the op read self without a copy (inplace_source)
+    _alias_saved_outputs(self)
+    np.copyto(sd, rd, casting="unsafe")
+    if node is None:
+        bump_version(self)
+        return self
+    bump_version(self, node._seq)
+    for name in node._saved_names:      # an output the node saved is self's values now
+        saved = getattr(node, name, None)
+        if isinstance(saved, Tensor) and saved._data is rd:
+            _alias(saved, self, node)
+    rebase(self, node, result._output_nr)
+    return self
+
+
+def mark_written(t):
+    """Record a write made straight into t's array (no node): the version bump, and saved
+    outputs of t's history that alias its memory (Note [Versions])."""
+    _alias_saved_outputs(t)
+    bump_version(t)
+
+
+def rebase(self, node, nr=0):
+    """self's values are now node's output nr: update the history of self, of its base when
+    self is a view (CopySlices), and of the base's live views."""
+    x = self._x
+    base = x.get("base") if x else None
+    if base is None:
+        self._grad_fn = node
+        self._output_nr = nr
+        self._requires_grad = True
+        if not isinstance(node._meta, list):
+            node._meta = (self._data.shape, self._data.dtype)
+        _regenerate(self)
+        return
+    node._meta = (self._data.shape, self._data.dtype)
+    cs = CopySlices()
+    cs._fn = node
+    cs._view = self._data
+    cs._base = base._data
+    old = node.next_functions[0][0]         # the view's old history: CopySlices bypasses it
+    if old is not None:
+        old._uses -= 1
+    init_node(cs, (use(base),) + tuple(node.next_functions[1:]),
+              (base._data.shape, base._data.dtype))
+    base._grad_fn = cs
+    base._output_nr = 0
+    base._requires_grad = True
+    _link_view_node(self, base)
+    _regenerate(base, self)
+
+
+def _keep_saved(node, self):
+    """Before self is written: node's saved tensors that share self's memory keep the values
+    they were saved with (a copy carrying the same history)."""
+    for name in node._saved_names:
+        saved = getattr(node, name, None)
+        if isinstance(saved, Tensor) and np.may_share_memory(saved._data, self._data):
+            c = wrap(saved._data.copy())
+            c._requires_grad = saved._requires_grad
+            c._grad_fn = saved._grad_fn
+            c._output_nr = saved._output_nr if saved._grad_fn is not None else 0
+            c._acc = saved._acc
+            setattr(node, name, c)
+
+
+def _alias_saved_outputs(t):
+    """Outputs that t's history saved (detached, over t's memory) share t's version counter,
+    so that the write about to happen makes their node refuse to run (torch saves outputs
+    with the output's version)."""
+    x = t._x
+    base = x.get("base") if x else None
+    for holder in (t, base):
+        fn = holder._grad_fn if holder is not None else None
+        if fn is None or not fn._saved_names:
+            continue
+        mem = holder._data
+        for name in fn._saved_names:
+            saved = getattr(fn, name, None)
+            if isinstance(saved, Tensor) and saved is not holder and \
+                    saved._grad_fn is None and saved._data is mem:
+                _alias(saved, holder, fn)
+
+
+def _alias(saved, t, node):
+    """Make saved (a detached tensor over t's memory that node saved) share t's counter."""
+    sx = saved._x
+    if sx is None:
+        sx = saved._x = {}
+    sx["vroot"] = vroot(t)
+    sx["saver"] = node
+
+
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
-def _inplace_binary(fn):
+def inplace_binary(fn):
+    """The in-place form of a binary op fn(input, other, **kwargs) (add_, mul_, ...)."""
     ufunc = _UFUNCS.get(fn.__name__)
 
     def op_(self, other, **kwargs):

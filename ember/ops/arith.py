@@ -14,7 +14,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, scalar_tensor, write_out)
-from ._views import inplace, inplace_source, _inplace_binary
+from ._views import inplace, inplace_source, inplace_binary
 from .logical import where
 
 
@@ -673,12 +673,12 @@ def float_power_(self, exponent):
 # ---------------------------------------------------------------- in-place forms
 
 
-add_ = _inplace_binary(add)
-sub_ = subtract_ = _inplace_binary(sub)
-mul_ = multiply_ = _inplace_binary(mul)
-div_ = divide_ = true_divide_ = _inplace_binary(div)
-pow_ = _inplace_binary(pow)
-floor_divide_ = _inplace_binary(floor_divide)
+add_ = inplace_binary(add)
+sub_ = subtract_ = inplace_binary(sub)
+mul_ = multiply_ = inplace_binary(mul)
+div_ = divide_ = true_divide_ = inplace_binary(div)
+pow_ = inplace_binary(pow)
+floor_divide_ = inplace_binary(floor_divide)
 
 
 def neg_(self):
@@ -692,8 +692,8 @@ def reciprocal_(self):
     return inplace(self, reciprocal(inplace_source(self)))
 
 
-remainder_ = _inplace_binary(remainder)
-fmod_ = _inplace_binary(fmod)
+remainder_ = inplace_binary(remainder)
+fmod_ = inplace_binary(fmod)
 
 
 def _rsub(self, other):

@@ -8,11 +8,11 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..dtypes import type_name
+from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
                     _tensor_args)
-from ._views import inplace, inplace_source, _inplace_binary
+from ._views import inplace, inplace_source, inplace_binary
 from .arith import _grad_needed, _SavesSelf, _zeros
 from .logical import isnan, where
 
@@ -308,15 +308,10 @@ def lerp(input, end, weight, *, out=None):
     return write_out(res, out)
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}
-
 
 def _c_name(np_dtype):
     """The C++ type name torch prints in some dtype messages (float, double, ...)."""
-    return _C_NAMES[np_dtype.name]
+    return C_NAMES[np_dtype.name]
 
 
 def _broadcast_error_n(*arrays):
@@ -416,7 +411,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return inplace(self, addcdiv(inplace_source(self), tensor1, tensor2, value=value))
 
 
-atan2_ = arctan2_ = _inplace_binary(atan2)
-hypot_ = _inplace_binary(hypot)
-copysign_ = _inplace_binary(copysign)
-xlogy_ = _inplace_binary(xlogy)
+atan2_ = arctan2_ = inplace_binary(atan2)
+hypot_ = inplace_binary(hypot)
+copysign_ = inplace_binary(copysign)
+xlogy_ = inplace_binary(xlogy)

@@ -1,13 +1,20 @@
-"""Copies and dtype conversions: clone, to, type, float()/double()/..., contiguous."""
+"""Copies and dtype conversions: clone, to, type, float()/double()/..., contiguous, and the
+in-place writes of whole tensors: copy_, fill_, zero_ (forward, node, derivative)."""
 __all__ = ["clone"]
 
 
+import math
 import warnings
+
+import numpy as np
 
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
+from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor, device, wrap
+from ._args import broadcast_error
+from ._views import inplace, check_inplace, mark_written
 
 
 class CloneBackward0(Node):
@@ -122,3 +129,137 @@ byte = _caster(D.uint8)
 bool_ = _caster(D.bool_)
 cfloat = _caster(D.complex64)
 cdouble = _caster(D.complex128)
+
+
+# ---------------------------------------------------------------- copy_ / fill_ / zero_
+# Each writes a whole tensor through the in-place protocol (_views.inplace); while nothing is
+# recorded it writes straight into the array.
+
+class CopyBackwards(Node):                   # derivatives.yaml: copy_
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad.new_zeros(grad.shape) if self.next_functions[0][0] is not None else None,
+                grad)
+
+    def np_apply(self, grad):
+        return (np.zeros_like(grad) if self.next_functions[0][0] is not None else None), grad
+
+
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        if isinstance(src, (bool, int, float, complex)):
+            return fill_(self, src)
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    sd, vd = self._data, src._data
+    if vd.shape != sd.shape:
+        try:
+            shape = np.broadcast_shapes(vd.shape, sd.shape)
+        except ValueError:
+            raise broadcast_error(sd, vd) from None
+        if shape != sd.shape:
+            raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
+    recording = STATE.enabled and (self._requires_grad or src._requires_grad)
+    if not recording:
+        check_inplace(self, False)
+        np.copyto(sd, vd, casting="unsafe")
+        mark_written(self)
+        return self
+    res = wrap(np.broadcast_to(vd, sd.shape).astype(sd.dtype))
+    link(res, CopyBackwards(), self, src)
+    return inplace(self, res)
+
+
+class FillBackward2(Node):                   # derivatives.yaml: fill_.Scalar
+    __slots__ = ()
+
+    def apply(self, grad):
+        return grad.new_zeros(grad.shape),
+
+    def np_apply(self, grad):
+        return np.zeros_like(grad),
+
+
+class FillBackward3(Node):                   # derivatives.yaml: fill_.Tensor
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad.new_zeros(grad.shape) if self.next_functions[0][0] is not None else None,
+                grad.sum() if self.next_functions[1][0] is not None else None)
+
+
+class ZeroBackward0(FillBackward2):          # derivatives.yaml: zero_
+    __slots__ = ()
+
+
+def fill_value(value, np_dtype):
+    """A Python number as a value of np_dtype, with torch's overflow errors."""
+    kind = np_dtype.kind
+    if kind == "b":
+        return bool(value)
+    overflow = RuntimeError(f"value cannot be converted to type {SCALAR_NAMES[np_dtype.name]} "
+                            f"without overflow")
+    if isinstance(value, complex):
+        if kind != "c":
+            if value.imag:
+                raise overflow
+            value = value.real
+    if kind in "iu":
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise overflow
+            value = int(value)
+        info = np.iinfo(np_dtype)
+        if not info.min <= value <= info.max:
+            raise overflow
+    elif kind == "f" and isinstance(value, (int, float)) and math.isfinite(value) and \
+            abs(value) > np.finfo(np_dtype).max:
+        raise overflow
+    return value
+
+
+def _fill_type_error(value):
+    return TypeError(f"fill_() received an invalid combination of arguments - got "
+                     f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
+                     f"      didn't match because some of the arguments have invalid types: "
+                     f"(!{type(value).__name__}!)\n * (Number value)\n")
+
+
+def fill_(self, value):
+    sd = self._data
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._data.ndim} dimensions.")
+        if STATE.enabled and (self._requires_grad or value._requires_grad):
+            res = wrap(np.full(sd.shape, value._data, sd.dtype))
+            link(res, FillBackward3(), self, value)
+            return inplace(self, res)
+        value = value.item()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    elif not isinstance(value, (bool, int, float, complex)):
+        raise _fill_type_error(value)
+    value = fill_value(value, sd.dtype)
+    if STATE.enabled and self._requires_grad:
+        res = wrap(np.full(sd.shape, value, sd.dtype))
+        link(res, FillBackward2(), self)
+        return inplace(self, res)
+    check_inplace(self, False)
+    sd.fill(value)
+    mark_written(self)
+    return self
+
+
+def zero_(self):
+    sd = self._data
+    if STATE.enabled and self._requires_grad:
+        res = wrap(np.zeros(sd.shape, sd.dtype))
+        link(res, ZeroBackward0(), self)
+        return inplace(self, res)
+    check_inplace(self, False)
+    sd.fill(0)
+    mark_written(self)
+    return self

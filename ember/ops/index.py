@@ -16,16 +16,18 @@ __all__ = ["index_select", "index_put", "index_put_", "masked_select", "take", "
 
 import operator
 import warnings
-import weakref
 
 import numpy as np
 
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, bump_version
-from ..dtypes import type_name
+from ..autograd.graph import Node, link
+from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._views import inplace, inplace_source, mark_written
+from ._views import inplace, inplace_source
+from .convert import copy_, fill_, fill_value
+from .join import slice_dim
+from .shape import alias, select, unsqueeze
 
 _LEAF_INPLACE = ("a leaf Variable that requires grad is being used in an in-place "
                  "operation.")
@@ -44,18 +46,11 @@ _UINT8_WARNING = ("indexing with dtype torch.uint8 is now deprecated, please use
 
 class _Index:
     """A parsed index (see Note [Index parsing]).
-    basic: NumPy basic index on the original array (ends with Ellipsis, so it is a view even
-    when 0-dim); adv: None or the advanced index applied to that view; name: the torch op whose
-    node getitem records; noop: the basic stage is the identity (setitem then writes the
-    tensor itself: fill_/copy_/index_put_ rather than CopySlices)."""
-    __slots__ = ("basic", "adv", "name", "noop", "first")
-
-    # the view-step protocol of Note [Writes into views] (basic indices only)
-    def np_view(self, arr):
-        return arr[self.basic]
-
-    def get(self, t):
-        return _get(t, self)
+    steps: the view ops torch applies for the basic part, in order, each (op, dim, arg) with
+    op "select", "slice" or "unsqueeze" and dim counted in the tensor it applies to; basic:
+    the same, as one NumPy basic index on the original array (ends with Ellipsis, so it is a
+    view even when 0-dim); adv: None or the advanced index applied to that view."""
+    __slots__ = ("steps", "basic", "adv")
 
 
 def _seq_as_tuple(seq):
@@ -131,8 +126,7 @@ def _parse(shape, index, getitem=True):
             size = shape[0]
             if -size <= index < size:
                 P = _Index()
-                P.basic, P.adv, P.name, P.noop = (index, Ellipsis), None, "Select", False
-                P.first = "Select"
+                P.basic, P.adv, P.steps = (index, Ellipsis), None, (("select", 0, index),)
                 return P
         elif t is Tensor:
             a = index._data
@@ -140,8 +134,7 @@ def _parse(shape, index, getitem=True):
                 size = shape[0]
                 if a.max() < size and a.min() >= -size:
                     P = _Index()
-                    P.basic, P.adv, P.name, P.noop = (Ellipsis,), (a,), "Index", True
-                    P.first = None
+                    P.basic, P.adv, P.steps = (Ellipsis,), (a,), ()
                     return P
     single = t is not tuple
     if single:
@@ -166,7 +159,7 @@ def _parse(shape, index, getitem=True):
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     basic, adv, masks, vshape = [], {}, [], []
     src = 0
-    last = first = None     # the first and last view op torch applies (node names)
+    steps = []              # the view ops torch applies, in order (see _Index)
     ell = False
     for k, v in kinds:
         if k == "i":
@@ -174,10 +167,9 @@ def _parse(shape, index, getitem=True):
             if not -size <= v < size:
                 raise IndexError(f"index {v} is out of bounds for dimension {src} with size "
                                  f"{size}")
+            steps.append(("select", len(vshape), v))
             basic.append(v)
             src += 1
-            last = "Select"
-            first = first or last
         elif k == "s":
             step = 1 if v.step is None else operator.index(v.step)
             if step == 0:
@@ -192,16 +184,14 @@ def _parse(shape, index, getitem=True):
             raw0 = 0 if v.start is None else operator.index(v.start)
             raw1 = size if v.stop is None else operator.index(v.stop)
             if raw0 != 0 or raw1 < size or step != 1 or (single and getitem):
-                last = "Slice"
-                first = first or last
+                steps.append(("slice", len(vshape), (start, stop, step)))
             basic.append(slice(start, stop, step))
             vshape.append(n)
             src += 1
         elif k == "n":
+            steps.append(("unsqueeze", len(vshape), None))
             basic.append(None)
             vshape.append(1)
-            last = "Unsqueeze"
-            first = first or last
         elif k == "e":
             if not ell:
                 ell = True
@@ -210,11 +200,10 @@ def _parse(shape, index, getitem=True):
                 vshape.extend(shape[src:src + n])
                 src += n
         elif k == "b":
+            steps.append(("unsqueeze", len(vshape), None))
             basic.append(None)
             adv[len(vshape)] = np.zeros(1 if v else 0, np.int64)
             vshape.append(1)
-            last = "Unsqueeze"
-            first = first or last
         elif k == "a":
             basic.append(slice(None))
             adv[len(vshape)] = v
@@ -231,8 +220,7 @@ def _parse(shape, index, getitem=True):
     basic.append(Ellipsis)
     P = _Index()
     P.basic = tuple(basic)
-    P.noop = last is None
-    P.first = first
+    P.steps = tuple(steps)
     if adv:
         for pos, m in masks:
             for j in range(m.ndim):
@@ -258,362 +246,84 @@ def _parse(shape, index, getitem=True):
                 raise IndexError(f"index {bad} is out of bounds for dimension {k} with size "
                                  f"{size}")
         P.adv = tuple(adv.get(d, slice(None)) for d in range(dims[-1] + 1))
-        P.name = "Index"
     else:
         P.adv = None
-        P.name = last or "Alias"
     return P
 
 # ---------------------------------------------------------------- getitem
 
-
-class _GetNode(Node):
-    """Backward of indexing: the gradient placed into zeros at the indexed positions."""
-    __slots__ = ("_P", "_self_sym_sizes")
-
-    def apply(self, grad):
-        return _index_grad(grad, self._self_sym_sizes, self._P),
-
-
-class SelectBackward0(_GetNode):
-    __slots__ = ()
-
-
-class SliceBackward0(_GetNode):
-    __slots__ = ()
-
-
-class UnsqueezeBackward0(_GetNode):
-    __slots__ = ()
-
-
-class AliasBackward0(_GetNode):
-    __slots__ = ()
+class IndexBackward0(Node):                  # derivatives.yaml: index.Tensor
+    """Backward of advanced indexing: the gradient summed into zeros at the indexed places."""
+    __slots__ = ("_indices", "_self_sym_sizes")
 
     def apply(self, grad):
-        return grad,
+        return _index_grad(grad, self._self_sym_sizes, self._indices),
+
+    def np_apply(self, grad):
+        out = np.zeros(self._self_sym_sizes, grad.dtype)
+        np.add.at(out, self._indices, grad)
+        return out,
 
 
-class IndexBackward0(_GetNode):
-    __slots__ = ()
+class IndexPutImplBackward0(Node):           # derivatives.yaml: _index_put_impl_
+    """Backward of the gradient placement (double backward of indexing): index it again."""
+    __slots__ = ("_indices",)
+
+    def apply(self, grad):
+        return _advanced(grad, self._indices),
 
 
-_GET_NODES = {"Select": SelectBackward0, "Slice": SliceBackward0,
-              "Unsqueeze": UnsqueezeBackward0, "Alias": AliasBackward0, "Index": IndexBackward0}
-
-
-def _get(x, P):
-    r = x._data[P.basic]
-    if P.adv is not None:
-        res = wrap(r[P.adv])
-    else:
-        # a view remembers its base and the indices leading to it (see Note [Writes into views])
-        res = record_view(wrap(r), x, P)
+def _advanced(x, indices):
+    """x[indices] for a tuple of NumPy index arrays (and full slices): a copy."""
+    res = wrap(x._data[indices])
     if STATE.enabled and x._requires_grad:
-        node = _GET_NODES[P.name]()
-        node._P = P
+        node = IndexBackward0()
+        node._indices = indices
         node._self_sym_sizes = x._data.shape
         link(res, node, x)
     return res
+
+
+def _index_grad(grad, shape, indices):
+    """zeros(shape) with grad summed into the places `indices` selects (repeats add up)."""
+    out = np.zeros(shape, grad._data.dtype)
+    np.add.at(out, indices, grad._data)
+    res = wrap(out)
+    if STATE.enabled and grad._requires_grad:
+        node = IndexPutImplBackward0()
+        node._indices = indices
+        link(res, node, grad)
+    return res
+
+
+def _basic(x, P):
+    """The basic part of index P applied to x: torch's chain of view ops (select, slice,
+    unsqueeze, each with its node), or x itself when there is none."""
+    for op, d, arg in P.steps:
+        if op == "select":
+            x = select(x, d, arg)
+        elif op == "slice":
+            x = slice_dim(x, d, *arg)
+        else:
+            x = unsqueeze(x, d)
+    return x
+
+
+def _get(x, P):
+    if P.adv is None:
+        return _basic(x, P) if P.steps else alias(x)
+    return _advanced(_basic(x, P), P.adv)
 
 
 def _getitem(self, index):
     return _get(self, _parse(self._data.shape, index))
 
 
-class _PlaceNode(Node):
-    """Backward of the gradient placement (double backward of indexing): index it again."""
-    __slots__ = ("_P",)
-
-    def apply(self, grad):
-        return _get(grad, self._P),
-
-
-class SelectBackwardBackward0(_PlaceNode):
-    __slots__ = ()
-
-
-class SliceBackwardBackward0(_PlaceNode):
-    __slots__ = ()
-
-
-class SqueezeBackward1(_PlaceNode):
-    __slots__ = ()
-
-
-class IndexPutImplBackward0(_PlaceNode):
-    __slots__ = ()
-
-
-_PLACE_NODES = {"Select": SelectBackwardBackward0, "Slice": SliceBackwardBackward0,
-                "Unsqueeze": SqueezeBackward1, "Index": IndexPutImplBackward0,
-                "Alias": IndexPutImplBackward0}
-
-
-def _index_grad(grad, shape, P):
-    """zeros(shape) with grad summed into the positions P selects (repeats accumulate)."""
-    g = grad._data
-    out = np.zeros(shape, g.dtype)
-    region = out[P.basic]
-    if P.adv is None:
-        region[...] = g
-    else:
-        np.add.at(region, P.adv, g)
-    res = wrap(out)
-    if STATE.enabled and grad._requires_grad:
-        # backward runs the view ops in reverse: the first one's node comes out last
-        node = _PLACE_NODES[P.first or P.name]()
-        node._P = P
-        link(res, node, grad)
-    return res
-
 # ---------------------------------------------------------------- setitem
-
-
-class CopySlices(Node):
-    """An indexed write into a view of the tensor: the written region gets no gradient from
-    the old values; the value gets the gradient of the region. With _chain (a write through
-    a view of the tensor, see Note [Writes into views]) the region is P within that view,
-    and _keep marks what the write left untouched."""
-    __slots__ = ("_P", "_vshape", "_chain", "_keep", "_fn", "_root_shape")
-
-    def release(self):
-        fn = getattr(self, "_fn", None)
-        if fn is not None and fn._saved_names:
-            fn.release()
-            self._freed = True
-
-    def apply(self, grad):
-        if getattr(self, "_fn", None) is not None:
-            return _inplace_on_view_grads(self, grad)
-        P = self._P
-        chain = getattr(self, "_chain", None)
-        gs = gv = None
-        if needs(self, 0):
-            if chain is None:
-                gs = grad.clone()
-                _set(gs, P, 0)
-            else:
-                gs = grad * wrap(self._keep.astype(grad._data.dtype))
-        if needs(self, 1):
-            g = grad if chain is None else _chain_get(grad, chain)
-            gv = _value_grad(_get(g, P), self._vshape)
-        return gs, gv
-
-# Note [Writes into views]: a basic-indexing view records, besides its torch `_base`
-# (_x["base"], shared with the shape ops), _x["ichain"] = (root, chain): the tensor it was first
-# indexed from and the parsed indices leading from it to the view. Writing into such a
-# view (setitem) changes the root's values, so, as in torch, the root's history is rebased
-# onto a CopySlices node (input: the root's old history and the value) and the view's onto
-# AsStridedBackward0 (a view of the new root). Only views made by indexing are tracked, and
-# only setitem rebases; in-place ops of other families write into the memory without it.
-
-
-def record_view(res, input, step):
-    """Mark `res` as a view of `input` reached by `step` (an object with np_view(ndarray) ->
-    the NumPy view and get(Tensor) -> the same view as a differentiable op): sets torch's
-    `_base` and the (root, chain) that lets writes into the view rebase the root's history.
-    Shape ops can call this too, so that writes into their views are tracked as well."""
-    xx = input._x
-    vc = xx.get("ichain") if xx else None
-    if vc is None and xx and xx.get("vchain") is not None:
-        # a view of a shape op's view: chain from that view's base (shape.py replays its steps)
-        vroot, steps = xx["vchain"]
-        vc = (vroot, tuple(_ShapeStep(op, args) for op, args in steps))
-    if vc is None:
-        root = input
-        res._x = {"base": xx["base"] if xx and "base" in xx else input,
-                  "ichain": (input, (step,))}
-    else:
-        root = vc[0]
-        res._x = {"base": xx.get("base", root), "ichain": (root, vc[1] + (step,))}
-    if STATE.enabled and root._grad_fn is not None:
-        _register_view(root, res)
-    return res
-
-
-class _ShapeStep:
-    """A step of shape.py's view chain (op(t, *args), a view op) in the step protocol."""
-    __slots__ = ("op", "args")
-
-    def __init__(self, op, args):
-        self.op, self.args = op, args
-
-    def np_view(self, arr):
-        prev = STATE.enabled
-        STATE.enabled = False
-        try:
-            return self.op(wrap(arr), *self.args)._data
-        finally:
-            STATE.enabled = prev
-
-    def get(self, t):
-        return self.op(t, *self.args)
-
-
-def _chain_view(arr, chain):
-    for step in chain:
-        arr = step.np_view(arr)
-    return arr
-
-
-def _chain_get(t, chain):
-    for step in chain:
-        t = step.get(t)
-    return t
-
-
-class AsStridedBackward0(Node):
-    """A view of the rebased root: the gradient goes to the view's region of the root."""
-    __slots__ = ("_chain", "_root_shape")
-
-    def apply(self, grad):
-        return self._place(grad, self._root_shape, self._chain),
-
-    @staticmethod
-    def _place(grad, shape, chain):
-        out = np.zeros(shape, grad._data.dtype)
-        _chain_view(out, chain)[...] = grad._data
-        res = wrap(out)
-        if STATE.enabled and grad._requires_grad:
-            node = AsStridedScatterBackward0()
-            node._chain = chain
-            link(res, node, grad)
-        return res
-
-
-class AsStridedScatterBackward0(Node):
-    __slots__ = ("_chain",)
-
-    def apply(self, grad):
-        return _chain_get(grad, self._chain),
-
-
-def _set_view(self, root, chain, P, vt):
-    """Record a write (already made) into view `self` of `root` (Note [Writes into views])."""
-    keep = np.ones(root._data.shape, bool)
-    region = _chain_view(keep, chain)[P.basic]
-    if P.adv is None:
-        region[...] = False
-    else:
-        region[P.adv] = False
-    node = CopySlices()
-    node._P = P
-    node._vshape = vt._data.shape if vt is not None else ()
-    node._chain = chain
-    node._keep = keep
-    mark_written(root)
-    link(root, node, root if root._requires_grad else None, vt)
-    _relink_view(self, root, chain)
-    _after_write(root, self)
-
-
-def _after_write(t, done):
-    """t's history was just rebased by a write: its live views (of both kinds, shape.py's and
-    ours) read the new t; if t is itself a view made by a shape op, the rebase cascades to its
-    base (shape.py's Note [In-place writes into views])."""
-    from ..ops import shape
-    x = t._x
-    if x and x.get("vchain") is not None and hasattr(shape, "rebase_view_chain"):
-        shape.rebase_view_chain(t)
-        return
-    if x and "ichain" in x:         # t is a view made by indexing (a chain's root can be one)
-        rebase_inplace_view(t, cascade=True)
-        return
-    refresh = getattr(shape, "_refresh_views", None)
-    if refresh is not None:
-        refresh(t, done)
-    else:
-        _refresh_views(t, done)
-
-
-def _inplace_on_view_grads(self, grad):
-    """CopySlices around an in-place op's node `_fn` that wrote into a view of the root: the
-    view's region of the root's gradient goes through _fn; its first input (the view's old
-    value) maps back into the region of the root's old gradient."""
-    fn = self._fn
-    res = tuple(fn.apply(_chain_get(grad, self._chain)))
-    g0 = None
-    if needs(self, 0):
-        g0 = grad * wrap(self._keep.astype(grad._data.dtype))
-        if res[0] is not None:
-            g0 = g0 + AsStridedBackward0._place(res[0], self._root_shape, self._chain)
-    return (g0,) + res[1:]
-
-
-def rebase_inplace_view(self, cascade=False):
-    """Called by the in-place mechanism (_common.inplace, through shape.rebase_view_chain,
-    which then cascades to the root's own base) after an in-place op gave `self`, a view made
-    by indexing, a new grad_fn: rebase the root's history on it (torch's CopySlices) and make
-    self and the root's other views views of the new root. cascade: also rebase the root's
-    base when the root is itself a view (for writes that come from this module)."""
-    fn = self._grad_fn
-    root, chain = self._x["ichain"]
-    if fn is None or not STATE.enabled:
-        return
-    if root._requires_grad and root._grad_fn is None:
-        raise RuntimeError("a view of " + _LEAF_INPLACE)
-    keep = np.ones(root._data.shape, bool)
-    _chain_view(keep, chain)[...] = False
-    node = CopySlices()
-    node._fn = fn
-    node._chain = chain
-    node._keep = keep
-    node._root_shape = root._data.shape
-    mark_written(root)
-    edges = fn.next_functions
-    link(root, node, root if root._requires_grad else None, None)
-    node.next_functions = (node.next_functions[0],) + tuple(edges[1:])
-    _relink_view(self, root, chain)
-    if cascade:
-        _after_write(root, self)
-    else:
-        _refresh_views(root, self)
-
-
-def _register_view(root, view):
-    """Remember a live view of a non-leaf root (a leaf's views can't be written with grad)."""
-    x = root._extra()
-    refs = x.get("views")
-    if refs is None:
-        refs = x["views"] = []
-        x["views_cap"] = 64
-    refs.append(weakref.ref(view))
-    if len(refs) >= x["views_cap"]:         # drop dead views; amortised O(1) per view
-        refs[:] = [r for r in refs if r() is not None]
-        x["views_cap"] = 2 * len(refs) + 64
-
-
-def _relink_view(view, root, chain):
-    node = AsStridedBackward0()
-    node._chain = chain
-    node._root_shape = root._data.shape
-    link(view, node, root)
-    x = view._x
-    if "vviews" in x or "views" in x:       # views taken of this view (shape.py's chains
-        from ..ops import shape
-        refresh = getattr(shape, "_refresh_views", None)
-        (refresh or _refresh_views)(view, None)
-
-
-def _refresh_views(root, done=None):
-    """After root's history was rebased, its other live views read the new root (torch
-    regenerates their grad_fn the same way) and count as written (torch's views share their
-    base's version counter)."""
-    refs = root._x.get("views") if root._x else None
-    if not refs:
-        return
-    alive = []
-    for ref in refs:
-        v = ref()
-        if v is None:
-            continue
-        alive.append(ref)
-        if v is not done:
-            bump_version(v)
-            _relink_view(v, root, v._x["ichain"][1])
-    root._x["views"] = alive
-
+# torch writes `t[index] = value` as an in-place op on the view the basic part of the index
+# selects: index_put_ for an advanced index, else copy_ of a tensor value or fill_ of a
+# number (or 0-d tensor); into a view that makes the base's grad_fn CopySlices (Note
+# [In-place writes] in _views.py). A 0-d tensor written whole takes copy_.
 
 class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _index_put_impl_
     __slots__ = ("_P", "_vshape", "_saved_accumulate")
@@ -630,22 +340,6 @@ class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _in
         if needs(self, 1):
             gv = _value_grad(_get(grad, P), self._vshape)
         return gs, gv
-
-
-class FillBackward3(Node):                   # derivatives.yaml: fill_.Tensor
-    __slots__ = ()
-
-    def apply(self, grad):
-        return (wrap(np.zeros_like(grad._data)) if needs(self, 0) else None,
-                grad.sum() if needs(self, 1) else None)
-
-
-class CopyBackwards(Node):                   # derivatives.yaml: copy_
-    __slots__ = ("_vshape",)
-
-    def apply(self, grad):
-        return (wrap(np.zeros_like(grad._data)) if needs(self, 0) else None,
-                _value_grad(grad, self._vshape) if needs(self, 1) else None)
 
 
 def _value_grad(g, vshape):
@@ -665,7 +359,7 @@ def _value_array(value, dtype):
     if isinstance(value, complex):
         if dtype.kind != "c":
             raise RuntimeError(f"value cannot be converted to type "
-                               f"{_SCALAR_NAMES[dtype.name]} without overflow")
+                               f"{SCALAR_NAMES[dtype.name]} without overflow")
         return value
     t = type(value)
     name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
@@ -737,23 +431,10 @@ def _check_overlap(dst, src, same_ok):
 
 def _set(self, P, value):
     vt = value if isinstance(value, Tensor) else None
-    rec = STATE.enabled and (self._requires_grad or (vt is not None and vt._requires_grad))
-    base = self._x.get("ichain") if self._x else None
-    root = None
-    if base is not None and STATE.enabled:
-        root = base[0]
-        if root._requires_grad or rec:
-            rec = True
-            if root._requires_grad and root._grad_fn is None:
-                raise RuntimeError("a view of " + _LEAF_INPLACE)
-        else:
-            root = None
-    if rec and self._requires_grad and self._grad_fn is None:
-        raise RuntimeError(_LEAF_INPLACE if P.noop else "a view of " + _LEAF_INPLACE)
     if vt is not None and vt._data.dtype.kind == "c" and self._data.dtype.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
-        value = wrap(vt._data.real)
+        vt = value = wrap(vt._data.real)
     if vt is not None:
         if P.adv is not None and vt._data.dtype != self._data.dtype:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
@@ -761,29 +442,53 @@ def _set(self, P, value):
                                f"{type_name(vt._data.dtype)} for the source.")
         _check_overlap(self._data[P.basic] if P.adv is None else self._data, vt._data,
                        P.adv is None)
-    _write(self, P, value, False)
-    mark_written(self)
-    if root is not None:
-        _set_view(self, root, base[1], P, vt)
-    elif rec:
-        if P.adv is None and P.noop:
-            if vt is None or vt._data.ndim == 0:
-                node = FillBackward3()
-            else:
-                node = CopyBackwards()
-                node._vshape = vt._data.shape
-        else:
-            node = IndexPutBackward0() if P.noop else CopySlices()
-            if P.noop:
-                node._saved_accumulate = False
-            node._P = P
-            node._vshape = vt._data.shape if vt is not None else ()
-        link(self, node, self if self._requires_grad else None, vt)
-        _after_write(self, None)
+    target = _basic(self, P) if P.steps else self
+    if vt is not None and vt._data.ndim:
+        vs = vt._data.shape                 # torch drops the value's leading size-1 dims
+        nd = target._data.ndim if P.adv is None else \
+            np.empty(target._data.shape, np.bool_)[P.adv].ndim
+        k = 0
+        while k < len(vs) - nd and vs[k] == 1:
+            k += 1
+        if k:
+            vt = vt.view(vs[k:])
+    if vt is None:
+        dt = self._data.dtype
+        vt = wrap(np.array(fill_value(_value_array(value, dt), dt), dt))
+    if P.adv is not None:
+        _check_put_shape(target._data, P.adv, vt._data)
+        Q = _Index()                        # the advanced part, applied to the view
+        Q.steps, Q.basic, Q.adv = (), (Ellipsis,), P.adv
+        inplace(target, _index_put(inplace_source(target), Q, vt, False))
+    elif vt._data.ndim == 0 and (P.steps or self._data.ndim):
+        fill_(target, vt)
+    else:
+        vs, ts = vt._data.shape, target._data.shape
+        if vs != ts:
+            try:
+                ok = np.broadcast_shapes(vs, ts) == ts
+            except ValueError:
+                ok = False
+            if not ok:
+                raise _expand_error(list(vs), list(ts))
+        copy_(target, vt)
+
+
+def _check_put_shape(x, adv, v):
+    target = x[adv].shape if x.size or not any(isinstance(a, np.ndarray) and a.size
+                                                 for a in adv) else None
+    if target is not None:
+        try:
+            np.broadcast_to(np.empty(v.shape, np.bool_), target)
+        except ValueError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot "
+                               f"be broadcast to indexing result of shape {list(target)}") \
+                from None
 
 
 def _setitem(self, index, value):
     _set(self, _parse(self._data.shape, index, getitem=False), value)
+
 
 # ---------------------------------------------------------------- helpers for the index ops
 
@@ -846,8 +551,9 @@ def _src_grad(g, src_shape):
         return g
     if len(src_shape) == 0:
         return g.reshape(())
-    P = _parse(src_shape, tuple(slice(0, n) for n in g._data.shape), getitem=False)
-    return _index_grad(g, src_shape, P)
+    z = g.new_zeros(src_shape)
+    z[tuple(slice(0, n) for n in g._data.shape)] = g
+    return z
 
 
 def _src_part(src, index):
@@ -934,7 +640,11 @@ def index_put(input, indices, values, accumulate=False):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{type_name(x.dtype)} for the destination and "
                            f"{type_name(values._data.dtype)} for the source.")
-    res = wrap(x.copy())
+    return _index_put(input, P, values, accumulate)
+
+
+def _index_put(input, P, values, accumulate):
+    res = wrap(input._data.copy())
     _write(res, P, values, accumulate)
     if STATE.enabled and (input._requires_grad or values._requires_grad):
         node = IndexPutBackward0()
@@ -963,16 +673,8 @@ def _mask(mask, op):
 
 
 # C++ names torch prints: for a mask's dtype (typeid) and for a scalar's target type
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-              "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-_SCALAR_NAMES = dict(_CPP_NAMES, int64="int64_t", int32="int", int16="int16_t", int8="int8_t",
-                     uint8="uint8_t")
-
-
 def _dtype_str(np_dtype):
-    return _CPP_NAMES[np_dtype.name]
+    return C_NAMES[np_dtype.name]
 
 
 class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select

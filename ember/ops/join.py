@@ -14,9 +14,9 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
-from .shape import (viewof, embed, SliceBackwardBackward0, atleast_1d, atleast_2d, atleast_3d,
-                    reshape, scatter_into, SliceScatterBackward0, meshgrid, flatten, select,
-                    mark_multi)
+from ._views import make_view
+from .shape import (embed, SliceBackwardBackward0, atleast_1d, atleast_2d, atleast_3d, reshape,
+                    scatter_into, SliceScatterBackward0, meshgrid, flatten, select)
 
 
 # ------------------------------------------------------------------ cat / stack
@@ -191,8 +191,7 @@ def slice_dim(input, dim, start, end, step=1):
     x = input._data
     start, end, step = slice(start, end, step).indices(x.shape[dim])
     end = max(end, start)
-    res = viewof(wrap(x[(slice(None),) * dim + (slice(start, end, step),)]), input,
-                 slice_dim, (dim, start, end, step))
+    res = make_view(wrap(x[(slice(None),) * dim + (slice(start, end, step),)]), input)
     if STATE.enabled and input._requires_grad:
         node = SliceBackward0()
         node._saved_dim, node._saved_start = dim, start
@@ -352,10 +351,8 @@ def _split_parts(input, d, sizes, node, unsafe=False):
     for n in sizes:
         part = wrap(x[pre + (slice(start, start + n),)])
         # unsafe_*: shared memory, but no _base
-        outs.append(part if unsafe else viewof(part, input, slice_dim, (d, start, start + n, 1)))
+        outs.append(part if unsafe else make_view(part, input, multi=True))
         start += n
-    if not unsafe:
-        mark_multi(outs)
     if STATE.enabled and input._requires_grad:
         node._saved_dim = d
         node._saved_self_sym_sizes = x.shape

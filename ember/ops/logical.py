@@ -14,7 +14,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args
-from ._views import inplace, _inplace_binary
+from ._views import inplace, inplace_binary
 
 
 class WhereBackward0(Node):                  # derivatives.yaml: where.self
@@ -285,11 +285,11 @@ def _ieq(fn):
 
 
 eq_, ne_, lt_, le_, gt_, ge_ = (_ieq(f) for f in (eq, ne, lt, le, gt, ge))
-bitwise_and_ = _inplace_binary(bitwise_and)
-bitwise_or_ = _inplace_binary(bitwise_or)
-bitwise_xor_ = _inplace_binary(bitwise_xor)
-bitwise_left_shift_ = _inplace_binary(bitwise_left_shift)
-bitwise_right_shift_ = _inplace_binary(bitwise_right_shift)
+bitwise_and_ = inplace_binary(bitwise_and)
+bitwise_or_ = inplace_binary(bitwise_or)
+bitwise_xor_ = inplace_binary(bitwise_xor)
+bitwise_left_shift_ = inplace_binary(bitwise_left_shift)
+bitwise_right_shift_ = inplace_binary(bitwise_right_shift)
 logical_and_ = _ieq(logical_and)
 logical_or_ = _ieq(logical_or)
 logical_xor_ = _ieq(logical_xor)

@@ -10,10 +10,10 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, sum_to_np
-from ..dtypes import type_name
+from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs, scalar_array, wrap_dim, write_out, requires
-from ._linalg import _C_NAMES, _h
+from ._linalg import _h
 from ._views import inplace, inplace_source
 from .shape import _mH, _mT
 
@@ -28,7 +28,7 @@ def _named(base, name):
 
 def _dtype_error_mm(a, b):
     return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                        f"{_C_NAMES[a.dtype.name]} != {_C_NAMES[b.dtype.name]}")
+                        f"{C_NAMES[a.dtype.name]} != {C_NAMES[b.dtype.name]}")
 
 
 def _check_mm(a, b):
@@ -132,12 +132,13 @@ class BmmBackward0(Node):                    # derivatives.yaml: bmm
 
     def apply(self, grad):
         s, m = self._saved_self, self._saved_mat2
-        if not STATE.enabled:
-            g = grad._data
-            return (wrap(g @ _h(m._data)) if needs(self, 0) else None,
-                    wrap(_h(s._data) @ g) if needs(self, 1) else None)
         return (bmm(grad, _mH(m)) if needs(self, 0) else None,
                 bmm(_mH(s), grad) if needs(self, 1) else None)
+
+    def np_apply(self, grad):
+        s, m = self._saved_self, self._saved_mat2
+        return (grad @ _h(m._data) if needs(self, 0) else None,
+                _h(s._data) @ grad if needs(self, 1) else None)
 
 
 def bmm(input, mat2, *, out=None):
@@ -178,15 +179,16 @@ class MvBackward0(Node):                     # derivatives.yaml: mv
 
     def apply(self, grad):
         s, v = self._saved_self, self._saved_vec
-        if not STATE.enabled:
-            g = grad._data
-            if not needs(self, 0):
-                return None, wrap(_h(s._data) @ g)
-            vd = v._data.conj() if v._data.dtype.kind == "c" else v._data
-            return (wrap(np.multiply.outer(g, vd)),
-                    wrap(_h(s._data) @ g) if needs(self, 1) else None)
         return (outer(grad, v.conj()) if needs(self, 0) else None,
                 mv(_mH(s), grad) if needs(self, 1) else None)
+
+    def np_apply(self, grad):
+        s, v = self._saved_self, self._saved_vec
+        if not needs(self, 0):
+            return None, _h(s._data) @ grad
+        vd = v._data.conj() if v._data.dtype.kind == "c" else v._data
+        return (np.multiply.outer(grad, vd),
+                _h(s._data) @ grad if needs(self, 1) else None)
 
 
 def mv(input, vec, *, out=None):
@@ -666,9 +668,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
                          b.shape[0] or a.shape[2] != b.shape[1] or a.dtype.kind == "b") \
         else None
     if c.dtype != a.dtype:
-        raise RuntimeError(f"Input dtypes must be the same, got: input {_C_NAMES[c.dtype.name]}"
-                           f", batch1: {_C_NAMES[a.dtype.name]}, batch2: "
-                           f"{_C_NAMES[b.dtype.name]}")
+        raise RuntimeError(f"Input dtypes must be the same, got: input {C_NAMES[c.dtype.name]}"
+                           f", batch1: {C_NAMES[a.dtype.name]}, batch2: "
+                           f"{C_NAMES[b.dtype.name]}")
     _check_self_bcast(c, (a.shape[0], a.shape[1], b.shape[2]))
     r = np.matmul(a, b)
     r = _combine(r, c, alpha, beta)

@@ -17,7 +17,7 @@ from ..tensor import wrap
 from ._args import needs, wrap_dim, write_out, saved_output, requires
 from ._linalg import _check_float, _check_square, _h, _outs, _warn
 from .decomp import (_lu_legacy, _qr_legacy, _slogdet_old_t, _slogdet_t, _svd_legacy,
-                     linalg_lu_solve, svdvals)
+                     linalg_lu_solve, svdvals, linalg_svd)
 from .join import cat
 from .logical import where
 from .matmul import matmul, mm
@@ -34,17 +34,31 @@ class LinalgDetBackward0(Node):              # derivatives.yaml: linalg_det
     def apply(self, grad):
         A = self._saved_A
         d = saved_output(self, self._saved_result)
-        if not STATE.enabled and (d._data == 0).any():
-            # singular: torch's formula (det * A^-H) gives zero there
-            a = A._data
-            ok = d._data != 0
-            inv_h = np.zeros_like(a)
-            if ok.any():
-                inv_h[ok] = _h(np.linalg.inv(a[ok]))
-            g = (grad._data * d._data.conj())[..., None, None]
-            return wrap(np.asarray(g * inv_h, a.dtype)),
+        if (d._data == 0).any():
+            # singular: torch's recorded formula, the adjugate through an SVD
+            # (A = U S Vh: d det / dA = conj(det U det Vh) U diag(prod_{j != i} s_j) Vh)
+            U, S, Vh = linalg_svd(A)
+            n = A._data.shape[-1]
+            eye = wrap(np.eye(n, dtype=bool))
+            others = S.unsqueeze(-2).expand(S.shape[:-1] + (n, n)).masked_fill(eye, 1)
+            sign = wrap(np.asarray(np.linalg.det(U._data) * np.linalg.det(Vh._data)))
+            g = (grad * sign.conj()).unsqueeze(-1).unsqueeze(-1)
+            return g * matmul(U * others.prod(-1).unsqueeze(-2), Vh),
         g = grad * d.conj()
         return g.unsqueeze(-1).unsqueeze(-1) * _mH(_inv(A)),
+
+    def np_apply(self, grad):
+        a = self._saved_A._data
+        d = self._saved_result._data
+        if not (d == 0).any():
+            return np.asarray(grad * d.conj())[..., None, None] * _h(np.linalg.inv(a)),
+        # singular: torch's unrecorded formula (det * A^-H) gives zero there
+        ok = d != 0
+        inv_h = np.zeros_like(a)
+        if ok.any():
+            inv_h[ok] = _h(np.linalg.inv(a[ok]))
+        g = np.asarray(grad * d.conj())[..., None, None]
+        return np.asarray(g * inv_h, a.dtype),
 
 
 def det(A, *, out=None):
@@ -371,16 +385,17 @@ class LinalgMatrixExpBackward0(Node):        # derivatives.yaml: linalg_matrix_e
         # gA = the upper-right block of exp([[A^H, G], [0, A^H]])
         A = self._saved_self
         n = A.shape[-1]
-        if not STATE.enabled:
-            ah = _h(A._data)
-            g = grad._data
-            top = np.concatenate([ah, g], -1)
-            bot = np.concatenate([np.zeros_like(ah), ah], -1)
-            big = np.concatenate([top, bot], -2)
-            return wrap(_expm_np(big)[..., :n, n:]),
         Ah = _mH(A)
         big = cat([cat([Ah, grad], -1), cat([Ah * 0, Ah], -1)], -2)
         return matrix_exp(big).narrow(-2, 0, n).narrow(-1, n, n),
+
+    def np_apply(self, grad):
+        a = self._saved_self._data
+        n = a.shape[-1]
+        ah = _h(a)
+        top = np.concatenate([ah, grad], -1)
+        bot = np.concatenate([np.zeros_like(ah), ah], -1)
+        return _expm_np(np.concatenate([top, bot], -2))[..., :n, n:],
 
 
 def matrix_exp(A):

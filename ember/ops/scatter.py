@@ -14,7 +14,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
 from ._views import inplace, inplace_source
-from .index import (_SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
+from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
 from .logical import where
 
@@ -499,7 +499,7 @@ def masked_fill(input, mask, value):
     else:
         if isinstance(value, complex) and x.dtype.kind != "c":
             raise RuntimeError("value cannot be converted to type "
-                               f"{_SCALAR_NAMES[x.dtype.name]} without overflow")
+                               f"{SCALAR_NAMES[x.dtype.name]} without overflow")
         v = np.asarray(value).astype(x.dtype)
     try:
         r = np.where(m, v, x)

@@ -10,17 +10,16 @@ __all__ = ["reshape", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "
 
 import warnings
 from operator import index as _index
-from weakref import ref as _weakref
 
 import numpy as np
 
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi, bump_version, sum_to
+from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
-from ._views import inplace, inplace_source, mark_written
+from ._views import inplace, inplace_source, make_view
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -75,48 +74,6 @@ def infer_size(shape, numel):
             shape = shape[:infer] + (numel // known,) + shape[infer + 1:]
         return shape
     raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-
-
-def viewof(res, input, op, args):
-    """Mark `res` as a view of input's base (torch's `_base`: the root of a chain of views).
-    _x["vchain"] = (root, steps) replays it: op(t, *args) for each step, applied to root (see
-    Note [In-place writes into views])."""
-    x = input._x
-    if x:
-        base = x.get("base", input)
-        if "vchain" in x:
-            chain = x["vchain"]
-            # a chain too long to replay cheaply is dropped: writes into it are not tracked
-            chain = (chain[0], chain[1] + ((op, args),)) \
-                if chain is not None and len(chain[1]) < 32 else None
-            res._x = {"base": base, "vchain": chain}
-            if "multi" in x:
-                res._x["multi"] = True
-            if chain is not None and chain[0]._grad_fn is not None:
-                _register_view(chain[0], res)
-            return res
-        res._x = {"base": base, "vchain": (input, ((op, args),))}
-        if input._grad_fn is not None:      # (a leaf's views can't be written with grad)
-            _register_view(input, res)
-        return res
-    res._x = {"base": input, "vchain": (input, ((op, args),))}
-    if input._grad_fn is not None:
-        _register_view(input, res)
-    return res
-
-
-def _register_view(root, view):
-    """Remember a live view of a non-leaf root: a write into one view rebases the
-    root's history, and its other views then read the new root (Note [In-place writes...])."""
-    x = root._extra()
-    refs = x.get("vviews")
-    if refs is None:
-        refs = x["vviews"] = []
-        x["vviews_cap"] = 64
-    refs.append(_weakref(view))
-    if len(refs) >= x["vviews_cap"]:        # drop dead views; amortised O(1) per view
-        refs[:] = [r for r in refs if r() is not None]
-        x["vviews_cap"] = 2 * len(refs) + 64
 
 
 # ------------------------------------------------------------------ view / reshape / flatten
@@ -176,7 +133,7 @@ def _view_dtype(input, dtype):
 
 
 def _view_result(input, r):
-    res = viewof(wrap(r), input, reshape, (r.shape,))
+    res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad:
         node = ViewBackward0()
         node._saved_self_sym_sizes = input._data.shape
@@ -262,6 +219,21 @@ def ravel(input):
     return view(input.contiguous(), -1)
 
 
+class AliasBackward0(Node):                  # derivatives.yaml: alias
+    __slots__ = ()
+
+    def apply(self, grad):
+        return grad,
+
+
+def alias(input):
+    """A view of the whole tensor (x[...], x[()]): torch's alias."""
+    res = make_view(wrap(input._data.view()), input)
+    if STATE.enabled and input._requires_grad:
+        link(res, AliasBackward0(), input, meta=same_meta(input))
+    return res
+
+
 # ------------------------------------------------------------------ squeeze / unsqueeze
 
 class UnsqueezeBackward0(Node):              # derivatives.yaml: unsqueeze
@@ -275,7 +247,7 @@ def unsqueeze(input, dim):
     x = input._data
     d = wrap_dim(dim, x.ndim + 1)
     shp = x.shape
-    res = viewof(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input, unsqueeze, (d,))
+    res = make_view(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input)
     if STATE.enabled and input._requires_grad:
         node = UnsqueezeBackward0()
         node._saved_dim = d
@@ -316,7 +288,7 @@ def squeeze(input, dim=None):
         node._saved_dim = dims if multi else dims[0]
         axes = tuple(d for d in dims if x.ndim and x.shape[d] == 1)
     r = np.squeeze(x, axis=axes) if axes else x.view()
-    res = viewof(wrap(r), input, reshape, (r.shape,))
+    res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad:
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
@@ -346,7 +318,7 @@ def permute(input, *dims, **kwargs):
     dims = tuple(wrap_dim(d, x.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    res = viewof(wrap(np.transpose(x, dims)), input, permute, (dims,))
+    res = make_view(wrap(np.transpose(x, dims)), input)
     if STATE.enabled and input._requires_grad:
         node = PermuteBackward0()
         node._saved_dims = dims
@@ -365,7 +337,7 @@ def transpose(input, dim0, dim1):
     x = input._data
     n = x.ndim
     d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
-    res = viewof(wrap(np.swapaxes(x, d0, d1) if n else x.view()), input, transpose, (d0, d1))
+    res = make_view(wrap(np.swapaxes(x, d0, d1) if n else x.view()), input)
     if STATE.enabled and input._requires_grad:
         node = TransposeBackward0()
         node._saved_dim0, node._saved_dim1 = d0, d1
@@ -390,7 +362,7 @@ def t(input):
     x = input._data
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    res = viewof(wrap(x.T if x.ndim == 2 else x.view()), input, t, ())
+    res = make_view(wrap(x.T if x.ndim == 2 else x.view()), input)
     if STATE.enabled and input._requires_grad:
         link(res, TBackward0(), input)
     return res
@@ -520,8 +492,14 @@ def expand(input, *sizes, size=None, implicit=False):
                                    f"{list(x.shape)}")
         target.append(s)
     target = tuple(target)
-    r = x.view() if target == x.shape else np.broadcast_to(x, target)
-    res = viewof(wrap(r), input, expand, (target,))
+    if target == x.shape:
+        r = x.view()
+    else:
+        r = np.broadcast_to(x, target)
+        if not any(s == 0 and n > 1 for n, s in zip(target, r.strides)):
+            # expanded only along size-1 dims: no element is shared, so it stays writable
+            r = np.lib.stride_tricks.as_strided(x, target, r.strides)
+    res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad:
         node = ExpandBackward0()
         node._saved_self_sym_sizes = x.shape
@@ -764,7 +742,7 @@ def select(input, dim, index):
                          f"{list(x.shape)} at dimension {dim}")
     if index < 0:
         index += n
-    res = viewof(wrap(x[(slice(None),) * d + (index,)]), input, select, (d, index))
+    res = make_view(wrap(x[(slice(None),) * d + (index, Ellipsis)]), input)
     if STATE.enabled and input._requires_grad:
         node = SelectBackward0()
         node._saved_dim, node._saved_index = d, index
@@ -792,8 +770,7 @@ def unbind(input, dim=0):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
     pre = (slice(None),) * d
-    outs = [viewof(wrap(x[pre + (i,)]), input, select, (d, i)) for i in range(x.shape[d])]
-    mark_multi(outs)
+    outs = [make_view(wrap(x[pre + (i, Ellipsis)]), input, multi=True) for i in range(x.shape[d])]
     if STATE.enabled and input._requires_grad and outs:
         node = UnbindBackward0()
         node._saved_dim = d
@@ -1000,7 +977,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     x = input._data
     d1, d2 = _diag_dims(x.ndim, offset, dim1, dim2)
     offset = int(offset)
-    res = viewof(wrap(_diag_view(x, offset, d1, d2)), input, diagonal, (offset, d1, d2))
+    res = make_view(wrap(_diag_view(x, offset, d1, d2)), input)
     if STATE.enabled and input._requires_grad:
         node = DiagonalBackward0()
         node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
@@ -1123,7 +1100,7 @@ def unfold(input, dimension, size, step):
     r = _as_strided(xs, shape, strides, writeable=x.flags.writeable and step >= size)
     if x.ndim == 0:
         r = r.reshape(size)
-    res = viewof(wrap(r), input, unfold, (d, size, step))
+    res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad:
         node = UnfoldBackward0()
         node._saved_dimension, node._saved_size, node._saved_step = d, size, step
@@ -1294,192 +1271,6 @@ tril_indices = _tri_indices("tril_indices", np.tril_indices)
 triu_indices = _tri_indices("triu_indices", np.triu_indices)
 
 
-# ------------------------------------------------------------------ in-place writes into views
-# Note [In-place writes into views]: an in-place op on a view changes its base's values, so,
-# as in torch, the base's history is rebased onto a CopySlices node (inputs: the base's old
-# history and the in-place op's other inputs) and the view's onto AsStridedBackward0 (a view
-# of the new base). A view made here records _x["vchain"] = (root, steps): replaying the
-# steps (functional ember ops) on root-shaped tensors gives the view's region, which is what
-# both nodes need. Views made by indexing keep their own chain (index.py: "ichain"); a write
-# into a view of a view of either kind cascades to the final base. A non-leaf base keeps weak
-# references to its live views (_x["vviews"]): after its history changes (a write into it or
-# into one of its views) they are relinked to the new history and their version bumped, as
-# torch regenerates a view's grad_fn and shares its base's version counter. The write itself
-# happens before the checks (a view of a leaf, an output of split/unbind), unlike torch.
-
-def _replay(t, steps):
-    for op, args in steps:
-        t = op(t, *args)
-    return t
-
-
-def _region_ids(root_shape, steps):
-    """For each element of the view, its flat (C order) position in the root."""
-    n = 1
-    for k in root_shape:
-        n *= k
-    ids = _replay(wrap(np.arange(n).reshape(root_shape)), steps)._data
-    return np.ascontiguousarray(ids).reshape(-1)
-
-
-class CopySlices(Node):
-    __slots__ = ("_fn", "_steps", "_ids", "_root_shape", "_vshape")
-    _saved_names = ("_fn",)     # so that the engine calls release (defined below)
-
-    def apply(self, grad):
-        res = list(self._fn.apply(_replay(grad, self._steps)))
-        g0 = None
-        if self.next_functions[0][0] is not None:
-            keep = np.ones(grad._data.size, grad._data.dtype)
-            keep[self._ids] = 0
-            g0 = grad * wrap(keep.reshape(self._root_shape))
-            r0 = res[0]
-            if r0 is not None:
-                if r0._data.shape != self._vshape:
-                    r0 = sum_to(r0, self._vshape)
-                g0 = g0 + _place(r0, self._root_shape, self._steps, self._ids)
-        return (g0,) + tuple(res[1:])
-
-    def release(self):          # the wrapped node's saved tensors go with this node's
-        fn = self._fn
-        fn.release()
-        self._freed = fn._freed
-
-
-class AsStridedBackward0(Node):
-    __slots__ = ("_steps", "_ids", "_root_shape")
-
-    def apply(self, grad):
-        return _place(grad, self._root_shape, self._steps, self._ids),
-
-
-class AsStridedBackwardBackward0(_EmbedNode):
-    __slots__ = ()
-
-
-def _place(grad, root_shape, steps, ids):
-    """zeros(root_shape) with grad in the view's region (differentiable: its derivative is
-    the region of the incoming gradient)."""
-    def writer(z, g):
-        z.reshape(-1)[ids] = g.reshape(-1)
-    return embed(grad, root_shape, writer, AsStridedBackwardBackward0,
-                 lambda gg: _replay(gg, steps))
-
-
-def _rebase_view(view):
-    fn = view._grad_fn
-    root, steps = view._x["vchain"]
-    if root._requires_grad and root._grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    ids = _region_ids(root._data.shape, steps)
-    node = CopySlices()
-    node._fn, node._steps, node._ids = fn, steps, ids
-    node._root_shape, node._vshape = root._data.shape, view._data.shape
-    mark_written(root)
-    edges = fn.next_functions
-    link(root, node, root)      # no edge when root does not require grad
-    node.next_functions = (node.next_functions[0],) + tuple(edges[1:])
-    _relink(view, root, steps, ids)
-    _refresh_views(root, view)
-    return root
-
-
-def refresh_views(base):
-    """Called by the in-place mechanism after an in-place op rebased `base` (not a view)."""
-    if STATE.enabled:
-        _refresh_views(base, None)
-
-
-def _refresh_own_views(root, done):
-    x = root._x
-    if x and "vviews" in x:
-        saved = x.pop("views", None)      # index.py refreshed its own views already
-        try:
-            _refresh_views(root, done)
-        finally:
-            if saved is not None:
-                x["views"] = saved
-
-
-def _relink(view, root, steps, ids):
-    vnode = AsStridedBackward0()
-    vnode._steps, vnode._ids, vnode._root_shape = steps, ids, root._data.shape
-    link(view, vnode, root)
-
-
-def _refresh_views(root, done):
-    """After root's history was rebased, its other live views (of either kind) read the new
-    root, and count as written (torch's views share their base's version counter)."""
-    x = root._x
-    refs = x.get("vviews") if x else None
-    if refs:
-        alive = []
-        for r in refs:
-            v = r()
-            if v is None:
-                continue
-            alive.append(r)
-            vx = v._x
-            chain = vx.get("vchain") if vx else None
-            if v is not done and chain is not None and chain[0] is root:
-                bump_version(v)
-                _relink(v, root, chain[1], _region_ids(root._data.shape, chain[1]))
-        x["vviews"] = alive
-    if x and "views" in x:                     # views made by indexing (index.py)
-        from ..ops import index
-        refresh = getattr(index, "_refresh_views", None)
-        if refresh is not None:
-            refresh(root, done)
-
-
-MULTI_VIEW = ("is a view and is being modified inplace. This view is the output of a function "
-              "that returns multiple views. Such functions do not allow the output views to be "
-              "modified inplace. You should replace the inplace operation by an out-of-place one.")
-
-
-def mark_multi(outs):
-    """Outputs of split/unbind (and views of them): torch refuses in-place writes into them
-    while recording."""
-    for o in outs:
-        o._x["multi"] = True
-
-
-def rebase_view_chain(t):
-    """Called by the in-place mechanism (_common.inplace) once an in-place op gave `t`, a
-    view, a new grad_fn: rebase its base's history, then that base's if it is a view too."""
-    if not STATE.enabled:
-        return
-    if t._x.get("multi"):
-        old, i = t._grad_fn.next_functions[0]      # the view's own node before the write
-        if old is not None:
-            raise RuntimeError(f"Output {i} of {old.name().rsplit('Backward', 1)[0]} "
-                               f"{MULTI_VIEW}")
-        raise RuntimeError("A view was created in no_grad mode and is being modified inplace "
-                           "with grad mode enabled. This view is the output of a function that "
-                           "returns multiple views. Such functions do not allow the output views "
-                           "to be modified inplace. You should replace the inplace operation by "
-                           "an out-of-place one.")
-    while t._grad_fn is not None:
-        x = t._x
-        if not x:
-            return
-        if "vchain" in x:
-            if x["vchain"] is None:
-                return
-            root = _rebase_view(t)
-        elif "ichain" in x:
-            from .index import rebase_inplace_view
-            root = x["ichain"][0]
-            rebase_inplace_view(t)
-            if root._grad_fn is not None:       # and this package's views of that root
-                _refresh_own_views(root, t)
-        else:
-            return
-        _refresh_views(t, None)     # views taken of t itself (of the other kind) read it anew
-        t = root
-
-
 # ------------------------------------------------------------------ in-place metadata changes
 # x.t_(), x.unsqueeze_(0), ...: the tensor itself becomes the view; torch names these nodes
 # with the next overload number (TBackward1, SqueezeBackward3...).
@@ -1520,8 +1311,6 @@ def _meta_inplace(op):
                                "in-place operation.")
         res = op(self, *args, **kwargs)
         self._data = res._data
-        if self._x and "vchain" in self._x:    # a view stays a view, one step longer
-            self._x["vchain"] = res._x["vchain"]
         node = res._grad_fn
         if node is not None:
             node.__class__ = _INPLACE_NODE[type(node)]
