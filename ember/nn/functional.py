@@ -8,7 +8,7 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..dtypes import type_name
+from ..dtypes import C_NAMES as _C_NAMES, type_name
 from ..ops._args import needs, broadcast_error
 from ..ops.matmul import addmm, matmul
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
@@ -16,7 +16,6 @@ from ..ops.unary import relu, tanh, sigmoid
 from ..tensor import Tensor, wrap
 from ..ops import attention as _attn
 from ..ops.rnn import _dropout as _composite_dropout
-from ..ops._linalg import _C_NAMES
 from ..ops.join import cat
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "nll_loss",
