@@ -1,25 +1,42 @@
-"""torch.nn.functional: linear, activations and losses, composed from ember ops where torch's
-grad_fn is just their parts (linear: addmm / matmul) and with their own node where torch has
-one (nll_loss: NllLossBackward0 / NllLoss2DBackward0, mse_loss: MseLossBackward0)."""
+"""torch.nn.functional: the thin torch-signature front end (argument checks, defaults, the
+legacy size_average/reduce arguments, torch's Python-side errors and warnings) over the ops in
+ember/ops/ (activation, normalization, dropout, loss, distance, ...)."""
 import math
 import warnings
 
 import numpy as np
 
-from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
-from ..dtypes import C_NAMES as _C_NAMES, type_name
-from ..ops._args import needs, broadcast_error
+from ..dtypes import C_NAMES as _C_NAMES
+from ..ops import activation as _act
+from ..ops import attention as _attn
+from ..ops import distance as _dist
+from ..ops import dropout as _drop
+from ..ops import loss as _loss
+from ..ops import normalization as _norm
 from ..ops.matmul import addmm, matmul
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
-from ..ops.unary import relu, tanh, sigmoid
-from ..tensor import Tensor, wrap
-from ..ops import attention as _attn
-from ..ops.rnn import _dropout as _composite_dropout
+from ..ops import unary as _unary
+from ..ops.arith import MulBackward1, scalar_op as _scalar_op
 from ..ops.join import cat
+from ..ops.unary import tanh, sigmoid
+from ..tensor import Tensor, wrap
 
-__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "nll_loss",
-           "cross_entropy", "mse_loss"]
+__all__ = ["linear", "softmax", "log_softmax",
+           # ---- normloss
+           "relu", "relu_", "tanh", "sigmoid", "threshold", "threshold_", "hardtanh",
+           "hardtanh_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu",
+           "leaky_relu_", "prelu", "rrelu", "rrelu_", "glu", "gelu", "logsigmoid", "hardshrink",
+           "tanhshrink", "softsign", "softplus", "softmin", "softshrink", "hardsigmoid", "silu",
+           "mish", "hardswish", "batch_norm", "instance_norm", "layer_norm", "group_norm",
+           "rms_norm", "local_response_norm", "normalize", "dropout", "alpha_dropout",
+           "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "cosine_similarity",
+           "pairwise_distance", "pdist", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
+           "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
+           "gaussian_nll_loss", "cosine_embedding_loss", "margin_ranking_loss",
+           "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+           "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss", "ctc_loss"]
 
 
 # ---------------------------------------------------------------- linear
@@ -60,7 +77,16 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _log_softmax(input, dim, dtype)
 
 
-# ---------------------------------------------------------------- reductions (legacy args)
+# ---- normloss: activations, normalization, dropout, distances, losses
+# ---------------------------------------------------------------- argument checks
+
+def _tensor(name, input):
+    """torch's TypeError for a non-Tensor input of a C++-bound function."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input
+
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -79,282 +105,462 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-# ---------------------------------------------------------------- nll_loss
-
-class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forward
-    # target, weight and total_weight are constants (no gradient), kept as NumPy arrays;
-    # _saved_shape_dtype: the input's shape and dtype, from which the gradient is built
-    __slots__ = ("_saved_target", "_saved_weight", "_saved_ignore_index", "_saved_reduction",
-                 "_saved_total_weight", "_saved_shape_dtype")
-
-    def apply(self, grad):
-        coef = self._coefficients()
-        if self._saved_reduction == "none" and coef.ndim > 1:
-            grad = grad.unsqueeze(1)              # per-sample gradient, broadcast over classes
-        return grad * wrap(coef),
-
-    def np_apply(self, g):
-        coef = self._coefficients()
-        if self._saved_reduction == "none" and coef.ndim > 1:
-            g = g[:, None]
-        if g.dtype is not coef.dtype:
-            return Node.np_apply(self, g)
-        coef *= g         # (coef is fresh: the product in its buffer, as grad * coef)
-        return coef,
-
-    def _coefficients(self):
-        """d loss / d input before the incoming gradient: -weight[target] / total_weight at
-        each sample's target (0 elsewhere and for ignored samples; no division unless the
-        reduction is the mean)."""
-        shape, dtype = self._saved_shape_dtype
-        t, w = self._saved_target, self._saved_weight
-        if w is None and len(shape) == 2 and self._saved_ignore_index not in t:
-            coef = np.zeros(shape, dtype)     # the common case: no weights, none ignored
-            coef[np.arange(shape[0]), t] = -1
-        else:
-            coef = _nll_coefficients(shape, dtype, t, w, self._saved_ignore_index)
-        if self._saved_reduction == "mean":
-            with np.errstate(invalid="ignore", divide="ignore"):
-                coef /= self._saved_total_weight
-        return coef
-
-
-class NllLoss2DBackward0(NllLossBackward0):  # derivatives.yaml: nll_loss2d_forward
-    __slots__ = ()
-
-
-def _nll_coefficients(shape, dtype, target, weight, ignore_index):
-    """d loss_i / d input: -weight[target_i] at (i, target_i), 0 elsewhere (and for ignored
-    samples). input has shape (N, C, *rest) or (C,); target (N, *rest) or ()."""
-    coef = np.zeros(shape, dtype)
-    valid = target != ignore_index
-    safe = np.where(valid, target, 0)
-    w = -(weight[safe] if weight is not None else np.ones(safe.shape, dtype))
-    w = np.where(valid, w, 0).astype(dtype)
-    if len(shape) == 1:
-        coef[safe] = w
-    else:
-        np.put_along_axis(coef, np.expand_dims(safe, 1), np.expand_dims(w, 1), axis=1)
-    return coef
-
-
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+def _reduction(size_average, reduce, reduction):
+    """The reduction string after the legacy arguments, validated as torch validates it."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
-    x, t = input._data, target._data
-    if x.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
-    if x.ndim >= 2 and t.ndim >= 1 and x.shape[0] != t.shape[0] or \
-            x.ndim >= 2 and t.ndim == 0:
-        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
-                         f"batch_size ({t.shape[0] if t.ndim else 1}).")
-    if t.dtype.kind not in "iu" or t.dtype.kind == "u" and t.dtype.itemsize != 1:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{type_name(t.dtype)}")
-    n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
-    w = None
-    if weight is not None:
-        w = weight._data
-        if w.ndim != 1 or w.shape[0] != n_classes:
-            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
-                               f"classes or no classes but got weight tensor of shape: "
-                               f"{list(w.shape)}")
-        if w.dtype != x.dtype:
-            raise RuntimeError(f"expected scalar type {type_name(x.dtype)} but found "
-                               f"{type_name(w.dtype)}")
-    if x.ndim > 2 and x.shape[:1] + x.shape[2:] != t.shape:
-        raise RuntimeError(f"Expected target size {list(x.shape[:1] + x.shape[2:])}, got "
-                           f"{list(t.shape)}")
-    if x.ndim == 1 and t.ndim == 1 and t.shape[0] == 1:
-        t = t.reshape(())
-    if x.ndim > 2 and x.ndim != 4:
-        # torch runs the K-dim loss as a 2-D one on a view (ViewBackward0 on each side)
-        out = nll_loss(input.reshape(x.shape[0], x.shape[1], 1, -1),
-                       target.reshape(t.shape[0], 1, -1), weight, None, ignore_index, None,
-                       reduction)
-        return out.reshape(t.shape) if reduction == "none" else out
-    t = t.astype(np.int64, copy=False)
-    if w is None and x.ndim == 2 and t.size and ignore_index not in t and \
-            0 <= t.min() and t.max() < n_classes:
-        # the common case (no weights, no ignored or bad target): the weights are all 1
-        picked = x[np.arange(t.shape[0]), t]
-        losses = -picked
-        total = x.dtype.type(t.shape[0])
-    else:
-        valid = t != ignore_index
-        bad = valid & ((t < 0) | (t >= n_classes))
-        if bad.any():
-            raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
-        safe = np.where(valid, t, 0)
-        if x.ndim == 1:
-            picked = x[safe]
-        else:
-            picked = np.take_along_axis(x, np.expand_dims(safe, 1), axis=1)[:, 0]
-        sw = w[safe] if w is not None else np.ones(safe.shape, x.dtype)
-        sw = np.where(valid, sw, 0).astype(x.dtype)
-        losses = -(sw * picked)
-        total = sw.sum(dtype=x.dtype)
-    if reduction == "none":
-        r = losses if x.ndim > 1 else np.asarray(losses, x.dtype)
-    elif reduction == "sum":
-        r = np.asarray(losses.sum(dtype=x.dtype), x.dtype)
-    else:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.asarray(losses.sum(dtype=x.dtype) / total, x.dtype)
-    res = wrap(r)
-    if STATE.enabled and input._requires_grad:
-        node = NllLoss2DBackward0() if x.ndim == 4 else NllLossBackward0()
-        node._saved_target = t
-        node._saved_weight = w
-        node._saved_ignore_index = ignore_index
-        node._saved_reduction = reduction
-        node._saved_total_weight = total
-        node._saved_shape_dtype = (x.shape, x.dtype)
-        link(res, node, input)
-    return res
+    return reduction
 
 
-# ---------------------------------------------------------------- cross_entropy
+# ---------------------------------------------------------------- activations
 
-class MulBackward1(Node):                    # derivatives.yaml: mul.Scalar
-    __slots__ = ("_saved_other",)
-
-    def apply(self, grad):
-        return grad * self._saved_other,
+def relu(input, inplace=False):
+    return _unary.relu(_tensor("relu", input), inplace)
 
 
-class DivBackward1(Node):                    # derivatives.yaml: div.Scalar
-    __slots__ = ("_saved_other",)
-
-    def apply(self, grad):
-        return grad / self._saved_other,
+def relu_(input):
+    return _unary.relu_(_tensor("relu_", input))
 
 
-def _scalar_op(input, value, node_cls, ufunc):
-    """input (*, /) a Python scalar, recorded as torch's .Scalar overloads are (the losses
-    below are composed of them)."""
-    res = wrap(ufunc(input._data, value))
-    if STATE.enabled and input._requires_grad:
-        node = node_cls()
-        node._saved_other = value
-        link(res, node, input)
-    return res
+def threshold(input, threshold, value, inplace=False):
+    _tensor("threshold", input)
+    return _act.threshold_(input, threshold, value) if inplace else \
+        _act.threshold(input, threshold, value)
 
 
-def _class_view(weight, ndim):
-    """A (C,) weight shaped to broadcast along the class dim (1) of an ndim-D input."""
-    if ndim <= 1:
-        return weight
-    return weight.reshape((1, weight._data.shape[0]) + (1,) * (ndim - 2))
+def threshold_(input, threshold, value):
+    return _act.threshold_(_tensor("threshold_", input), threshold, value)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    _tensor("hardtanh", input)
+    return _act.hardtanh_(input, min_val, max_val) if inplace else \
+        _act.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _act.hardtanh_(_tensor("hardtanh_", input), min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    return _act.relu6(_tensor("relu6", input), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _act.elu(_tensor("elu", input), alpha, inplace)
+
+
+def elu_(input, alpha=1.0):
+    return _act.elu_(_tensor("elu_", input), alpha)
+
+
+def selu(input, inplace=False):
+    return _act.selu(_tensor("selu", input), inplace)
+
+
+def selu_(input):
+    return _act.selu_(_tensor("selu_", input))
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _act.celu(_tensor("celu", input), alpha, inplace)
+
+
+def celu_(input, alpha=1.0):
+    return _act.celu_(_tensor("celu_", input), alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _act.leaky_relu(_tensor("leaky_relu", input), negative_slope, inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return _act.leaky_relu_(_tensor("leaky_relu_", input), negative_slope)
+
+
+def prelu(input, weight):
+    return _act.prelu(_tensor("prelu", input), weight)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    return _act.rrelu(_tensor("rrelu", input), lower, upper, training, inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return _act.rrelu_(_tensor("rrelu_", input), lower, upper, training)
+
+
+def glu(input, dim=-1):
+    return _act.glu(_tensor("glu", input), dim)
+
+
+def gelu(input, approximate="none"):
+    return _act.gelu(_tensor("gelu", input), approximate)
+
+
+def logsigmoid(input):
+    return _act.logsigmoid(_tensor("log_sigmoid", input))
+
+
+def hardshrink(input, lambd=0.5):
+    return _act.hardshrink(_tensor("hardshrink", input), lambd)
+
+
+def tanhshrink(input):
+    return _act.tanhshrink(input)
+
+
+def softsign(input):
+    return _act.softsign(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _act.softplus(_tensor("softplus", input), beta, threshold)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmin", input._data.ndim, _stacklevel)
+    return _act.softmin(input, dim, dtype)
+
+
+def softshrink(input, lambd=0.5):
+    return _act.softshrink(_tensor("softshrink", input), lambd)
+
+
+def hardsigmoid(input, inplace=False):
+    return _act.hardsigmoid(_tensor("hardsigmoid", input), inplace)
+
+
+def silu(input, inplace=False):
+    return _act.silu(_tensor("silu", input), inplace)
+
+
+def mish(input, inplace=False):
+    return _act.mish(_tensor("mish", input), inplace)
+
+
+def hardswish(input, inplace=False):
+    return _act.hardswish(_tensor("hardswish", input), inplace)
+
+
+# ---------------------------------------------------------------- normalization
+
+def _verify_batch_size(size):
+    n = size[0]
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-05):
+    if training:
+        _verify_batch_size(input.size())
+    return _norm.batch_norm(input, running_mean, running_var, weight, bias, training,
+                            momentum, eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    if use_input_stats:
+        n = 1
+        for s in input.shape[2:]:
+            n *= s
+        if n == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {input.size()}")
+    return _norm.instance_norm(input, running_mean, running_var, weight, bias,
+                               use_input_stats, momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    return _norm.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _norm.rms_norm(input, normalized_shape, weight, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    shape = input.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{len(shape)}")
+    _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups] + list(shape[2:]))
+    return _norm.group_norm(input, num_groups, weight, bias, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    return _norm.local_response_norm(input, size, alpha, beta, k)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    return _norm.normalize(input, p, dim, eps, out)
+
+
+# ---------------------------------------------------------------- dropout
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    return _drop.dropout(input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _drop.alpha_dropout(input, p, training, inplace)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _drop.feature_alpha_dropout(input, p, training, inplace)
+
+
+def _feature_dropout_unbatched(input, p, training, inplace, batched):
+    if batched:
+        return _drop.feature_dropout(input, p, training, inplace)
+    if inplace:
+        return _drop.feature_dropout(input.unsqueeze_(0), p, training, True).squeeze_(0)
+    return _drop.feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. "
+                           "Note that dropout1d exists to provide channel-wise dropout on inputs "
+                           "with 1 spatial dimension, a channel dimension, and an optional batch "
+                           "dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout_unbatched(input, p, training, inplace, nd == 3)
+
+
+def _feature_dim_warning(name, nd, spatial, dims):
+    warnings.warn(f"{name}: Received a {nd}-D input to {name}, which is deprecated and will "
+                  "result in an error in a future release. To retain the behavior and silence "
+                  f"this warning, please use dropout instead. Note that {name} exists to "
+                  f"provide channel-wise dropout on inputs with {spatial} spatial dimensions, a "
+                  "channel dimension, and an optional batch dimension (i.e. "
+                  f"{dims[0]}D or {dims[1]}D inputs).", stacklevel=3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (3, 4):
+        _feature_dim_warning("dropout2d", nd, 2, (3, 4))
+    if nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change in "
+                      "a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
+                      "behavior, please switch to using dropout1d instead.", stacklevel=2)
+    return _drop.feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (4, 5):
+        _feature_dim_warning("dropout3d", nd, 3, (4, 5))
+    return _feature_dropout_unbatched(input, p, training, inplace, nd == 5)
+
+
+# ---------------------------------------------------------------- distances
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    return _dist.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return _dist.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def pdist(input, p=2):
+    return _dist.pdist(input, p)
+
+
+# ---------------------------------------------------------------- losses
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.nll_loss(input, target, weight, ignore_index, reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
-    """log_softmax over the class dim + nll_loss for class-index targets (with label
-    smoothing: mixed with the mean of -log p over the classes); -(p * log q) summed over the
-    classes for class-probability targets."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
-    _check_reduction(reduction)
-    x = input._data
-    if x.ndim == 0:
-        raise RuntimeError("Expected floating point type for target with class "
-                           f"probabilities, got {type_name(target._data.dtype)}")
-    cdim = 1 if x.ndim >= 2 else 0
-    n_classes = x.shape[cdim]
-    logp = _log_softmax(input, cdim)
-    if target._data.dtype.kind == "f":
-        return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
-    loss = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
-    if not label_smoothing:
-        return loss
-    eps = float(label_smoothing)
-    terms = logp if weight is None else logp * _class_view(weight, x.ndim)
-    smooth = -terms.sum(cdim)
-    ignored = target == ignore_index
-    smooth = smooth.masked_fill(ignored, 0.0)
-    if reduction == "mean":
-        if weight is None:
-            smooth = smooth.sum() / (~ignored).sum()
-        else:
-            kept = target._data[~ignored._data].reshape(-1)
-            smooth = smooth.sum() / wrap(weight._data[kept]).sum()
-    elif reduction == "sum":
-        smooth = smooth.sum()
-    return _scalar_op(loss, 1.0 - eps, MulBackward1, np.multiply) + \
-        _scalar_op(smooth, eps / n_classes, MulBackward1, np.multiply)
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
-def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim):
-    x = logp._data
-    if target._data.shape != x.shape:
-        raise RuntimeError(f"Expected input batch_size ({x.shape[0]}) to match target "
-                           f"batch_size ({target._data.shape[0] if target._data.ndim else 1}).")
-    if label_smoothing:
-        eps = float(label_smoothing)
-        target = wrap(target._data * (1.0 - eps) + eps / x.shape[cdim])
-    terms = logp if weight is None else logp * _class_view(weight, x.ndim)
-    terms = terms * target
-    if reduction == "none":
-        return -terms.sum(cdim)
-    total = -terms.sum()
-    if reduction == "sum":
-        return total
-    return _scalar_op(total, x.size // x.shape[cdim] if x.size else 0, DivBackward1,
-                      np.true_divide)
+def _size_warning(input, target):
+    if input.shape != target.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
 
 
-# ---------------------------------------------------------------- mse_loss
-
-class MseLossBackward0(Node):                # derivatives.yaml: mse_loss
-    __slots__ = ("_saved_self", "_saved_target", "_saved_reduction")
-    _saved_names = ("_saved_self", "_saved_target")
-
-    def apply(self, grad):
-        diff = self._saved_self - self._saved_target
-        g = grad * 2 * diff
-        if self._saved_reduction == "mean":
-            g = g / diff._data.size
-        return (g if needs(self, 0) else None), (-g if needs(self, 1) else None)
+def _weighted_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', "
+                         "'mean', 'sum'.")
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    if weight is not None:
-        raise NotImplementedError("ember: mse_loss with weight")
+    _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
-    if input._data.shape != target._data.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
-                      f"size ({input.shape}). This will likely lead to incorrect results due "
-                      "to broadcasting. Please ensure they have the same size.", stacklevel=2)
-    _check_reduction(reduction)
-    x, y = input._data, target._data
-    if x.dtype != y.dtype:
-        rt = np.result_type(x, y)
-        x, y = x.astype(rt), y.astype(rt)
-    try:
-        d = x - y
-    except ValueError:
-        raise broadcast_error(x, y) from None
-    sq = d * d
-    if reduction == "none":
-        r = sq
-    elif reduction == "sum":
-        r = np.asarray(sq.sum(), sq.dtype)
+    if weight is None:
+        _check_reduction(reduction)
     else:
-        with np.errstate(invalid="ignore"):
-            r = np.asarray(sq.mean() if sq.size else np.nan, sq.dtype)
-    res = wrap(r)
-    t_req = isinstance(target, Tensor) and target._requires_grad
-    if STATE.enabled and (input._requires_grad or t_req):
-        node = MseLossBackward0()
-        node._saved_self = input
-        node._saved_target = target
-        node._saved_reduction = reduction
-        link(res, node, input, target)
-    return res
+        _weighted_reduction(reduction)
+    return _loss.mse_loss(input, target, reduction, weight)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if weight is None:
+        _check_reduction(reduction)
+    else:
+        _weighted_reduction(reduction)
+    return _loss.l1_loss(input, target, reduction, weight)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _size_warning(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.smooth_l1_loss(input, target, reduction, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _size_warning(input, target)
+    _check_reduction(reduction)
+    return _loss.huber_loss(input, target, reduction, delta, weight)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
+           log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                          "the support size.'batchmean' divides only by the batch size, and "
+                          "aligns with the KL div math definition.'mean' will be changed to "
+                          "behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        if reduction != "batchmean":
+            _check_reduction(reduction)
+    return _loss.kl_div(input, target, reduction, log_target)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.poisson_nll_loss(input, target, log_input, full, eps, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    return _loss.gaussian_nll_loss(input, target, var, full, eps, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.cosine_embedding_loss(input1, input2, target, margin, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.margin_ranking_loss(input1, input2, target, margin, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.hinge_embedding_loss(input, target, margin, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.soft_margin_loss(input, target, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    return _loss.multilabel_soft_margin_loss(input, target, weight, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.multilabel_margin_loss(input, target, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _loss.multi_margin_loss(input, target, p, margin, weight, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _loss.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                     reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _loss.triplet_margin_with_distance_loss(
+        anchor, positive, negative, distance_function=distance_function, margin=margin,
+        swap=swap, reduction=reduction)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    _check_reduction(reduction)
+    return _loss.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
+                          zero_infinity)
 
 
 # ---- attention (scaled_dot_product_attention, multi_head_attention_forward)
@@ -425,11 +631,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                            "set when is_causal=True")
     factor = math.sqrt(1.0 / math.sqrt(query._data.shape[-1]) if scale is None else scale)
-    q = _scalar_op(query, factor, MulBackward1, np.multiply)
+    q = _scalar_op(query, factor, MulBackward1)
     if enable_gqa and hq != hk:
         key = key.repeat_interleave(hq // hk, -3)
         value = value.repeat_interleave(hq // hk, -3)
-    attn = q.matmul(_scalar_op(key.transpose(-2, -1), factor, MulBackward1, np.multiply))
+    attn = q.matmul(_scalar_op(key.transpose(-2, -1), factor, MulBackward1))
     if is_causal:
         L, S = query._data.shape[-2], key._data.shape[-2]
         attn_mask = wrap(np.tri(L, S, dtype=np.bool_))
@@ -437,7 +643,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         attn = attn + _attn._float_mask(attn_mask, query._data.dtype)
     attn = _attn._safe_softmax(attn, -1)
     if dropout_p > 0:
-        attn = _composite_dropout(attn, dropout_p, True)
+        attn = _drop.dropout(attn, dropout_p, True)
     return attn.matmul(value)
 
 
@@ -657,7 +863,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             weights = q_scaled.bmm(k.transpose(-2, -1))
         weights = _softmax(weights, -1)
         if dropout_p > 0.0:
-            weights = _composite_dropout(weights, dropout_p, True)
+            weights = _drop.dropout(weights, dropout_p, True)
         out = weights.bmm(v)
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
         out = linear(out, out_proj_weight, out_proj_bias)

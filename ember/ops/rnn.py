@@ -18,6 +18,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..tensor import Tensor, wrap
 from ._args import needs, requires
+from .dropout import dropout as _dropout
 from .join import cat, stack
 from .matmul import addmm, matmul
 
@@ -36,35 +37,6 @@ def _linear(input, weight, bias):
         out = addmm(bias, input.reshape(-1, x.shape[-1]), wt)
         return out.reshape(x.shape[:-1] + (out._data.shape[-1],))
     return matmul(input, wt) + bias
-
-
-def dropout_noise(input, p):
-    """The mask torch's composite dropout multiplies by: empty_like(input).bernoulli_(1 - p)
-    divided in place by 1 - p (the same sampler calls, so the same draws as torch's)."""
-    x = input._data
-    noise = wrap(np.empty(x.shape, x.dtype))
-    sampler = getattr(noise, "bernoulli_", None)
-    if sampler is not None:
-        sampler(1 - p)
-        noise._data /= x.dtype.type(1 - p)
-        return noise
-    # until ember/random.py: Tensor.bernoulli_ (torch's stream) comes from the rng branch;
-    # this is the one place that falls back to a NumPy draw from ember's generator
-    from ..creation import default_generator   # (function-local: creation is a layer above)
-    keep = default_generator._rng.random(x.shape) < 1 - p
-    noise._data[...] = keep
-    noise._data /= x.dtype.type(1 - p)
-    return noise
-
-
-def _dropout(input, p, train):
-    """ATen's composite dropout (input * noise: MulBackward0), which the RNN functions call
-    between layers."""
-    if p == 0 or not train or input._data.size == 0:
-        return input
-    if p == 1:
-        return input * wrap(np.zeros((), input._data.dtype))
-    return input * dropout_noise(input, p)
 
 
 # ---------------------------------------------------------------- cells
