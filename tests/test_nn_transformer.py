@@ -1,0 +1,422 @@
+"""ember attention and transformer layers against torch: F.scaled_dot_product_attention (the
+fused CPU op and the math path), F.multi_head_attention_forward / nn.MultiheadAttention, and
+the Transformer encoder / decoder layers and stacks: outputs, gradients of inputs and
+parameters, grad_fn graphs, reprs, initialisation, warnings and errors; float64 numerical
+gradient checks and double backward."""
+import copy
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from oracle import assert_close, check, check_error, gradcheck, gradgradcheck
+from test_nn_rnn import dag_signature
+
+R = np.random.default_rng(23)
+
+
+def randn(*shape):
+    return R.standard_normal(shape)
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+# ---------------------------------------------------------------- scaled_dot_product_attention
+
+def _mask(kind, L, S, batch=2):
+    if kind == "bool":
+        return np.random.default_rng(1).random((L, S)) > 0.3
+    if kind == "rows":          # one query row masked out entirely
+        m = np.ones((L, S), bool)
+        m[1] = False
+        return m
+    if kind == "float":
+        return randn(L, S)
+    if kind == "float4":
+        return randn(batch, 1, L, S)
+    return None
+
+
+SDPA = {
+    # name: (shapes of q, k, v, kwargs; attn_mask given by kind), fused: torch's fused op
+    "fused": ([(2, 2, 3, 4)] * 3, {}, True),
+    "fused_causal_L_ne_S": ([(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)], dict(is_causal=True),
+                            True),
+    "fused_bool_mask": ([(2, 2, 3, 4)] * 3, dict(attn_mask="bool"), True),
+    "fused_float_mask": ([(2, 2, 3, 4)] * 3, dict(attn_mask="float"), True),
+    "fused_4d_mask": ([(2, 2, 3, 4)] * 3, dict(attn_mask="float4"), True),
+    "fused_mask_and_causal": ([(2, 2, 3, 4)] * 3, dict(attn_mask="bool", is_causal=True), True),
+    "fused_masked_row": ([(1, 2, 3, 4)] * 3, dict(attn_mask="rows"), True),
+    "fused_gqa": ([(2, 4, 3, 4), (2, 2, 3, 4), (2, 2, 3, 4)], dict(enable_gqa=True), True),
+    "fused_scale": ([(2, 2, 3, 4)] * 3, dict(scale=0.3), True),
+    "math_2d": ([(3, 4), (5, 4), (5, 6)], {}, False),
+    "math_2d_causal": ([(3, 4), (5, 4), (5, 6)], dict(is_causal=True), False),
+    "math_2d_masked_row": ([(3, 4), (3, 4), (3, 2)], dict(attn_mask="rows"), False),
+    "math_3d": ([(2, 3, 4)] * 3, {}, False),
+    "math_3d_bool": ([(2, 3, 4)] * 3, dict(attn_mask="bool"), False),
+    "math_value_dim": ([(2, 2, 3, 4), (2, 2, 3, 4), (2, 2, 3, 5)], {}, False),
+    "math_broadcast_batch": ([(2, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)], {}, False),
+    "math_5d_gqa": ([(1, 2, 4, 3, 4), (1, 2, 2, 3, 4), (1, 2, 2, 3, 4)],
+                    dict(enable_gqa=True), False),
+}
+
+
+def _sdpa_program(kw):
+    def fn(L, q, k, v, *mask):
+        kw2 = dict(kw)
+        kind = kw.get("attn_mask")
+        if kind in ("bool", "rows"):
+            kw2["attn_mask"] = L.tensor(_mask(kind, q.shape[-2], k.shape[-2]))
+        elif kind is not None:
+            kw2["attn_mask"] = mask[0]
+        return F(L).scaled_dot_product_attention(q, k, v, **kw2)
+    return fn
+
+
+def _sdpa_inputs(name, dtype):
+    shapes, kw, _ = SDPA[name]
+    arrays = [randn(*s).astype(dtype) for s in shapes]
+    if kw.get("attn_mask") in ("float", "float4"):
+        arrays.append(_mask(kw["attn_mask"], shapes[0][-2], shapes[1][-2]).astype(dtype))
+    return arrays
+
+
+@pytest.mark.parametrize("name", sorted(SDPA))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sdpa(name, dtype):
+    shapes, kw, fused = SDPA[name]
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else {}
+    t, e = check(_sdpa_program(kw), *_sdpa_inputs(name, dtype), grad_inputs=[0, 1, 2], **tol)
+    if fused:
+        assert type(t.grad_fn).__name__ == "ScaledDotProductFlashAttentionForCpuBackward0"
+    if fused or len(shapes[0]) == 2:
+        # (the math path of batched inputs goes through ember.matmul, whose N-D chain is
+        # one UnsafeViewBackward0 where torch records Expand -> View -> Bmm -> UnsafeView)
+        assert dag_signature(t) == dag_signature(e)
+
+
+def test_sdpa_fused_output_layout():
+    """The fused op allocates its output like the query: MultiheadAttention's
+    permute(2, 0, 1, 3).contiguous() is then a view, with no copy (no CloneBackward0)."""
+    for lib in (torch, ember):
+        q = lib.randn(6, 2, 4).view(3, 2, 2, 4).permute(1, 2, 0, 3)     # (B, H, L, E)
+        out = F(lib).scaled_dot_product_attention(q, q, q)
+        assert out.permute(2, 0, 1, 3).is_contiguous()
+
+
+@pytest.mark.parametrize("name", ["fused", "fused_gqa", "fused_bool_mask", "math_2d_causal",
+                                  "math_3d"])
+def test_sdpa_gradcheck(name):
+    _, kw, _ = SDPA[name]
+    arrays = _sdpa_inputs(name, np.float64)
+    consts = [ember.tensor(a) for a in arrays[3:]]
+    fn = _sdpa_program(kw)
+    gradcheck(lambda q, k, v: fn(ember, q, k, v, *consts), *[a * 0.5 for a in arrays[:3]])
+    gradgradcheck(lambda q, k, v: fn(ember, q, k, v, *consts), *[a * 0.5 for a in arrays[:3]])
+
+
+def test_sdpa_dropout():
+    """dropout_p > 0 takes the math path: MulBackward0 by a mask in {0, 1 / (1 - p)}."""
+    q = randn(2, 2, 3, 4)
+    for lib in (torch, ember):
+        qt = lib.tensor(q, requires_grad=True)
+        out = F(lib).scaled_dot_product_attention(qt, qt, qt, dropout_p=0.4)
+        names = [n for n, _ in dag_signature(out)]
+        assert "MulBackward0" in names and "SafeSoftmaxBackward0" in names
+    ones = ember.ones(1, 1, 64, 64)
+    p = F(ember).scaled_dot_product_attention(ones, ones, ember.eye(64).reshape(1, 1, 64, 64),
+                                              dropout_p=0.5)
+    vals = np.unique(np.round(p.numpy() * 64, 5))
+    assert set(vals) <= {0.0, 2.0}
+    check(lambda L, q: F(L).scaled_dot_product_attention(q, q, q, dropout_p=1.0),
+          randn(2, 3, 4))
+
+
+SDPA_ERRORS = [
+    lambda L: F(L).scaled_dot_product_attention(L.zeros(2, 3, 4), L.zeros(2, 3, 4),
+                                                L.zeros(2, 3, 4), attn_mask=L.ones(
+                                                    3, 3, dtype=L.bool), is_causal=True),
+    lambda L: F(L).scaled_dot_product_attention(L.zeros(2, 3, 4), L.zeros(2, 3, 4),
+                                                L.zeros(2, 3, 4), attn_mask=L.ones(
+                                                    3, 3, dtype=L.int64)),
+    lambda L: F(L).scaled_dot_product_attention(L.zeros(2, 3, 4), L.zeros(2, 3, 4),
+                                                L.zeros(2, 3, 4), attn_mask=L.ones(
+                                                    3, 3, dtype=L.float64)),
+    lambda L: F(L).scaled_dot_product_attention(L.zeros(2, 3, 4), L.zeros(2, 3, 4,
+                                                                      dtype=L.float64),
+                                                L.zeros(2, 3, 4)),
+    lambda L: F(L).scaled_dot_product_attention(L.zeros(4), L.zeros(2, 3, 4), L.zeros(2, 3, 4)),
+    lambda L: F(L).scaled_dot_product_attention(L.zeros(2, 3, 4), L.zeros(2, 3, 4),
+                                                L.zeros(2, 3, 4), dropout_p=1.5),
+    lambda L: F(L).scaled_dot_product_attention(L.zeros(2, 2, 3, 4), L.zeros(2, 3, 3, 4),
+                                                L.zeros(2, 3, 3, 4), enable_gqa=True),
+    lambda L: F(L).scaled_dot_product_attention(L.zeros(2, 2, 3, 4), L.zeros(2, 2, 3, 4),
+                                                L.zeros(2, 2, 3, 4), attn_mask=L.zeros(4, 3)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(SDPA_ERRORS)))
+def test_sdpa_errors(k):
+    check_error(SDPA_ERRORS[k])
+
+
+# ---------------------------------------------------------------- MultiheadAttention
+
+_CALLS = {}
+
+
+def init_calls(make, monkeypatch):
+    """The random / fill primitives a constructor calls, in order: torch's Tensor.uniform_,
+    normal_ and fill_; ember's init sampler (which calls Tensor.uniform_ / normal_ once
+    ember/random.py binds them) and fill_. Called with make=None: ember's list of the last
+    call, to compare with the torch list returned by the call itself."""
+    if make is None:
+        return _CALLS.pop("ember")
+    for lib in (torch, ember):
+        seen = _CALLS[lib.__name__] = []
+
+        def spy(kind, real):
+            def f(tensor, *args, **kwargs):
+                seen.append((kind, tuple(tensor.shape)))
+                return real(tensor, *args, **kwargs)
+            return f
+        if lib is torch:
+            for kind in ("uniform_", "normal_", "fill_"):
+                monkeypatch.setattr(torch.Tensor, kind, spy(kind, getattr(torch.Tensor, kind)))
+        else:
+            real = ember.nn.init._sample_
+            monkeypatch.setattr(ember.nn.init, "_sample_", lambda t, kind, *a, _r=real: (
+                seen.append((kind + "_", tuple(t.shape))), _r(t, kind, *a))[1])
+            monkeypatch.setattr(ember.Tensor, "fill_", spy("fill_", ember.Tensor.fill_))
+        make(lib)
+        monkeypatch.undo()
+    return _CALLS.pop("torch")
+
+
+def _mha_state(kw):
+    torch.manual_seed(5)
+    m = torch.nn.MultiheadAttention(**kw)
+    return {k: v.detach().numpy().copy() for k, v in m.state_dict().items()}
+
+
+def run_mha(kw, fkw=None, shapes=((3, 2, 4),), dtype=np.float64, train=True, signature=True):
+    """nn.MultiheadAttention with torch's weights in both libraries: outputs (values,
+    grad_fn names, graphs) and the gradients of the inputs and every parameter. One shape:
+    self-attention (query is key is value)."""
+    fkw = fkw or {}
+    state = _mha_state(kw)
+    arrays = [randn(*s).astype(dtype) for s in shapes]
+    res = {}
+    for lib in (torch, ember):
+        m = lib.nn.MultiheadAttention(**kw)
+        m.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+        if dtype == np.float64:
+            m.double()
+        m.train(train)
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        q, k, v = (xs * 3)[:3] if len(xs) == 1 else xs
+        args = {}
+        for name, val in fkw.items():
+            if isinstance(val, np.ndarray):
+                val = lib.tensor(val.astype(dtype) if val.dtype.kind == "f" else val)
+            args[name] = val
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out, w = m(q, k, v, **args)
+        outs = [out] + ([w] if w is not None else [])
+        loss = sum((o * lib.tensor(np.linspace(-1, 1, o.numel()).reshape(
+            tuple(o.shape)).astype(dtype))).sum() for o in outs)
+        loss.backward()
+        grads = [x.grad for x in xs] + [p.grad for p in m.parameters()]
+        res[lib] = (outs, grads, dag_signature(*outs))
+    (to, tg, ts), (eo, eg, es) = res[torch], res[ember]
+    tol = (2e-5, 2e-6) if dtype == np.float32 else (1e-9, 1e-11)
+    assert len(to) == len(eo)
+    for a, b in zip(to, eo):
+        assert_close(a.detach().numpy(), b.detach().numpy(), *tol, "output")
+        assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__
+    for a, b in zip(tg, eg):
+        assert_close(a.numpy(), b.numpy(), *tol, "grad")
+    if signature:
+        assert ts == es
+    return res
+
+
+def _bool(*shape, p=0.3, seed=2):
+    m = np.random.default_rng(seed).random(shape) < p
+    m[..., 0] = False           # every query keeps at least one key
+    return m
+
+
+MHA = {
+    "self": (dict(embed_dim=4, num_heads=2), {}, ((3, 2, 4),)),
+    "self_no_weights": (dict(embed_dim=4, num_heads=2), dict(need_weights=False),
+                        ((3, 2, 4),)),
+    "per_head_weights": (dict(embed_dim=4, num_heads=2), dict(average_attn_weights=False),
+                         ((3, 2, 4),)),
+    "masks": (dict(embed_dim=6, num_heads=3), dict(attn_mask=_bool(3, 3),
+                                                   key_padding_mask=_bool(2, 3)),
+              ((3, 2, 6),)),
+    "masks_no_weights": (dict(embed_dim=4, num_heads=2), dict(attn_mask=_bool(3, 3),
+                                                              need_weights=False),
+                         ((3, 2, 4),)),
+    "padding_no_weights": (dict(embed_dim=4, num_heads=2), dict(
+        key_padding_mask=_bool(2, 3), need_weights=False), ((3, 2, 4),)),
+    "float_3d_mask": (dict(embed_dim=4, num_heads=2), dict(attn_mask=randn(4, 3, 3)),
+                      ((3, 2, 4),)),
+    "causal": (dict(embed_dim=4, num_heads=2), dict(
+        attn_mask=np.triu(np.full((3, 3), -np.inf), 1), is_causal=True, need_weights=False),
+               ((3, 2, 4),)),
+    "causal_weights": (dict(embed_dim=4, num_heads=2), dict(
+        attn_mask=np.triu(np.full((3, 3), -np.inf), 1), is_causal=True), ((3, 2, 4),)),
+    "bias_kv_zero_attn": (dict(embed_dim=4, num_heads=2, add_bias_kv=True, add_zero_attn=True),
+                          dict(attn_mask=_bool(3, 3), key_padding_mask=_bool(2, 3)),
+                          ((3, 2, 4),)),
+    "cross": (dict(embed_dim=4, num_heads=2), {}, ((3, 2, 4), (5, 2, 4), (5, 2, 4))),
+    "kdim_vdim": (dict(embed_dim=4, num_heads=2, kdim=3, vdim=5), {},
+                  ((3, 2, 4), (5, 2, 3), (5, 2, 5))),
+    "kdim_vdim_no_weights": (dict(embed_dim=4, num_heads=2, kdim=3, vdim=5),
+                             dict(need_weights=False), ((3, 2, 4), (5, 2, 3), (5, 2, 5))),
+    "unbatched": (dict(embed_dim=4, num_heads=2), dict(key_padding_mask=_bool(3)),
+                  ((3, 4),)),
+    "unbatched_no_weights": (dict(embed_dim=4, num_heads=2), dict(need_weights=False),
+                             ((3, 4),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MHA))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mha(name, dtype):
+    kw, fkw, shapes = MHA[name]
+    run_mha(kw, fkw, shapes, dtype)
+
+
+def test_mha_encoder_decoder_shares_key_and_value():
+    """key is value (not the query): the packed projection runs twice (q, then k and v)."""
+    state = _mha_state(dict(embed_dim=4, num_heads=2))
+    q, mem = randn(3, 2, 4), randn(5, 2, 4)
+    sigs = []
+    for lib in (torch, ember):
+        m = lib.nn.MultiheadAttention(4, 2).double()
+        m.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+        memory = lib.tensor(mem, requires_grad=True)
+        out, _ = m(lib.tensor(q, requires_grad=True), memory, memory)
+        sigs.append((out.detach().numpy(), dag_signature(out)))
+    assert_close(sigs[0][0], sigs[1][0], 1e-10, 1e-12)
+    assert sigs[0][1] == sigs[1][1]
+
+
+def test_mha_batch_first_bias_free_and_eval():
+    # batch_first transposes the inputs (strided) and bias=False projects without bias: the
+    # projection then goes through ember.matmul's N-D form (graph compared in core tests)
+    run_mha(dict(embed_dim=4, num_heads=2, batch_first=True), {}, ((2, 3, 4),),
+            signature=False)
+    run_mha(dict(embed_dim=4, num_heads=2, bias=False), {}, ((3, 2, 4),), signature=False)
+    run_mha(dict(embed_dim=4, num_heads=2, dropout=0.5), {}, ((3, 2, 4),), train=False)
+
+
+def test_mha_dropout_draws():
+    for lib in (torch, ember):
+        m = lib.nn.MultiheadAttention(4, 2, dropout=0.5)
+        x = lib.randn(3, 2, 4, requires_grad=True)
+        out, w = m(x, x, x)
+        names = [n for n, _ in dag_signature(out)]
+        assert names.count("MulBackward0") == 2     # q scaling and the dropout mask
+
+
+def test_mha_api_repr_init(monkeypatch):
+    for kw in (dict(embed_dim=4, num_heads=2), dict(embed_dim=4, num_heads=2, kdim=3, vdim=5,
+                                                     bias=False, add_bias_kv=True)):
+        t, e = torch.nn.MultiheadAttention(**kw), ember.nn.MultiheadAttention(**kw)
+        assert repr(t) == repr(e)
+        assert [(n, tuple(p.shape)) for n, p in t.named_parameters()] == \
+            [(n, tuple(p.shape)) for n, p in e.named_parameters()]
+        assert list(t.state_dict()) == list(e.state_dict())
+        for attr in ("embed_dim", "kdim", "vdim", "_qkv_same_embed_dim", "num_heads",
+                     "dropout", "batch_first", "head_dim", "add_zero_attn"):
+            assert getattr(t, attr) == getattr(e, attr)
+        assert (t.bias_k is None) == (e.bias_k is None)
+    assert init_calls(lambda L: L.nn.MultiheadAttention(6, 2, kdim=3, add_bias_kv=True),
+                      monkeypatch) == init_calls(None, None)
+    m = ember.nn.MultiheadAttention(8, 2)
+    w = m.in_proj_weight.detach().numpy()
+    assert np.abs(w).max() <= np.sqrt(6 / (8 + 24)) and w.std() > 0.15
+    assert not m.in_proj_bias.detach().numpy().any()
+    assert not m.out_proj.bias.detach().numpy().any()
+
+
+def test_mha_gradcheck():
+    m = ember.nn.MultiheadAttention(4, 2, add_bias_kv=True).double()
+
+    def f(q, k):
+        out, w = m(q, k, k, attn_mask=ember.tensor(_bool(2, 3)))
+        return ember.cat([out.reshape(-1), w.reshape(-1)])
+    gradcheck(f, randn(2, 1, 4), randn(3, 1, 4))
+    m = ember.nn.MultiheadAttention(4, 2).double()
+    gradgradcheck(lambda q: m(q, q, q, need_weights=False)[0], randn(3, 1, 4))
+
+
+MHA_ERRORS = [
+    lambda L: L.nn.MultiheadAttention(4, 3),
+    lambda L: L.nn.MultiheadAttention(0, 2),
+    lambda L: L.nn.MultiheadAttention(4, 0),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 4), L.zeros(3, 4), L.zeros(3, 4)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 4), L.zeros(3, 2, 4), L.zeros(3, 2, 4)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3), L.zeros(3, 2, 4), L.zeros(3, 2, 4)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 4), L.zeros(3, 2, 4),
+                                            L.zeros(3, 2, 4),
+                                            key_padding_mask=L.zeros(3, dtype=L.bool)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 4), L.zeros(3, 4), L.zeros(3, 4),
+                                            key_padding_mask=L.zeros(3, 3, dtype=L.bool)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 4), L.zeros(3, 2, 4),
+                                            L.zeros(3, 2, 4),
+                                            attn_mask=L.zeros(3, 3, 3, 1, dtype=L.bool)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 4), L.zeros(3, 4), L.zeros(3, 4),
+                                            attn_mask=L.zeros(3, 3, 3, dtype=L.bool)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 4), L.zeros(3, 2, 4),
+                                            L.zeros(3, 2, 4), attn_mask=L.zeros(3, 2)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 4), L.zeros(3, 2, 4),
+                                            L.zeros(3, 2, 4), attn_mask=L.zeros(3, 3, 3)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 4), L.zeros(3, 2, 4),
+                                            L.zeros(3, 2, 4),
+                                            attn_mask=L.zeros(3, 3, dtype=L.int64)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 4), L.zeros(3, 2, 4),
+                                            L.zeros(3, 2, 4),
+                                            key_padding_mask=L.zeros(3, 3, dtype=L.bool)),
+    lambda L: L.nn.MultiheadAttention(4, 2, add_zero_attn=True)(
+        L.zeros(3, 2, 4), L.zeros(3, 2, 4), L.zeros(3, 2, 4),
+        key_padding_mask=L.zeros(2, 4, dtype=L.bool)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 4), L.zeros(3, 2, 4),
+                                            L.zeros(3, 2, 4), is_causal=True),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 5), L.zeros(3, 2, 4),
+                                            L.zeros(3, 2, 4)),
+    lambda L: L.nn.MultiheadAttention(4, 2)(L.zeros(3, 2, 4), L.zeros(4, 2, 4),
+                                            L.zeros(5, 2, 4)),
+    lambda L: L.nn.MultiheadAttention(4, 2, kdim=3, vdim=5)(
+        L.zeros(3, 2, 4), L.zeros(4, 2, 3), L.zeros(5, 2, 5)),
+    lambda L: L.nn.MultiheadAttention(4, 2, kdim=3, vdim=5)(
+        L.zeros(3, 2, 4), L.zeros(4, 2, 4), L.zeros(4, 2, 5)),
+    lambda L: F(L).multi_head_attention_forward(
+        L.zeros(3, 2, 4), L.zeros(3, 2, 4), L.zeros(3, 2, 4), 5, 2, L.zeros(12, 4),
+        L.zeros(12), None, None, False, 0.0, L.zeros(4, 4), L.zeros(4)),
+    lambda L: F(L)._none_or_dtype(3),
+]
+
+
+@pytest.mark.parametrize("k", range(len(MHA_ERRORS)))
+def test_mha_errors(k):
+    check_error(MHA_ERRORS[k])
+
+
+def test_mha_mismatched_mask_warning():
+    for lib in (torch, ember):
+        m = lib.nn.MultiheadAttention(4, 2)
+        x = lib.zeros(3, 2, 4)
+        with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and "
+                                             "attn_mask is deprecated"):
+            m(x, x, x, key_padding_mask=lib.zeros(2, 3, dtype=lib.bool),
+              attn_mask=lib.zeros(3, 3))
