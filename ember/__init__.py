@@ -59,10 +59,8 @@ def is_complex(input):
 
 
 def result_type(tensor1, tensor2):
-    from .dtypes import result_type as _rt
-    return _rt(tensor1, tensor2)
+    return _result_type(tensor1, tensor2)
 
 
 def can_cast(from_, to):
-    from .ops._common import can_cast as _cc
-    return _cc(from_.np, to.np)
+    return _can_cast(from_.np, to.np)

@@ -423,7 +423,7 @@ T.adjoint = shape.adjoint
 T.movedim = T.moveaxis = shape.movedim
 T.repeat = shape.repeat
 T.tile = shape.tile
-T.repeat_interleave = shape.repeat_interleave
+T.repeat_interleave = index.repeat_interleave
 T.flip = shape.flip
 T.fliplr = shape.fliplr
 T.flipud = shape.flipud

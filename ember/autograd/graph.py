@@ -193,6 +193,18 @@ class Node:
         return _Handle(self._extra().setdefault("pre", []), fn)
 
 
+class NotImplementedBackward(Node):
+    """torch's NotImplemented node, for ops whose derivative torch does not define: it fails
+    when backward reaches it."""
+    __slots__ = ("_op",)
+
+    def apply(self, grad):
+        raise RuntimeError(f"derivative for aten::{self._op} is not implemented")
+
+
+NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
+
+
 class _Handle:
     __slots__ = ("hooks", "fn")
 

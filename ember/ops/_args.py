@@ -1,6 +1,5 @@
 """Helpers shared by the op families: operand preparation with torch's promotion, in-place
 writes, dim normalisation. Kept small: every op's hot path calls into here at most once."""
-from math import prod
 
 import numpy as np
 
@@ -62,15 +61,9 @@ def expand_scalar(a, shape):
     return v
 
 
-_FILL_MAX = 4096
-
-
-def spread_scalar(a, shape):
-    """The 0-dim gradient of a full reduction, spread over the input's `shape`: a filled
-    array while small (np.empty + fill costs less than building the view), a broadcast view
-    (no memory) beyond _FILL_MAX elements."""
-    if prod(shape) > _FILL_MAX or a.ndim:
-        return expand_scalar(a, shape)
+def fill_scalar(a, shape):
+    """A fresh array of `shape` holding the one value of `a` (np.empty + fill: cheaper than
+    np.full's Python layer)."""
     out = np.empty(shape, a.dtype)
     out.fill(a)
     return out

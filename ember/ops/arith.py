@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, wrap_out, wrap_out2
+from ..autograd.graph import Node, link, wrap_out, wrap_out2, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
@@ -526,17 +526,6 @@ def _scalar_pow(base, exponent):
     return res
 
 # ---------------------------------------------------------------- remainder / fmod
-
-
-class NotImplementedBackward(Node):
-    """torch's NotImplemented node: ops whose derivative torch does not define."""
-    __slots__ = ("_op",)
-
-    def apply(self, grad):
-        raise RuntimeError(f"derivative for aten::{self._op} is not implemented")
-
-
-NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
 def _not_implemented(res, op, input, o):

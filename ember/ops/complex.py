@@ -1,15 +1,17 @@
 """Complex numbers: conj, conj_physical, resolve_conj/neg, real, imag, angle."""
-__all__ = ["conj", "angle", "conj_physical", "resolve_conj", "resolve_neg", "real", "imag"]
+__all__ = ["view_as_real", "view_as_complex", "conj", "angle", "conj_physical", "resolve_conj", "resolve_neg", "real", "imag"]
 
 import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
+from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import floating, write_out
-from ._views import inplace, inplace_source
+from ._views import inplace, inplace_source, make_view
 from .arith import _SavesSelf, _zeros
 from .logical import where
+from .shape import select
 
 
 class AngleBackward0(_SavesSelf):
@@ -89,30 +91,67 @@ def resolve_neg(input):
     return input
 
 
-class SelectBackward0(Node):                 # real/imag are views of view_as_real in torch
-    __slots__ = ("_imag",)
+class ViewAsRealBackward0(Node):             # derivatives.yaml: view_as_real
+    __slots__ = ()
 
     def apply(self, grad):
-        return (grad * 1j if self._imag else grad),
+        return view_as_complex(grad.contiguous()),
 
 
-def _complex_part(input, imag):
+class ViewAsComplexBackward0(Node):          # derivatives.yaml: view_as_complex
+    __slots__ = ()
+
+    def apply(self, grad):
+        return view_as_real(grad),
+
+
+def view_as_real(input):
     x = input._data
     if x.dtype.kind != "c":
-        if imag:
-            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-        return input
-    res = wrap(x.imag if imag else x.real)
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    re = x.real
+    r = np.lib.stride_tricks.as_strided(re, x.shape + (2,), re.strides + (re.itemsize,))
+    res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad:
-        node = SelectBackward0()
-        node._imag = imag
-        link(res, node, input)
+        link(res, ViewAsRealBackward0(), input)
+    return res
+
+
+def view_as_complex(input):
+    x = input._data
+    if x.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"view_as_complex is only supported for half, float and double "
+                           f"tensors, but got a tensor of scalar type: {type_name(x.dtype)}")
+    if x.ndim == 0 or x.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    isz = x.itemsize
+    if x.strides[-1] != isz:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % (2 * isz) for s, n in zip(x.strides[:-1], x.shape[:-1]) if n > 1):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    mem = x
+    while isinstance(mem.base, np.ndarray):
+        mem = mem.base
+    offset = x.__array_interface__["data"][0] - mem.__array_interface__["data"][0]
+    if offset % (2 * isz):
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    c = np.complex64 if x.dtype == np.float32 else np.complex128
+    r = np.ndarray(x.shape[:-1], c, buffer=mem, offset=offset, strides=x.strides[:-1])
+    if not x.flags.writeable:
+        r.flags.writeable = False
+    res = make_view(wrap(r), input)
+    if STATE.enabled and input._requires_grad:
+        link(res, ViewAsComplexBackward0(), input)
     return res
 
 
 def real(input):
-    return _complex_part(input, False)
+    if input._data.dtype.kind != "c":
+        return input
+    return select(view_as_real(input), -1, 0)
 
 
 def imag(input):
-    return _complex_part(input, True)
+    if input._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return select(view_as_real(input), -1, 1)

@@ -11,7 +11,7 @@ advanced dims (in place when adjacent, else first). Ints are basic even next to 
 differs from NumPy here: x[0, :, I] has shape [4, 3] for x of shape [3, 4, 5]).
 `_parse` turns an index into an `_Index`; `_get`, `_write` and the gradient helper all take it,
 so a gradient formula re-applies exactly the same index."""
-__all__ = ["index_select", "index_put", "index_put_", "masked_select", "take", "nonzero",
+__all__ = ["index_select", "repeat_interleave", "index_put", "index_put_", "masked_select", "take", "nonzero",
            "argwhere"]
 
 import operator
@@ -27,7 +27,7 @@ from ._args import needs, wrap_dim, broadcast_error, write_out
 from ._views import inplace, inplace_source
 from .convert import copy_, fill_, fill_value
 from .join import slice_dim
-from .shape import alias, select, unsqueeze
+from .shape import alias, select, unsqueeze, expand, flatten, reshape
 
 _LEAF_INPLACE = ("a leaf Variable that requires grad is being used in an in-place "
                  "operation.")
@@ -606,6 +606,57 @@ def index_select(input, dim, index, *, out=None):
         node._self_sym_sizes = x.shape
         link(res, node, input)
     return write_out(res, out)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:            # torch.repeat_interleave(repeats): indices repeated
+        r = input._data
+        if r.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if r.dtype.kind not in "iu":
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                      f"'{type_name(r.dtype)}'")
+        if (r < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return wrap(np.repeat(np.arange(r.shape[0], dtype=r.dtype), r))
+    if dim is None:
+        input = flatten(input)
+        d = 0
+    else:
+        d = wrap_dim(dim, input._data.ndim)
+    x = input._data
+    if isinstance(repeats, (int, np.integer)):
+        repeats = int(repeats)
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        if x.ndim == 0:
+            input = reshape(input, (1,))
+            x = input._data
+        shape = list(x.shape)
+        shape.insert(d + 1, repeats)
+        out = expand(unsqueeze(input, d + 1), shape).clone()
+        return flatten(out, d, d + 1)
+    r = repeats._data
+    if r.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if r.dtype.kind not in "iu":
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{type_name(r.dtype)}'")
+    n = x.shape[d] if x.ndim else 1
+    if r.ndim == 0 or r.shape[0] == 1:
+        r = np.broadcast_to(r.reshape(-1), (n,))
+    elif r.shape[0] != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {r.shape[0]} and input.size({d}) = {n}")
+    if (r < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    if x.ndim == 0:
+        input = reshape(input, (1,))
+        x = input._data
+    # torch computes it as index_select with each index repeated
+    index = wrap(np.repeat(np.arange(n, dtype=np.int64), r))
+    return index_select(input, d, index)
+
 
 # ---------------------------------------------------------------- index_put
 

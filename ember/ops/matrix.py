@@ -16,6 +16,7 @@ from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, wrap_dim, write_out, saved_output, requires
 from ._linalg import _check_float, _check_square, _h, _outs, _warn
+from .convert import copy_
 from .decomp import (_lu_legacy, _qr_legacy, _slogdet_old_t, _slogdet_t, _svd_legacy,
                      linalg_lu_solve, svdvals, linalg_svd)
 from .join import cat
@@ -172,13 +173,6 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
-class CopyBackwards(Node):                   # copy_ of a constant into a clone of A
-    __slots__ = ()
-
-    def apply(self, grad):
-        return grad * 0,
-
-
 def matrix_power(A, n, *, out=None):
     a = A._data
     if a.ndim < 2:
@@ -188,10 +182,8 @@ def matrix_power(A, n, *, out=None):
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
                            f"they are {a.shape[-2]} by {a.shape[-1]} matrices")
     if n == 0:
-        res = wrap(np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy())
-        if STATE.enabled and A._requires_grad:
-            link(res, CopyBackwards(), A.clone())    # torch: A.clone().copy_(eye)
-        return write_out(res, out)
+        eye = wrap(np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape))
+        return write_out(copy_(A.clone(), eye), out)     # as torch computes it
     if n < 0:
         A = _inv(A, "linalg.inv")
         n = -n

@@ -15,7 +15,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
-from ._args import (spread_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
+from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, conj_if_complex, broadcast_error)
 from .binary import maximum, minimum
 from .join import cat
@@ -67,64 +67,15 @@ def _expand_to(grad, shape):
     return grad if tuple(grad.shape) == tuple(shape) else grad.expand(shape)
 
 
-def _index_grid(index, axis):
-    """Advanced-index tuple addressing `index` positions along `axis` (others: broadcast)."""
-    idx = []
-    for d, n in enumerate(index.shape):
-        if d == axis:
-            idx.append(index)
-        else:
-            sh = [1] * index.ndim
-            sh[d] = n
-            idx.append(np.arange(n).reshape(sh))
-    return tuple(idx)
-
-
-class GatherBackward0(Node):                 # gather(self, dim, index)
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_self_sym_sizes")
-
-    def apply(self, grad):
-        return _scatter_add(grad, self._saved_dim, self._saved_index,
-                            self._saved_self_sym_sizes, unique=False),
-
-
-def _gather(input, dim, index):
-    """Differentiable take_along_axis (the double backward of value-selecting reductions)."""
-    x = input._data
-    res = wrap(np.take_along_axis(x, index, dim) if x.ndim else x.copy())
-    if STATE.enabled and input._requires_grad:
-        node = GatherBackward0()
-        node._saved_dim, node._saved_index, node._saved_self_sym_sizes = dim, index, x.shape
-        link(res, node, input)
-    return res
-
-
-class ScatterAddBackward0(Node):             # zeros(sizes).scatter_add(dim, index, src)
-    __slots__ = ("_saved_dim", "_saved_index")
-
-    def apply(self, grad):
-        return _gather(grad, self._saved_dim, self._saved_index),
-
-
 def _scatter_add(src, dim, index, shape, unique=True):
-    """zeros(shape) with src added at `index` along `dim` (src.shape == index.shape);
-    unique: no index repeats within a slice, so a plain put suffices."""
-    s = src._data
-    if s.shape != index.shape:
-        s = np.broadcast_to(s, index.shape)
-    out = np.zeros(shape, dtype=s.dtype)
-    if len(shape) == 0:
-        out[...] = s
-    elif unique:
-        np.put_along_axis(out, index, s, dim)
-    else:
-        np.add.at(out, _index_grid(index, dim), s)
-    res = wrap(out)
-    if STATE.enabled and src._requires_grad:
-        node = ScatterAddBackward0()
-        node._saved_dim, node._saved_index = dim, index
-        link(res, node, src)
-    return res
+    """zeros(shape) with src put at `index` (a NumPy array) along `dim`: torch's scatter for
+    the gradient of a value-selecting reduction (unique: no index repeats along dim), else
+    scatter_add."""
+    idx = wrap(index)
+    if src._data.shape != index.shape:
+        src = src.expand(index.shape)
+    zeros = src.new_zeros(shape)
+    return zeros.scatter(dim, idx, src) if unique else zeros.scatter_add(dim, idx, src)
 
 
 def _select_backward(grad, dim, indices, keepdim, shape):
@@ -180,8 +131,10 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
     def apply(self, grad):
         return grad.expand(self._saved_self_sym_sizes),
 
-    def np_apply(self, g):                  # the scalar gradient, spread
-        return spread_scalar(g, self._saved_self_sym_sizes),
+    def np_apply(self, g):
+        # the scalar gradient as a zero-stride view, the same array expand gives apply (a
+        # node downstream may round differently on another memory layout)
+        return expand_scalar(g, self._saved_self_sym_sizes),
 
 
 class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
@@ -259,8 +212,8 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
     def np_apply(self, g):
         n = self._saved_self_sym_numel
         if n and g.dtype.kind == "f" and not g.ndim:
-            # divide the scalar once, then spread it (the same value per element)
-            return spread_scalar(g / scalar_array(n, g.dtype), self._saved_self_sym_sizes),
+            # divide the scalar once, then fill (the same values as apply's quotient)
+            return fill_scalar(g / scalar_array(n, g.dtype), self._saved_self_sym_sizes),
         return Node.np_apply(self, g)
 
 

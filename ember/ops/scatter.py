@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
@@ -65,14 +65,6 @@ class ScatterBackward1(Node):                # derivatives.yaml: scatter.value
         return scatter(grad, self._saved_dim, self._saved_index, 0),
 
 
-class _NoDerivative(Node):                   # torch's node for ops without a derivative
-    __slots__ = ("_what",)
-
-    def apply(self, grad):
-        raise RuntimeError(f"derivative for aten::{self._what} is not implemented")
-
-
-_NoDerivative.__name__ = _NoDerivative.__qualname__ = "NotImplemented"
 _REDUCE_AT = {"add": np.add, "multiply": np.multiply}
 
 
@@ -105,8 +97,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     res = wrap(r)
     if STATE.enabled and (input._requires_grad or (st is not None and st._requires_grad)):
         if reduce is not None:
-            node = _NoDerivative()
-            node._what = "scatter"
+            node = NotImplementedBackward()
+            node._op = "scatter"
             link(res, node, input, st)
         else:
             node = ScatterBackward0() if st is not None else ScatterBackward1()

@@ -3,7 +3,7 @@ view ops return NumPy views of the input's array (never a copy); ops that copy i
 (flip, roll, repeat, tril, ...) return fresh arrays."""
 __all__ = ["reshape", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "permute",
            "transpose", "swapaxes", "swapdims", "t", "adjoint", "movedim", "moveaxis",
-           "broadcast_to", "broadcast_tensors", "broadcast_shapes", "repeat_interleave", "tile",
+           "broadcast_to", "broadcast_tensors", "broadcast_shapes", "tile",
            "unbind", "select", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
            "diag_embed", "diagflat", "diagonal", "trace", "meshgrid", "atleast_1d", "atleast_2d",
            "atleast_3d", "select_scatter", "diagonal_scatter", "tril_indices", "triu_indices"]
@@ -606,76 +606,6 @@ def tile(input, dims):
     return repeat(input, reps)
 
 
-class IndexSelectBackward0(Node):            # derivatives.yaml: index_select (as used here)
-    """repeat_interleave with tensor repeats: out = input.index_select(dim, index) where the
-    index repeats i repeats[i] times. The gradient sums each run of repeated rows."""
-    __slots__ = ("_saved_dim", "_repeats")
-
-    def apply(self, grad):
-        d, reps = self._saved_dim, self._repeats
-        parts = grad.split(reps, d)
-        return _cat([p.sum(d, keepdim=True) for p in parts], d),
-
-
-def _cat(ts, d):
-    from .join import cat
-    return cat(ts, d)
-
-
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    if repeats is None:            # torch.repeat_interleave(repeats): indices repeated
-        r = input._data
-        if r.ndim != 1:
-            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if r.dtype.kind not in "iu":
-            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
-                                      f"'{type_name(r.dtype)}'")
-        if (r < 0).any():
-            raise RuntimeError("repeats can not be negative")
-        return wrap(np.repeat(np.arange(r.shape[0], dtype=r.dtype), r))
-    if dim is None:
-        input = flatten(input)
-        d = 0
-    else:
-        d = wrap_dim(dim, input._data.ndim)
-    x = input._data
-    if isinstance(repeats, (int, np.integer)):
-        repeats = int(repeats)
-        if repeats < 0:
-            raise RuntimeError("Repeats must be non-negative")
-        if x.ndim == 0:
-            input = reshape(input, (1,))
-            x = input._data
-        shape = list(x.shape)
-        shape.insert(d + 1, repeats)
-        out = expand(unsqueeze(input, d + 1), shape).clone()
-        return flatten(out, d, d + 1)
-    r = repeats._data
-    if r.ndim > 1:
-        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-    if r.dtype.kind not in "iu":
-        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
-                                  f"'{type_name(r.dtype)}'")
-    n = x.shape[d] if x.ndim else 1
-    if r.ndim == 0 or r.shape[0] == 1:
-        r = np.broadcast_to(r.reshape(-1), (n,))
-    elif r.shape[0] != n:
-        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
-                           f"repeats.size(0) = {r.shape[0]} and input.size({d}) = {n}")
-    if (r < 0).any():
-        raise RuntimeError("repeats can not be negative")
-    if x.ndim == 0:
-        input = reshape(input, (1,))
-        x = input._data
-    res = wrap(np.repeat(x, r, axis=d))
-    if STATE.enabled and input._requires_grad:
-        node = IndexSelectBackward0()
-        node._saved_dim = d
-        node._repeats = [int(k) for k in r]
-        link(res, node, input)
-    return res
-
-
 # ------------------------------------------------------------------ embedding helpers
 # The backward of a view op (select, slice, diagonal, unfold) writes the gradient into zeros
 # of the input's shape through the same view; its own derivative is the view op again.
@@ -760,7 +690,7 @@ class UnbindBackward0(Node):                 # derivatives.yaml: unbind.int
         ref = next(g for g in grads if g is not None)
         parts = [g if g is not None else wrap(np.zeros(ref._data.shape, ref._data.dtype))
                  for g in grads]
-        from .join import stack
+        from .join import stack   # join.py imports this module: stack is needed only here
         return stack(parts, self._saved_dim),
 
 

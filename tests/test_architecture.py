@@ -1,0 +1,191 @@
+"""The shape of the code: imports run one way, every torch node name has one class, Tensor's
+op methods are bound in one table (issue 8). These read ember's source; they compare nothing
+with torch."""
+import ast
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import torch
+
+import ember
+from ember.autograd.graph import Node
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PKG = os.path.join(ROOT, "ember")
+
+
+def _modules():
+    out = {}
+    for d, _, files in os.walk(PKG):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(d, f)
+                name = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
+                out[name[:-len(".__init__")] if name.endswith(".__init__") else name] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name, path):
+    """The ember modules that importing `name` runs first: its module-level imports, and
+    each package of an imported module (a package's own modules do not count their package:
+    Python runs its __init__ before them)."""
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    found = set()
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        stack.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt))
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = parts[:len(parts) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in MODULES else target)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    out = set()
+    for target in found:
+        if not target.startswith("ember"):
+            continue
+        parts = target.split(".")
+        out.update(".".join(parts[:k]) for k in range(2, len(parts) + 1))
+    own = name.split(".")
+    out -= {".".join(own[:k]) for k in range(1, len(own) + 1)}
+    return {m for m in out if m in MODULES}
+
+
+def test_imports_form_no_cycle():
+    graph = {name: _imports(name, path) for name, path in MODULES.items()}
+    state = {}
+
+    def visit(node, trail):
+        state[node] = "open"
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                cycle = trail[trail.index(nxt):] + [nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, trail + [nxt])
+        state[node] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+
+
+def test_core_layers_import_nothing_above_them():
+    """dtypes -> tensor -> autograd core -> ops: a lower layer never imports a higher one."""
+    graph = {name: _imports(name, path) for name, path in MODULES.items()}
+    assert graph["ember.dtypes"] == set()
+    assert graph["ember.tensor"] <= {"ember.dtypes", "ember.printing"}
+    for name in ("ember.autograd", "ember.autograd.graph", "ember.autograd.engine",
+                 "ember.autograd.grad_mode", "ember.autograd.function"):
+        assert not {m for m in graph[name] if m.startswith(("ember.ops", "ember.nn",
+                                                            "ember.creation"))}, name
+
+
+def test_every_module_imports_alone():
+    def run(name):
+        r = subprocess.run([sys.executable, "-c", f"import {name}"], cwd=ROOT,
+                           capture_output=True, text=True)
+        return name, r.returncode, r.stderr[-500:]
+
+    with ThreadPoolExecutor(2) as pool:
+        bad = [(n, err) for n, rc, err in pool.map(run, sorted(MODULES)) if rc]
+    assert not bad, bad
+
+
+def test_function_local_imports_say_why():
+    """An import inside a function is the exception: its line (or the one above) says why."""
+    bare = []
+    for name, path in MODULES.items():
+        src = open(path, encoding="utf-8").read()
+        lines = src.split("\n")
+        tree = ast.parse(src)
+        top = {id(n) for n in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
+                here, above = lines[node.lineno - 1], lines[node.lineno - 2].strip()
+                if "#" not in here and not above.startswith("#"):
+                    bare.append(f"{name}:{node.lineno}: {here.strip()}")
+    assert not bare, bare
+
+
+def _node_classes():
+    out, stack = [], [Node]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            stack.append(sub)
+            out.append(sub)
+    return out
+
+
+MATMUL_IMPOSTORS = pytest.mark.xfail(
+    reason="ember/ops/matmul.py and einsum.py still name composite nodes after torch's "
+           "(_named); the chains work replaces them with torch's real chains", strict=True)
+
+
+@MATMUL_IMPOSTORS
+def test_every_node_name_has_one_class():
+    seen = {}
+    for cls in _node_classes():
+        seen.setdefault(cls.__name__, set()).add(f"{cls.__module__}.{cls.__qualname__}")
+    twice = {k: sorted(v) for k, v in seen.items() if len(v) > 1}
+    assert not twice, twice
+
+
+@MATMUL_IMPOSTORS
+def test_no_class_is_made_at_run_time():
+    """Node classes are plain `class` statements, found by grep (no type(name, bases, ns))."""
+    made = []
+    for name, path in MODULES.items():
+        tree = ast.parse(open(path, encoding="utf-8").read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "type" and \
+                    len(node.args) == 3:
+                made.append(f"{name}:{node.lineno}")
+    # torch.return_types' named tuples are data; a custom Function's node class (torch's
+    # <Name>Backward) is made when the user defines the Function
+    allowed = {"ember.return_types", "ember.autograd.function"}
+    assert {m.split(":")[0] for m in made} <= allowed, made
+
+
+def test_tensor_operators_are_bound_in_the_table():
+    """Every op method and operator of Tensor is assigned in ember/tensor_methods.py, to a
+    function of the family module it names."""
+    src = open(os.path.join(PKG, "tensor_methods.py"), encoding="utf-8").read()
+    tree = ast.parse(src)
+    bound = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Attribute) and getattr(t.value, "id", None) == "T":
+                    bound.add(t.attr)
+    for name in ("__add__", "__mul__", "__matmul__", "__getitem__", "__setitem__", "sum",
+                 "exp", "view", "backward", "copy_", "fill_", "zero_", "detach"):
+        assert name in bound, name
+    own = set(vars(ember.Tensor)) - bound
+    # what the class itself defines: state, properties and conversions, not ops
+    assert {"requires_grad", "grad", "shape", "item", "numpy", "__repr__"} <= own
+    assert not own & {"add", "mul", "sum", "exp", "matmul"}
+
+
+def test_can_cast_and_result_type():
+    for L in (torch, ember):
+        assert L.can_cast(L.float32, L.int32) is False
+        assert L.can_cast(L.int32, L.float32) is True
+    assert str(ember.result_type(ember.tensor([1]), 1.0)) == \
+        str(torch.result_type(torch.tensor([1]), 1.0))
