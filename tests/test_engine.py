@@ -291,6 +291,16 @@ def _det(E, x):
     return E.linalg.det(x) + E.linalg.det(x[:2, :2].detach().requires_grad_() * 0 + x[:2, :2])
 
 
+def _lstm(E, x):
+    # a bidirectional LSTM (MkldnnRnnLayerBackward0 per direction in float32) and packing
+    w, b = x.repeat(4, 1) * 0.3, x.reshape(-1) * 0.1
+    seq = x.reshape(2, 2, 4)
+    out, h, c = E.lstm(seq, (seq * 0.5, seq * 0.25), [w, w * 0.5, b, b * 2, w * 0.7, w, b * 3,
+                                                        b], True, 1, 0.0, True, True, False)
+    packed = E.nn.utils.rnn.pack_padded_sequence(seq, [2, 1]).data
+    return (out * out).sum() + h.sum() + (c * seq).sum() + (packed * packed).sum()
+
+
 PASS_PROGRAMS = {
     "scalar arithmetic": lambda E, x: ((x + 2.0) * 3.0 - 0.5).sum(),
     "tensor arithmetic": lambda E, x: (x * x.exp() + x.tanh() - x * 2).mean(),
@@ -323,6 +333,7 @@ PASS_PROGRAMS = {
     "0-d": _zero_dim,
     "matrix_exp": lambda E, x: E.linalg.matrix_exp(x * 0.1).sum(),
     "det": _det,
+    "lstm and packing": _lstm,
 }
 
 

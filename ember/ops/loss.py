@@ -97,8 +97,6 @@ class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forwar
         coef = self._coefficients()
         if self._saved_reduction == "none" and coef.ndim > 1:
             g = g[:, None]
-        if g.dtype is not coef.dtype:
-            return Node.np_apply(self, g)
         coef *= g         # (coef is fresh: the product in its buffer, as grad * coef)
         return coef,
 
