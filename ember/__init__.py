@@ -34,10 +34,12 @@ from .ops.solve import *     # noqa: F401,F403
 from .ops.decomp import *    # noqa: F401,F403
 from .ops.matrix import *    # noqa: F401,F403
 from .ops.convert import *   # noqa: F401,F403
+from .ops.distance import *  # noqa: F401,F403
 from .ops.rnn import *       # noqa: F401,F403
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
 from . import autograd, linalg, nn
+from .serialization import save, load
 
 __version__ = "0.1.0"
 

@@ -23,7 +23,8 @@ from heapq import heappop, heappush
 from ..dtypes import FROM_NP
 from ..tensor import wrap
 from .grad_mode import STATE
-from .graph import AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions, sum_to, sum_to_np
+from .graph import (AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions,
+                    checked_hook_result, sum_to, sum_to_np)
 
 
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
@@ -317,7 +318,7 @@ def _pre_hooks(node, hooks, grad):
         if grads[nr] is not None:
             out = fn(grads[nr])
             if out is not None:
-                grads[nr] = out
+                grads[nr] = checked_hook_result(fn, grads[nr], out)
     for nr, ref in hooks.get("retain", {}).items():
         t = ref()
         if t is not None and grads[nr] is not None:

@@ -205,6 +205,20 @@ class NotImplementedBackward(Node):
 NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
+def checked_hook_result(hook, grad, out):
+    """A tensor hook's replacement gradient, with torch's errors for a wrong type or size."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if out._data.dtype != grad._data.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"torch.{type_name(grad._data.dtype)}Tensor got "
+                           f"torch.{type_name(out._data.dtype)}Tensor)")
+    if out._data.shape != grad._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return out
+
+
 class _Handle:
     __slots__ = ("hooks", "fn")
 
@@ -240,7 +254,7 @@ class AccumulateGrad(Node):
             for hook in var._tensor_hooks():
                 out = hook(t)
                 if out is not None:
-                    t = out
+                    t = checked_hook_result(hook, t, out)
             grad = t._data
             t = out = None
             owned = False
@@ -258,7 +272,7 @@ class AccumulateGrad(Node):
             for hook in var._tensor_hooks():
                 out = hook(grad)
                 if out is not None:
-                    grad = out
+                    grad = checked_hook_result(hook, grad, out)
         if STATE.enabled and not _CYCLE_WARNED:
             _warn_cycle()
         old = var._grad

@@ -6,22 +6,26 @@ import warnings
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
 from ..dtypes import C_NAMES as _C_NAMES
 from ..ops import activation as _act
 from ..ops import attention as _attn
 from ..ops import distance as _dist
 from ..ops import dropout as _drop
+from ..ops.embedding import embedding as _embedding, embedding_bag as _embedding_bag
+from ..ops.embedding import embedding_renorm_ as _embedding_renorm_
 from ..ops import loss as _loss
 from ..ops import normalization as _norm
 from ..ops.matmul import addmm, matmul
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
+from ..ops.trilinear import trilinear_bilinear as _trilinear_bilinear
 from ..ops import unary as _unary
 from ..ops.arith import MulBackward1, scalar_op as _scalar_op
 from ..ops.join import cat
 from ..ops.unary import tanh, sigmoid
 from ..tensor import Tensor, wrap
 
-__all__ = ["linear", "softmax", "log_softmax",
+__all__ = ["linear", "softmax", "log_softmax", "bilinear", "embedding", "embedding_bag",
            # ---- normloss
            "relu", "relu_", "tanh", "sigmoid", "threshold", "threshold_", "hardtanh",
            "hardtanh_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu",
@@ -902,3 +906,130 @@ def _heads(t, static, name, n, head_dim):
         raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got "
                              f"{static.size(2)}")
     return static
+# ---- nnmod: bilinear, embedding, embedding_bag
+
+_SHORT = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """x1^T W x2 + b over the last dims, composed as torch composes it: both inputs viewed
+    2-D, _trilinear (TrilinearBackward0), the result viewed back, + bias."""
+    x1, x2, w = input1._data, input2._data, weight._data
+    if x1.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if x1.ndim != x2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {x1.ndim} and "
+                           f"{x2.ndim}")
+    for i in range(x1.ndim - 1):
+        if x1.shape[i] != x2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {x1.shape[i]} and {x2.shape[i]}")
+    if w.ndim != 3:
+        raise RuntimeError("number of dimensions must match")
+    if x1.shape[-1] != w.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{x1.shape[-1]} but expected {w.shape[1]}")
+    if x2.shape[-1] != w.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{x2.shape[-1]} but expected {w.shape[2]}")
+    if bias is not None and (bias._data.ndim == 0 or bias._data.shape[0] != w.shape[0]):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias._data.shape[0] if bias._data.ndim else 1} but expected "
+                           f"{w.shape[0]}")
+    dts = [("input1", x1), ("input2", x2), ("weight", w)] + \
+        ([("bias", bias._data)] if bias is not None else [])
+    if len({a.dtype for _, a in dts}) > 1:
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{n}: {_SHORT.get(a.dtype.name, a.dtype.name)}" for n, a in dts))
+    out = _trilinear_bilinear(input1.reshape(-1, x1.shape[-1]), weight,
+                              input2.reshape(-1, x2.shape[-1]))
+    out = out.reshape(x1.shape[:-1] + (w.shape[0],))
+    return out if bias is None else out + bias
+
+
+def _sparse_unsupported(sparse):
+    if sparse:
+        raise RuntimeError("ember: sparse gradients (sparse=True) are not supported")
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    _sparse_unsupported(sparse)
+    n = weight._data.shape[0] if weight._data.ndim else 0
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < n, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
+            padding_idx = n + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        with no_grad():
+            _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    _sparse_unsupported(sparse)
+    if weight._data.dtype.kind in "iu" and input._data.dtype.kind == "f":
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
+                         f"is not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if weight._data.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight._data.ndim}")
+    nd = input._data.ndim
+    if nd == 2:
+        if offsets is not None:
+            kind = "<class 'torch.Tensor'>" if isinstance(offsets, Tensor) else "<unknown>"
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found "
+                             f"offsets of type {kind}")
+        rows, cols = input._data.shape
+        offsets = wrap(np.arange(0, rows * cols, max(cols, 1), dtype=input._data.dtype)
+                       if cols else np.zeros(rows, input._data.dtype))
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif nd == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets._data.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {nd}")
+    modes = {"sum": 0, "mean": 1, "max": 2}
+    if mode not in modes:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if offsets._data.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{offsets.type()} instead (while checking arguments for "
+                           "embedding_bag)")
+    if max_norm is not None:
+        with no_grad():
+            _embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    n = weight._data.shape[0]
+    if padding_idx is None:
+        padding_idx = -1
+    elif not -n <= padding_idx < n:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} "
+                           f"through {n - 1}, but got {padding_idx}")
+    elif padding_idx < 0:
+        padding_idx += n
+    return _embedding_bag(weight, input, offsets, scale_grad_by_freq, modes[mode], sparse,
+                          per_sample_weights, include_last_offset, padding_idx)

@@ -10,10 +10,10 @@ from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link
 from ..dtypes import result_type, type_name
 from ..tensor import wrap
-from ._args import needs, saved_output, wrap_dim
+from ._args import broadcast_error, needs, saved_output, wrap_dim
 from .arith import scalar_op, AddBackward1
 from .reduce import vector_norm, _norm_backward
-from .shape import broadcast_tensors
+from .logical import where
 
 
 def _norm_np(d, p, axis, keepdim):
@@ -47,7 +47,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         x1 = x1 if a.dtype == rt.np else x1.to(rt)
         x2 = x2 if b.dtype == rt.np else x2.to(rt)
     if x1._data.shape != x2._data.shape:
-        x1, x2 = broadcast_tensors(x1, x2)
+        # torch expands both operands (an ExpandBackward0 on each) when their shapes differ
+        try:
+            shape = np.broadcast_shapes(x1._data.shape, x2._data.shape)
+        except ValueError:
+            raise broadcast_error(x1._data, x2._data) from None
+        x1, x2 = x1.expand(shape), x2.expand(shape)
     d = wrap_dim(dim, x1._data.ndim)
     n1 = vector_norm(x1, 2, d, True).clone()
     n2 = vector_norm(x2, 2, d, True).clone()
@@ -192,6 +197,37 @@ class CdistBackward0(Node):                  # derivatives.yaml: _cdist_forward
                 if needs(self, 1) else None)
 
 
+class EuclideanDistBackward0(Node):          # derivatives.yaml: _euclidean_dist
+    __slots__ = ("_saved_x1", "_saved_x2", "_saved_result")
+    _saved_names = ("_saved_x1", "_saved_x2", "_saved_result")
+
+    def apply(self, grad):
+        x1, x2 = self._saved_x1, self._saved_x2
+        r = saved_output(self, self._saved_result)
+        ratio = where(wrap(r._data == 0), 0.0, grad / r)
+        g1 = x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2) if needs(self, 0) else None
+        g2 = x2 * ratio.sum(-2).unsqueeze(-1) - ratio.transpose(-1, -2).matmul(x1) \
+            if needs(self, 1) else None
+        return g1, g2
+
+
+def _euclidean_dist(x1, x2, a, b):
+    """torch's matrix-product form of the euclidean cdist: sqrt(max(|a|^2 + |b|^2 - 2 a.b, 0)),
+    its own node (differentiable twice, unlike CdistBackward0)."""
+    an = (a * a).sum(-1, keepdims=True)
+    bn = (b * b).sum(-1, keepdims=True)
+    a_ = np.concatenate([-2 * a, an, np.ones_like(an)], -1)
+    b_ = np.concatenate([b, np.ones_like(bn), bn], -1)
+    res = wrap(np.sqrt(np.maximum(a_ @ b_.swapaxes(-1, -2), 0)).astype(a.dtype, copy=False))
+    if STATE.enabled and (x1._requires_grad or x2._requires_grad):
+        node = EuclideanDistBackward0()
+        node._saved_x1 = x1
+        node._saved_x2 = x2
+        node._saved_result = res.detach()
+        link(res, node, x1, x2)
+    return res
+
+
 def _sum_to(g, shape):
     lead = g.ndim - len(shape)
     if lead:
@@ -232,15 +268,9 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or compute_mode in modes[:2]
                          and (a.shape[-2] > 25 or b.shape[-2] > 25))
     if use_mm:
-        # torch's matrix-product form: |a|^2 + |b|^2 - 2 a.b, clamped at 0
-        an = (a * a).sum(-1, keepdims=True)
-        bn = (b * b).sum(-1, keepdims=True)
-        ones_a, ones_b = np.ones_like(an), np.ones_like(bn)
-        a_ = np.concatenate([-2 * a, an, ones_a], -1)
-        b_ = np.concatenate([b, ones_b, bn], -1)
-        r = np.sqrt(np.maximum(a_ @ b_.swapaxes(-1, -2), 0))
-    else:
-        r = _norm_np(a[..., :, None, :] - b[..., None, :, :], p, -1, False)
+        res = _euclidean_dist(x1, x2, a, b)
+        return res.view(res._data.shape)
+    r = _norm_np(a[..., :, None, :] - b[..., None, :, :], p, -1, False)
     res = wrap(np.asarray(r, a.dtype))
     if STATE.enabled and (x1._requires_grad or x2._requires_grad):
         node = CdistBackward0()

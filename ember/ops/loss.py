@@ -259,7 +259,8 @@ def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
                            f"batch_size ({target._data.shape[0] if target._data.ndim else 1}).")
     if label_smoothing:
         eps = float(label_smoothing)
-        target = wrap(target._data * (1.0 - eps) + eps / x.shape[cdim])
+        target = scalar_op(scalar_op(target, 1.0 - eps, MulBackward1), eps / x.shape[cdim],
+                           AddBackward1)
     terms = logp if weight is None else logp * _class_view(weight, x.ndim)
     terms = terms * target
     if reduction == "none":
@@ -420,7 +421,7 @@ class BinaryCrossEntropyBackward0(Node):     # derivatives.yaml: binary_cross_en
         if needs(self, 0):
             gs = grad * (s - t) / ((1 - s) * s).clamp_min(_BCE_EPS)
         if needs(self, 1):
-            gt = grad * ((1 - s).log().clamp_min(-100) - s.log().clamp_min(-100))
+            gt = grad * ((1 - s).log() - s.log())      # (no clamp here: torch's formula)
         return gs, gt
 
 
@@ -529,10 +530,11 @@ def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduct
     else:
         loss = input - target * scalar_op(input, eps, AddBackward1).log()
     if full:
-        t = target._data
-        with np.errstate(divide="ignore", invalid="ignore"):
-            stirling = t * np.log(t) - t + 0.5 * np.log(2 * math.pi * t)
-        loss = loss + wrap(np.where(t <= 1, 0, stirling).astype(t.dtype, copy=False))
+        # Stirling's term target * log(target) - target + log(2 pi target) / 2, where target > 1
+        half_log = scalar_op(scalar_op(target, 2 * math.pi, MulBackward1).log(), 0.5,
+                             MulBackward1)
+        stirling = target * target.log() - target + half_log
+        loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 
 
@@ -645,15 +647,29 @@ class MultilabelMarginLossBackward0(Node):   # derivatives.yaml: multilabel_marg
 
     def apply(self, grad):
         s = self._saved_self._data
-        x = s.reshape(-1, s.shape[-1]) if s.ndim else s.reshape(1, 1)
-        _, active = _multilabel_terms(x, self._counts, self._saved_is_target._data)
-        c = x.shape[1]
+        c = s.shape[-1] if s.ndim else 1
+        x = s.reshape(-1, c)
+        _, active = _multilabel_terms(x, self._counts,
+                                      self._saved_is_target._data.reshape(-1, c))
         coef = active.sum(1) - active.sum(2)       # + for each non-target i, - for target j
         coef = (coef / c).astype(s.dtype).reshape(s.shape)
+        g = grad._data
         if self._saved_reduction == "none" and s.ndim == 2:
-            grad = grad.unsqueeze(1)
-        grad = _grad_scale(grad, self._saved_reduction, x.shape[0])
-        return grad * wrap(coef),
+            g = g[:, None]
+        elif self._saved_reduction == "mean":
+            g = g / x.shape[0]
+        return _not_differentiated(wrap(g * coef), "multilabel_margin_loss_backward", grad,
+                                   self._saved_self),
+
+
+def _not_differentiated(res, op, *inputs):
+    """A gradient that torch does not differentiate again: when recording, linked to torch's
+    NotImplemented node, which raises if it is reached."""
+    if STATE.enabled and any(t._requires_grad for t in inputs):
+        node = NotImplementedBackward()
+        node._op = op
+        link(res, node, *inputs)
+    return res
 
 
 def _multilabel_terms(x, counts, is_target):
@@ -723,7 +739,8 @@ class MultiMarginLossBackward0(Node):        # derivatives.yaml: multi_margin_lo
         if self._saved_reduction == "none" and len(shape) == 2:
             grad = grad.unsqueeze(1)
         grad = _grad_scale(grad, self._saved_reduction, n)
-        return grad * gx.reshape(shape),
+        res = wrap((grad * gx.reshape(shape))._data)
+        return _not_differentiated(res, "multi_margin_loss_backward", grad, s),
 
 
 def _multi_margin_setup(t, n, c, weight, dtype):
@@ -821,12 +838,8 @@ class CtcLossBackward0(Node):                # derivatives.yaml: _ctc_loss
                       self._saved_result1, self._saved_result0._data.astype(np.float64),
                       self._saved_zero_infinity)
         g = (g * grad._data.astype(np.float64)[None, :, None]).astype(lp.dtype)
-        res = wrap(g)
-        if STATE.enabled and (grad._requires_grad or self._saved_log_probs._requires_grad):
-            node = NotImplementedBackward()
-            node._op = "_ctc_loss_backward"
-            link(res, node, grad, self._saved_log_probs)
-        return res,
+        return _not_differentiated(wrap(g), "_ctc_loss_backward", grad,
+                                   self._saved_log_probs),
 
 
 def _ctc_labels(targets, target_lengths, blank, n):

@@ -89,14 +89,26 @@ class NativeBatchNormBackward0(Node):        # derivatives.yaml: native_batch_no
         return gx, gw, gb
 
 
-def _check_param(name, t, c, dtype):
-    if t is None:
+def _check_params(x, weight, bias, running_mean, running_var):
+    """torch's size and dtype checks of batch_norm's parameters and running statistics."""
+    c = x.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t._data.size != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+    given = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    params = [t._data.dtype for t in given]
+    if params and params[0] != x.dtype:
+        # mixed types: only a half input with float parameters
+        if any(d != np.float32 for d in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.dtype != np.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         return
-    if t._data.size != c:
-        raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
-    if t._data.dtype != dtype:
-        raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
-                           f"{type_name(dtype)}")
+    for t in (running_mean, running_var):
+        if t is not None and t._data.dtype != x.dtype:
+            raise RuntimeError(f"expected scalar type {type_name(x.dtype)} but found "
+                               f"{type_name(t._data.dtype)}")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -107,9 +119,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                          f"[{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got 1)")
     _float_kernel(x, "batch_norm")
     c = x.shape[1]
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
-        _check_param(name, t, c, x.dtype)
+    _check_params(x, weight, bias, running_mean, running_var)
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and STATE.enabled and t._requires_grad:
+            raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with "
+                               f"respect to argument '{name}'. This input cannot have "
+                               "requires_grad True.")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean must be defined in evaluation mode")
     axes = (0,) + tuple(range(2, x.ndim))
@@ -123,9 +138,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     else:
         mean = running_mean._data.astype(np.float64).reshape(bshape)
         invstd = _invstd(running_var._data.astype(np.float64).reshape(bshape), eps)
-    scale = invstd if weight is None else invstd * weight._data.reshape(bshape)
-    shift = -mean * scale if bias is None else bias._data.reshape(bshape) - mean * scale
-    out = (x * scale.astype(x.dtype) + shift.astype(x.dtype)).astype(x.dtype, copy=False)
+    # (x - mean) * (invstd * weight) + bias in the input's dtype, from the statistics rounded
+    # to it (centring first keeps a large mean from cancelling digits)
+    pdt = weight._data.dtype if weight is not None else x.dtype
+    m, inv = mean.astype(pdt), invstd.astype(pdt)
+    alpha = inv if weight is None else inv * weight._data.reshape(bshape)
+    out = (x - m) * alpha
+    if bias is not None:
+        out += bias._data.reshape(bshape)
+    out = out.astype(x.dtype, copy=False)
     res = wrap(out)
     if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                           or (bias is not None and bias._requires_grad)):

@@ -314,6 +314,11 @@ class _BackwardHook:
         self.grad_outputs = grad_outputs
         if self.input_tensors_index is None:
             # no input needs a gradient: the hooks see grad_input as all None, now
+            warnings.warn("Full backward hook is firing when gradients are computed with "
+                          "respect to module outputs since no inputs require gradients. See "
+                          "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.register_full_backward_hook for more details.",
+                          stacklevel=5)
             grad_inputs = tuple(None for _ in range(max(self.n_inputs, 0)))
             for user_hook in self.user_hooks:
                 res = user_hook(self.module, grad_inputs, self.grad_outputs)
