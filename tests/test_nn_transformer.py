@@ -420,3 +420,229 @@ def test_mha_mismatched_mask_warning():
                                              "attn_mask is deprecated"):
             m(x, x, x, key_padding_mask=lib.zeros(2, 3, dtype=lib.bool),
               attn_mask=lib.zeros(3, 3))
+
+
+# ---------------------------------------------------------------- transformer layers
+
+def _causal(n):
+    return np.triu(np.full((n, n), -np.inf), 1)
+
+
+def run_layer(make, shapes, kwargs=None, dtype=np.float64, train=False, signature=True):
+    """A transformer module with torch's weights in both libraries (eval mode unless train:
+    dropout then draws and only the graphs are compared): output values and grad_fn graph,
+    gradients of the inputs and of every parameter."""
+    torch.manual_seed(7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        state = {k: v.detach().numpy().copy() for k, v in make(torch).state_dict().items()}
+    arrays = [randn(*s) for s in shapes]
+    res = {}
+    for lib in (torch, ember):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = make(lib)
+        m.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+        if dtype == np.float64:
+            m.double()
+        m.train(train)
+        xs = [lib.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
+        kw = {k: lib.tensor(v.astype(dtype) if v.dtype.kind == "f" else v)
+              if isinstance(v, np.ndarray) else v for k, v in (kwargs or {}).items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = m(*xs, **kw)
+        (out * lib.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)).astype(
+            dtype))).sum().backward()
+        grads = [x.grad for x in xs] + [p.grad for p in m.parameters()]
+        res[lib] = (out, grads, dag_signature(out))
+    (to, tg, ts), (eo, eg, es) = res[torch], res[ember]
+    if signature:
+        assert ts == es, "grad_fn graph differs"
+    if train:
+        return
+    tol = (1e-4, 1e-5) if dtype == np.float32 else (1e-9, 1e-10)
+    assert_close(to.detach().numpy(), eo.detach().numpy(), *tol, "output")
+    assert type(to.grad_fn).__name__ == type(eo.grad_fn).__name__
+    for a, b in zip(tg, eg):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert_close(a.numpy(), b.numpy(), *tol, "grad")
+
+
+def _enc(L, **kw):
+    return L.nn.TransformerEncoderLayer(8, 2, 16, **kw)
+
+
+def _dec(L, **kw):
+    return L.nn.TransformerDecoderLayer(8, 2, 16, **kw)
+
+
+LAYERS = {
+    "encoder_layer": (lambda L: _enc(L), [(3, 2, 8)], {}),
+    "encoder_layer_norm_first_gelu": (lambda L: _enc(L, norm_first=True, activation="gelu"),
+                                      [(3, 2, 8)], {}),
+    "encoder_layer_callable_activation": (lambda L: _enc(L, activation=L.nn.functional.silu,
+                                                         layer_norm_eps=1e-3), [(3, 2, 8)], {}),
+    "encoder_layer_masks": (lambda L: _enc(L), [(3, 2, 8)], dict(
+        src_mask=_causal(3), src_key_padding_mask=np.array([[False, False, True],
+                                                             [False, False, False]]))),
+    "encoder_layer_unbatched": (lambda L: _enc(L), [(3, 8)], dict(is_causal=True,
+                                                                  src_mask=_causal(3))),
+    "encoder": (lambda L: L.nn.TransformerEncoder(_enc(L), 2, norm=L.nn.LayerNorm(8)),
+                [(3, 2, 8)], {}),
+    "encoder_detects_causal": (lambda L: L.nn.TransformerEncoder(_enc(L), 2), [(3, 2, 8)],
+                               dict(mask=_causal(3))),
+    "decoder_layer": (lambda L: _dec(L), [(3, 2, 8), (4, 2, 8)], {}),
+    "decoder_layer_norm_first_masks": (lambda L: _dec(L, norm_first=True, activation="gelu"),
+                                       [(3, 2, 8), (4, 2, 8)], dict(
+        tgt_mask=_causal(3), memory_key_padding_mask=np.array([[False] * 3 + [True],
+                                                               [False] * 4]))),
+    "decoder": (lambda L: L.nn.TransformerDecoder(_dec(L), 2, norm=L.nn.LayerNorm(8)),
+                [(3, 2, 8), (4, 2, 8)], dict(tgt_mask=_causal(3))),
+    "transformer": (lambda L: L.nn.Transformer(8, 2, 2, 1, 16), [(4, 2, 8), (3, 2, 8)],
+                    dict(tgt_mask=_causal(3), src_key_padding_mask=np.array(
+                        [[False] * 3 + [True], [False] * 4]))),
+    "transformer_unbatched_norm_first": (lambda L: L.nn.Transformer(8, 2, 1, 1, 16,
+                                                                    norm_first=True),
+                                         [(4, 8), (3, 8)], {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_transformer_layers(name, dtype):
+    make, shapes, kwargs = LAYERS[name]
+    run_layer(make, shapes, kwargs, dtype)
+
+
+def test_transformer_batch_first_and_bias_free():
+    # a batch_first input reaches the projections transposed, bias=False projects without
+    # bias: both go through ember.matmul's N-D form (its graph is compared in core tests)
+    run_layer(lambda L: _enc(L, batch_first=True), [(2, 3, 8)], signature=False)
+    run_layer(lambda L: L.nn.Transformer(8, 2, 1, 1, 16, batch_first=True, bias=False),
+              [(2, 4, 8), (2, 3, 8)], signature=False)
+
+
+def test_transformer_dropout_graph():
+    """Training mode: attention dropout (scaled_dot_product_attention's math path) and the
+    layers' Dropout modules, as many mask multiplications as in torch."""
+    counts = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = lib.nn.Transformer(8, 2, 1, 1, 16)
+        out = m(lib.randn(4, 2, 8), lib.randn(3, 2, 8))
+        names = [n for n, _ in dag_signature(out)]
+        counts.append([names.count(n) for n in ("MulBackward0", "SafeSoftmaxBackward0",
+                                                  "NativeLayerNormBackward0")])
+    assert counts[0] == counts[1] and counts[0][0] > 0
+
+
+def test_encoder_nested_tensor_path_pads_with_zeros():
+    """In inference with a left-aligned padding mask and batch_first, torch runs the encoder
+    on nested tensors and returns 0 at the padded positions (before the final norm)."""
+    x = randn(2, 3, 8).astype(np.float32)
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+
+        def make(L):
+            return L.nn.TransformerEncoder(_enc(L, batch_first=True), 2,
+                                           norm=L.nn.LayerNorm(8))
+        state = {k: v.detach().numpy() for k, v in make(torch).state_dict().items()}
+    masks = [np.array([[False, False, True], [False, False, False]]),
+             np.array([[True, False, False], [False, False, False]])]     # not left-aligned
+    outs = {}
+    for lib in (torch, ember):
+        m = make(lib)
+        m.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+        m.norm.bias.data = lib.tensor(np.arange(8, dtype=np.float32))
+        m.eval()
+        for k, mask in enumerate(masks):
+            with lib.no_grad():
+                outs[lib, k] = m(lib.tensor(x), src_key_padding_mask=lib.tensor(mask)).numpy()
+            outs[lib, k, "grad"] = m(lib.tensor(x), src_key_padding_mask=lib.tensor(
+                mask)).detach().numpy()
+    for key in [(0,), (1,), (0, "grad"), (1, "grad")]:
+        assert_close(outs[(torch,) + key], outs[(ember,) + key], 1e-5, 1e-5, str(key))
+    assert np.allclose(outs[ember, 0][0, 2], np.arange(8))          # LayerNorm(0) = bias
+    assert not np.allclose(outs[ember, 0, "grad"][0, 2], np.arange(8))
+
+
+def test_transformer_gradcheck_and_double_backward():
+    m = ember.nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0).double()
+    gradcheck(lambda x: m(x, src_mask=ember.tensor(_causal(3))), randn(3, 1, 4))
+    gradgradcheck(lambda x: m(x), randn(2, 1, 4))
+
+
+def test_transformer_api_repr_warnings_init(monkeypatch):
+    def build(L):
+        return [L.nn.Transformer(8, 2, 1, 1, 16),
+                L.nn.TransformerDecoderLayer(8, 2, 16, activation="gelu", norm_first=True,
+                                             bias=False, layer_norm_eps=1e-6),
+                L.nn.TransformerEncoder(_enc(L), 2, norm=L.nn.LayerNorm(8))]
+    mods = {}
+    for lib in (torch, ember):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mods[lib] = build(lib)
+    for t, e in zip(mods[torch], mods[ember]):
+        assert repr(t) == repr(e)
+        assert [(n, tuple(p.shape)) for n, p in t.named_parameters()] == \
+            [(n, tuple(p.shape)) for n, p in e.named_parameters()]
+    assert init_calls(lambda L: L.nn.Transformer(8, 2, 1, 1, 16), monkeypatch) == \
+        init_calls(None, None)
+    t, e = (_enc(L) for L in (torch, ember))
+    assert (t.activation_relu_or_gelu, t.norm_first) == (e.activation_relu_or_gelu,
+                                                         e.norm_first)
+    assert e.activation is ember.nn.functional.relu
+    assert _enc(ember, activation="gelu").activation is ember.nn.functional.gelu
+    assert _enc(ember, activation=ember.nn.GELU()).activation_relu_or_gelu == 2
+    for sz, dt in ((3, None), (2, "float64")):
+        a = torch.nn.Transformer.generate_square_subsequent_mask(
+            sz, dtype=getattr(torch, dt) if dt else None)
+        b = ember.nn.Transformer.generate_square_subsequent_mask(
+            sz, dtype=getattr(ember, dt) if dt else None)
+        assert repr(a) == repr(b)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(batch_first=True, norm_first=True),
+                                dict(batch_first=True, activation=lambda x: x),
+                                dict(batch_first=True, bias=False)])
+def test_nested_tensor_warning(kw):
+    got = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.nn.TransformerEncoder(_enc(lib, **kw), 2)
+        got.append([(type(x.message).__name__, str(x.message)) for x in w])
+    assert got[0] == got[1] and len(got[0]) == 1
+    got = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.nn.TransformerEncoder(lib.nn.Linear(3, 3), 1)
+            lib.nn.TransformerEncoder(_enc(lib, batch_first=True), 1)
+            lib.nn.TransformerEncoder(L := _enc(lib), 1, enable_nested_tensor=False)
+        got.append([str(x.message) for x in w])
+        assert L is not None
+    assert got[0] == got[1] and len(got[0]) == 1
+
+
+TRANSFORMER_ERRORS = [
+    lambda L: _enc(L, activation="tanh"),
+    lambda L: L.nn.Transformer(8, 2, 1, 1, 16)(L.zeros(3, 2, 8), L.zeros(4, 3, 8)),
+    lambda L: L.nn.Transformer(8, 2, 1, 1, 16, batch_first=True)(L.zeros(2, 3, 8),
+                                                                 L.zeros(3, 4, 8)),
+    lambda L: L.nn.Transformer(8, 2, 1, 1, 16)(L.zeros(3, 2, 8), L.zeros(4, 2, 7)),
+    lambda L: L.nn.Transformer(8, 2, 1, 1, 16)(L.zeros(3, 2, 8), L.zeros(4, 8)),
+    lambda L: _enc(L)(L.zeros(3, 2, 8), src_key_padding_mask=L.zeros(2, 3, dtype=L.int64)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(TRANSFORMER_ERRORS)))
+def test_transformer_errors(k):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_error(TRANSFORMER_ERRORS[k])
