@@ -20,11 +20,13 @@ import itertools
 from gc import disable as gc_disable, enable as gc_enable, isenabled
 from heapq import heappop, heappush
 
+import numpy as np
+
 from ..dtypes import FROM_NP
 from ..tensor import wrap
 from .grad_mode import STATE
 from .graph import (AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions,
-                    checked_hook_result, sum_to, sum_to_np)
+                    checked_hook_result, sum_to, sum_to_np, ZERO, plus)
 
 
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
@@ -86,7 +88,7 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
         for node in buffers:
             if not deps.get(node):
                 heappush(heap, (-node._seq, node))
-    grad = outs = g = old = None
+    grad = outs = g = None
     while True:
         if pending and (ready._seq < pend_max if ready is not None else
                         not heap or heap[0][1]._seq < pend_max):
@@ -105,13 +107,20 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             _capture(capture, node, grad, arrays)
         if type(node) is AccumulateGrad:
             if grad is not None and accumulate and (only is None or node in only):
+                if grad is ZERO:
+                    grad = _materialize(node._meta, arrays)
                 if arrays:
                     node.np_apply(grad)
                 else:
                     node.apply(grad)
             grad = None
             continue
-        if grad is not None:
+        if grad is not None and (grad is ZERO or node._n_outputs != 1 and _all_zero(grad)):
+            # Note [Zero gradients]: ZERO passes on without running the node
+            edges = zip(node.next_functions, _ZEROS)
+        elif grad is not None:
+            if node._n_outputs != 1:
+                grad = [None if g is ZERO else g for g in grad]
             saves = node._saved_names
             if saves:
                 if node._freed:
@@ -149,7 +158,7 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             if nxt is None:
                 continue
             single = nxt._n_outputs == 1
-            if g is not None:
+            if g is not None and g is not ZERO:
                 shape, dtype = nxt._meta if single else nxt._meta[nr]
                 a = g if arrays else g._data
                 if a.shape != shape:
@@ -185,15 +194,10 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
                 if left:                    # more edges to come: sum in its buffer
                     deps[nxt] = left
                     if g is not None:
-                        old = buffers.get(nxt)
-                        buffers[nxt] = g if old is None else old + g
-                        old = None
+                        buffers[nxt] = plus(buffers.get(nxt), g)
                     continue
                 if buffers and nxt in buffers:  # its last edge: add what is buffered
-                    old = buffers.pop(nxt)
-                    if old is not None:
-                        g = old if g is None else old + g
-                    old = None
+                    g = plus(buffers.pop(nxt), g)
             else:
                 deps[nxt] = left
                 if g is not None:
@@ -244,6 +248,24 @@ def _one_of(node, nr, grad):
 
 
 _NONES = itertools.repeat(None)
+_ZEROS = itertools.repeat(ZERO)
+
+
+def _all_zero(grads):
+    """A multi-output node's gradients: some ZERO and no real one (Note [Zero gradients])."""
+    zero = False
+    for g in grads:
+        if g is ZERO:
+            zero = True
+        elif g is not None:
+            return False
+    return zero
+
+
+def _materialize(meta, arrays):
+    """ZERO as zeros of an edge's (shape, dtype): what a leaf or autograd.grad receives."""
+    z = np.zeros(*meta)
+    return z if arrays else wrap(z)
 
 
 def _dependencies(starts):
@@ -271,22 +293,25 @@ def _add_to_buffer(buffers, node, nr, grad):
     """Sum gradients (Tensors, or arrays in the array pass) arriving at the same node
     output (torch's InputBuffer)."""
     if node._n_outputs == 1:
-        old = buffers.get(node)
-        buffers[node] = grad if old is None else old + grad
+        buffers[node] = plus(buffers.get(node), grad)
     else:
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node._n_outputs
-        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+        buf[nr] = plus(buf[nr], grad)
 
 
 def _capture(capture, node, grad, arrays):
     if node._n_outputs == 1:
         if (node, 0) in capture:
+            if grad is ZERO:
+                grad = _materialize(node._meta, arrays)
             capture[(node, 0)] = wrap(grad) if arrays else grad
     else:
         for nr, g in enumerate(grad):
             if (node, nr) in capture:
+                if g is ZERO:
+                    g = _materialize(node._meta[nr], arrays)
                 capture[(node, nr)] = wrap(g) if arrays and g is not None else g
 
 

@@ -114,6 +114,31 @@ def check_versions(node):
             "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
+# Note [Zero gradients]: a formula returns ZERO for an input whose gradient is zero whatever
+# the incoming gradient (where torch returns an efficient zero tensor: sgn of a real tensor).
+# The engine does not run a node whose incoming gradient is ZERO but passes ZERO on to its
+# inputs, so that no saved value downstream (an infinity) can turn the zero into NaN, as in
+# torch; a sum with a real gradient is that gradient, and a leaf receives zeros.
+class _Zero:
+    __slots__ = ()
+    shape = dtype = None        # (never equal to an array's: ZERO takes the engine's slow path)
+
+    def __repr__(self):
+        return "ZERO"
+
+
+ZERO = _Zero()
+
+
+def plus(a, b):
+    """The sum of two gradients arriving at one place, either of which may be None or ZERO."""
+    if a is None or a is ZERO:
+        return a if b is None else b
+    if b is None or b is ZERO:
+        return a
+    return a + b
+
+
 _RELEASES = {}     # saved-names tuple -> its release function (Node.__init_subclass__)
 
 
@@ -147,7 +172,7 @@ class Node:
             outs = self.apply(_wrap(grad))
         else:
             outs = self.apply([None if g is None else _wrap(g) for g in grad])
-        return [None if o is None else o._data for o in outs]
+        return [o if o is None or o is ZERO else o._data for o in outs]
 
     def release(self):
         """Drop the saved tensors once the node has run (the engine calls it for a node with

@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, bump_version, check_versions, use, init_node, vroot
+from ..autograd.graph import Node, bump_version, check_versions, use, init_node, vroot, ZERO
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import can_cast, plain_operand
@@ -183,7 +183,7 @@ class CopySlices(Node):
         keep[ids] = 0
         g0 = flat * wrap(keep)
         r0 = res[0] if res else None
-        if r0 is not None:
+        if r0 is not None and r0 is not ZERO:
             r0 = r0.expand(vshape) if tuple(r0.shape) != vshape else r0
             g0 = g0.index_put((idt,), r0.reshape(-1), accumulate=True)
         return (g0.reshape(grad._data.shape),) + res[1:]
@@ -194,7 +194,8 @@ class CopySlices(Node):
         flat = g.reshape(-1)
         res = list(self._fn.np_apply(flat[ids].reshape(self._view.shape)))
         r0 = res[0] if res else None
-        flat[ids] = 0 if r0 is None else np.broadcast_to(r0, self._view.shape).reshape(-1)
+        flat[ids] = 0 if r0 is None or r0 is ZERO else \
+            np.broadcast_to(r0, self._view.shape).reshape(-1)
         return [g] + res[1:]
 
     def release(self):

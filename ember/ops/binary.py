@@ -140,7 +140,9 @@ class XlogyBackward0(_SavesSelf):            # derivatives.yaml: xlogy.Tensor
 
     def apply(self, grad):
         s, o = self._saved_self, self._saved_other
-        return (grad * xlogy((s != 0).to(s.dtype), o) if needs(self, 0) else None,
+        # torch: xlogy(grad, other), 0 where self == 0 and other <= 0 (log(other) is not
+        # finite there); other: grad * self / other
+        return (xlogy(grad, o).masked_fill((s == 0) & (o <= 0), 0) if needs(self, 0) else None,
                 grad * s / o if needs(self, 1) else None)
 
 
@@ -156,13 +158,10 @@ class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Ot
     __slots__ = ("_saved_other",)
 
     def apply(self, grad):
-        # torch's gradient here is log(other), zeroed where self == 0 unless other > 0
+        # as XlogyBackward0's self gradient, with a number for other
         s, o = self._saved_self, self._saved_other
-        with np.errstate(all="ignore"):
-            lg = float(np.log(np.float64(o)))
-        if o > 0:
-            return grad * lg,
-        return grad * where(s == 0, 0.0, lg),
+        g = xlogy(grad, o)
+        return (g if o > 0 else g.masked_fill(s == 0, 0)),
 
 
 def xlogy(input, other, *, out=None):
@@ -281,13 +280,19 @@ def lerp(input, end, weight, *, out=None):
     if e.dtype != x.dtype:
         raise RuntimeError(f"expected dtype {_c_name(x.dtype)} for `end` but got dtype "
                            f"{_c_name(e.dtype)}")
-    if tw and weight._data.dtype != x.dtype:
+    w = weight._data if tw else weight
+    if tw and w.ndim == 0:
+        # a 0-d weight promotes as a number does: it may make the result complex
+        rt = D.result_type(input, weight).np
+        if rt != x.dtype and x.dtype.kind in "fc":
+            x, e = x.astype(rt), e.astype(rt)
+        w = w.astype(x.dtype)
+    elif tw and w.dtype != x.dtype:
         raise RuntimeError(f"expected dtype {_c_name(x.dtype)} for `weight` but got "
-                           f"dtype {_c_name(weight._data.dtype)}")
+                           f"dtype {_c_name(w.dtype)}")
     if x.dtype.kind not in "fc":
         raise NotImplementedError(f"\"lerp_kernel_{'tensor' if tw else 'scalar'}\" not "
                                   f"implemented for '{type_name(x.dtype)}'")
-    w = weight._data if tw else weight
     try:
         with np.errstate(all="ignore"):
             diff = e - x
@@ -343,6 +348,8 @@ class AddcmulBackward0(Node):
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     x, a, b = _promote3(input, tensor1, tensor2)
+    if x.dtype.kind in "iu" and isinstance(value, float):
+        value = int(value)          # torch casts the scalar to the integral result type
     try:
         r = x + value * (a * b) if value != 1 else x + a * b
         res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))

@@ -100,6 +100,8 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
         mask |= np.isnan(xa) & np.isnan(r)
     count = mask.sum(axis=dims if x._data.ndim else None, keepdims=True)
     g = _unsqueeze_dims(grad, dims, keepdim)
+    if nan_match:       # torch selects: a NaN gradient reaches only the selected elements
+        return where(wrap(mask), g / _const(count, g), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return g * _const(mask / count, g)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, same_meta, wrap_out
+from ..autograd.graph import Node, link, same_meta, ZERO, wrap_out
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
@@ -170,7 +170,7 @@ class SgnBackward0(_SavesSelf):
     def apply(self, grad):
         s = self._saved_self
         if s._data.dtype.kind != "c":
-            return _zeros(grad),
+            return ZERO,            # torch's efficient zero (Note [Zero gradients])
         # (grad - sgn * Re(conj(sgn) grad)) / |s|, zero where s == 0
         r = saved_output(self, self._saved_result)
         a = s.abs()
