@@ -333,6 +333,9 @@ PASS_PROGRAMS = {
     "0-d": _zero_dim,
     "matrix_exp": lambda E, x: E.linalg.matrix_exp(x * 0.1).sum(),
     "det": _det,
+    "embedding": lambda E, x: (_F(E).embedding(E.tensor([[1, 2, 2], [0, 3, 1]]), x,
+                                               padding_idx=2, scale_grad_by_freq=True).tanh()
+                               + _F(E).embedding(E.tensor([3, 3]), x).sum()).sum(),
     "lstm and packing": _lstm,
 }
 

@@ -372,3 +372,17 @@ def test_from_pretrained_shares_memory():
 def test_sparse_unsupported():
     with pytest.raises(RuntimeError, match="sparse"):
         ember.nn.Embedding(3, 2, sparse=True)(ember.tensor([1]))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 2}, {"scale_grad_by_freq": True}])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_embedding_array_pass_matches_tensor_pass(kwargs, dtype):
+    w0 = randn(6, 3, dtype=dtype)
+    idx = ember.tensor(np.array([[1, 2, 2], [5, 1, 0]]))
+    g = ember.tensor(randn(2, 3, 3, dtype=dtype))
+    w = ember.tensor(w0, requires_grad=True)
+    ember.nn.functional.embedding(idx, w, **kwargs).backward(g)       # the array pass
+    v = ember.tensor(w0, requires_grad=True)
+    gv, = ember.autograd.grad(ember.nn.functional.embedding(idx, v, **kwargs), v, g,
+                              create_graph=True)                     # the Tensor formulas
+    np.testing.assert_array_equal(w.grad._data, gv._data)

@@ -755,6 +755,20 @@ def test_non_full_backward_hook():
     same(prog)
 
 
+def test_full_backward_pre_hook_alone():
+    def prog(L):
+        log = []
+        m = fill(L, L.nn.Linear(2, 2))
+        m.register_full_backward_pre_hook(lambda mod, gout: log.append(_grads(gout)))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m(L.ones(1, 2)).sum().backward()
+            x = L.ones(1, 2, requires_grad=True)
+            m(x).sum().backward()
+        return [log, [str(x.message) for x in w], x.grad, m.weight.grad]
+    same(prog)
+
+
 def test_full_backward_hook_errors():
     def prog(L):
         m = L.nn.Linear(2, 2)
@@ -1031,3 +1045,15 @@ def test_parameter_dict():
 ])
 def test_parameter_dict_errors(call):
     check_error(lambda L: call(L, L.nn.ParameterDict({"a": L.ones(1)})), match_message=True)
+
+
+def test_unpickled_hooks_run_in_a_process_without_hooks(monkeypatch):
+    # Note [Hooks in use]: a module carrying hooks turns the hook path on when unpickled
+    m = EmberPicklable()
+    m.register_forward_pre_hook(_double_input)
+    data = pickle.dumps(m)
+    mm = ember.nn.modules.module
+    monkeypatch.setattr(mm, "_hooks_in_use", False)
+    p = pickle.loads(data)
+    x = ember.ones(1, 2)
+    np.testing.assert_array_equal(p(x)._data, (p.lin(x * 2) + p.b)._data)

@@ -7,14 +7,18 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..creation import randperm, default_generator
 from ..ops._views import mark_written
+
+try:    # until ember/random.py is merged: randperm and the default generator are in creation
+    from ..random import randperm, default_generator
+except ImportError:
+    from ..creation import randperm, default_generator
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
            "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant",
            "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
-           "orthogonal", "sparse"]
+           "orthogonal", "sparse", "eye", "dirac"]
 
 
 # until ember/random.py: Tensor.uniform_/normal_ (torch's streams) come from the rng branch;
@@ -90,18 +94,38 @@ def _norm_cdf(x):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal(mean, std) truncated to [a, b] by the inverse CDF: a uniform draw between the
-    CDF values of the bounds (scaled to [-1, 1]), mapped back through erfinv."""
+    """Normal(mean, std) restricted to [a, b] by rejection, as torch 2.13 samples it: with
+    normal proposals (whole-tensor redraws replacing the values still outside) when [a, b]
+    holds at least 30% of the mass, else with uniform proposals on [a, b] accepted with
+    probability pdf(x) / max pdf on [a, b] (a uniform_(a, b) and a uniform_() per round)."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
-    lo, hi = _norm_cdf((a - mean) / std), _norm_cdf((b - mean) / std)
-    _sample_(tensor, "uniform", 2 * lo - 1, 2 * hi - 1, generator)
+    mass = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
+    arr = tensor._data
+    if mass >= 0.3:
+        _sample_(tensor, "normal", mean, std, generator)
+        pending = (arr < a) | (arr > b)
+        while pending.any():
+            new = _sample_(tensor.new_empty(arr.shape), "normal", mean, std, generator)._data
+            arr[pending] = new[pending]
+            pending &= (new < a) | (new > b)
+    else:
+        nearest = min(max(mean, a), b)     # where the density peaks on [a, b]
+
+        def accepted(x, u):
+            return u <= np.exp(-((x - mean) ** 2 - (nearest - mean) ** 2) / (2 * std * std))
+        _sample_(tensor, "uniform", a, b, generator)
+        u = _sample_(tensor.new_empty(arr.shape), "uniform", 0.0, 1.0, generator)._data
+        pending = ~accepted(arr, u)
+        while pending.any():
+            x = _sample_(tensor.new_empty(arr.shape), "uniform", a, b, generator)._data
+            u = _sample_(tensor.new_empty(arr.shape), "uniform", 0.0, 1.0, generator)._data
+            take = pending & accepted(x, u)
+            arr[take] = x[take]
+            pending &= ~take
     with no_grad():
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        mark_written(tensor)
     return tensor
 
 
@@ -224,8 +248,8 @@ def _deprecated(new):
     name = new.__name__[:-1]
 
     def old(*args, **kwargs):
-        warnings.warn(f"nn.init.{name} is now deprecated in favor of nn.init.{new.__name__}.",
-                      FutureWarning, stacklevel=2)
+        warnings.warn(f"`nn.init.{name}` is now deprecated in favor of "
+                      f"`nn.init.{new.__name__}`.", FutureWarning, stacklevel=2)
         return new(*args, **kwargs)
     old.__name__ = name
     old.__doc__ = f"Deprecated alias of {new.__name__}."
@@ -240,4 +264,6 @@ xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
 sparse = _deprecated(sparse_)

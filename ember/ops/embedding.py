@@ -8,7 +8,6 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs
 from ._views import mark_written
@@ -250,26 +249,25 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     if per_sample_weights is not None:
         psw = per_sample_weights._data.reshape(-1)
         rows = rows * (psw if pos is None else psw[pos])[:, None]
+    # the kept rows are grouped by bag, in order: one reduceat over the non-empty bags
+    full = bag_size > 0
+    starts = (np.cumsum(bag_size) - bag_size)[full]
     out = np.zeros((n_bags, d), w.dtype)
     picked = None
     if mode == 2:
-        out_max = np.full((n_bags, d), -np.inf, w.dtype)
-        np.maximum.at(out_max, bag_of, rows)
-        full = bag_size > 0
-        out[full] = out_max[full]
+        if rows.shape[0]:
+            out[full] = np.maximum.reduceat(rows, starts, axis=0)
         # the first position in each bag holding its maximum, per column (torch's choice)
-        big = np.iinfo(np.int64).max
-        hit = np.where(rows == out_max[bag_of], np.arange(rows.shape[0])[:, None], big)
-        first = np.full((n_bags, d), big, np.int64)
-        np.minimum.at(first, bag_of, hit)
         picked = np.full((n_bags, d), -1, np.int64)
-        picked[full] = kept_idx[first[full]]
+        if rows.shape[0]:
+            hit = np.where(rows == out[bag_of], np.arange(rows.shape[0])[:, None],
+                           rows.shape[0] - 1)         # (a NaN maximum matches nothing)
+            picked[full] = kept_idx[np.minimum.reduceat(hit, starts, axis=0)]
     else:
-        np.add.at(out, bag_of, rows)
+        if rows.shape[0]:
+            out[full] = np.add.reduceat(rows, starts, axis=0)
         if mode == 1:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out = np.where(bag_size[:, None] > 0, out / np.maximum(bag_size, 1)[:, None],
-                               0).astype(w.dtype)
+            out[full] /= bag_size[full, None].astype(w.dtype)
     res = wrap(out)
     psw_req = per_sample_weights is not None and per_sample_weights._requires_grad
     if STATE.enabled and (weight._requires_grad or psw_req):

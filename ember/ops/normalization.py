@@ -27,12 +27,27 @@ def _float_kernel(x, kernel):
 
 
 def _stats(x, axes):
-    """Mean and biased variance of x over axes (keepdims), accumulated in float64."""
-    x64 = x.astype(np.float64, copy=False)
-    mean = x64.mean(axis=axes, keepdims=True)
-    d = x64 - mean
-    var = (d * d).mean(axis=axes, keepdims=True)
+    """Mean and biased variance of x over axes (keepdims, float64), the sums accumulated in
+    float64 without a float64 copy of x."""
+    mean = x.mean(axis=axes, keepdims=True, dtype=np.float64)
+    d = x - mean.astype(x.dtype)
+    d *= d
+    var = d.mean(axis=axes, keepdims=True, dtype=np.float64)
     return mean, var
+
+
+def _normalize(x, mean, rstd, weight, bias, bshape=None):
+    """(x - mean) * rstd (* weight + bias) in x's dtype, the statistics rounded to it."""
+    dt = x.dtype
+    scale = rstd.astype(dt)
+    if weight is not None:
+        w = weight._data if bshape is None else weight._data.reshape(bshape)
+        scale = scale * w.astype(dt, copy=False)
+    out = x - mean.astype(dt)
+    out *= scale
+    if bias is not None:
+        out += bias._data if bshape is None else bias._data.reshape(bshape)
+    return out
 
 
 def _invstd(var, eps):
@@ -140,13 +155,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         invstd = _invstd(running_var._data.astype(np.float64).reshape(bshape), eps)
     # (x - mean) * (invstd * weight) + bias in the input's dtype, from the statistics rounded
     # to it (centring first keeps a large mean from cancelling digits)
-    pdt = weight._data.dtype if weight is not None else x.dtype
-    m, inv = mean.astype(pdt), invstd.astype(pdt)
-    alpha = inv if weight is None else inv * weight._data.reshape(bshape)
-    out = (x - m) * alpha
-    if bias is not None:
-        out += bias._data.reshape(bshape)
-    out = out.astype(x.dtype, copy=False)
+    out = _normalize(x, mean, invstd, weight, bias, bshape)
     res = wrap(out)
     if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                           or (bias is not None and bias._requires_grad)):
@@ -245,12 +254,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     axes = tuple(range(x.ndim - len(shape), x.ndim))
     mean, var = _stats(x, axes)
     rstd = _invstd(var, eps)
-    out = (x - mean) * rstd
-    if weight is not None:
-        out = out * weight._data
-    if bias is not None:
-        out = out + bias._data
-    res = wrap(out.astype(x.dtype, copy=False))
+    res = wrap(_normalize(x, mean, rstd, weight, bias))
     if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                           or (bias is not None and bias._requires_grad)):
         node = NativeLayerNormBackward0()
@@ -274,7 +278,7 @@ class NativeGroupNormBackward0(Node):        # derivatives.yaml: native_group_no
 
     def apply(self, grad):
         x, w = self._saved_input, self._saved_weight
-        n, c, hw, grp = self._saved_N, self._saved_C, self._saved_HxW, self._saved_group
+        n, c, grp = self._saved_N, self._saved_C, self._saved_group
         shape = x._data.shape
         xg = x.reshape(n, grp, -1)
         if STATE.enabled:
@@ -317,13 +321,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     xg = x.reshape(n, num_groups, -1)
     mean, var = _stats(xg, (2,))
     rstd = _invstd(var, eps)
-    out = ((xg - mean) * rstd).reshape(x.shape)
+    out = _normalize(xg, mean, rstd, None, None).reshape(x.shape)
     bshape = (1, c) + (1,) * (x.ndim - 2)
     if weight is not None:
-        out = out * weight._data.reshape(bshape)
+        out *= weight._data.reshape(bshape)
     if bias is not None:
-        out = out + bias._data.reshape(bshape)
-    res = wrap(out.astype(x.dtype, copy=False))
+        out += bias._data.reshape(bshape)
+    res = wrap(out)
     if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                           or (bias is not None and bias._requires_grad)):
         node = NativeGroupNormBackward0()

@@ -46,6 +46,12 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        # the registered parameters straight from _parameters: self.weight would go through
+        # Module.__getattr__ (~0.4 us each); a weight moved out of _parameters (weight_norm,
+        # parametrize) is read as an attribute
+        params = self._parameters
+        if "weight" in params and "bias" in params:
+            return F.linear(input, params["weight"], params["bias"])
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
