@@ -206,21 +206,22 @@ def _lstm_forward_np(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
     out = np.empty((T, B, H), x.dtype)
     ws = np.empty((T, B, 6 * H), x.dtype)
     h, c = h0, c0
-    for t in (range(T - 1, -1, -1) if reverse else range(T)):
-        w = ws[t]
-        gates = w[:, :4 * H]
-        np.matmul(h, whh_t, out=gates)
-        gates += xp[t]
-        _np_sigmoid_(gates[:, :2 * H])
-        g = gates[:, 2 * H:3 * H]
-        np.tanh(g, out=g)
-        _np_sigmoid_(gates[:, 3 * H:])
-        cy, tc = w[:, 4 * H:5 * H], w[:, 5 * H:]
-        np.multiply(gates[:, H:2 * H], c, out=cy)
-        cy += gates[:, :H] * g
-        np.tanh(cy, out=tc)
-        h = np.multiply(gates[:, 3 * H:], tc, out=out[t])
-        c = cy
+    with np.errstate(over="ignore"):        # exp(-x) of a very negative gate: inf -> 0
+        for t in (range(T - 1, -1, -1) if reverse else range(T)):
+            w = ws[t]
+            gates = w[:, :4 * H]
+            np.matmul(h, whh_t, out=gates)
+            gates += xp[t]
+            _np_sigmoid_(gates[:, :2 * H])
+            g = gates[:, 2 * H:3 * H]
+            np.tanh(g, out=g)
+            _np_sigmoid_(gates[:, 3 * H:])
+            cy, tc = w[:, 4 * H:5 * H], w[:, 5 * H:]
+            np.multiply(gates[:, H:2 * H], c, out=cy)
+            cy += gates[:, :H] * g
+            np.tanh(cy, out=tc)
+            h = np.multiply(gates[:, 3 * H:], tc, out=out[t])
+            c = cy
     return out, h, c, ws
 
 
