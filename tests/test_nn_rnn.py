@@ -669,3 +669,42 @@ def test_packed_sequence_api():
         assert r.batch_sizes is p.batch_sizes
     assert repr(U(torch).pack_padded_sequence(torch.ones(3, 2, 2), [3, 1])) == \
         repr(U(ember).pack_padded_sequence(ember.ones(3, 2, 2), [3, 1]))
+
+
+def test_packed_lstm_classifier_trains_as_torch():
+    """Embedding -> packed bidirectional 2-layer LSTM -> pad -> mean -> Linear, five SGD
+    steps with torch's initial weights: the same losses."""
+    def program(L, state):
+        nn = L.nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 6)
+                self.lstm = nn.LSTM(6, 8, num_layers=2, batch_first=True, bidirectional=True)
+                self.fc = nn.Linear(16, 3)
+
+            def forward(self, x, lengths):
+                p = nn.utils.rnn.pack_padded_sequence(self.emb(x), lengths, batch_first=True,
+                                                      enforce_sorted=False)
+                out, _ = self.lstm(p)
+                out, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
+                return self.fc(out.mean(1))
+        net = Net()
+        if state is None:
+            state = {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
+        net.load_state_dict({k: L.tensor(v) for k, v in state.items()})
+        opt = L.optim.SGD(net.parameters(), lr=0.5)
+        x = L.tensor(np.random.default_rng(0).integers(1, 10, (4, 5)))
+        lengths, y = L.tensor([5, 3, 4, 2]), L.tensor([0, 1, 2, 1])
+        losses = []
+        for _ in range(5):
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(net(x, lengths), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return state, losses
+    state, tl = program(torch, None)
+    _, el = program(ember, state)
+    np.testing.assert_allclose(el, tl, rtol=2e-6)
