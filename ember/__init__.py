@@ -17,10 +17,10 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad
                                  inference_mode)
 from .printing import set_printoptions, get_printoptions
 from .creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
-                       arange, linspace, logspace, rand, randn, randint, randperm, normal,
-                       zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
-                       randint_like, Generator, default_generator, manual_seed, seed,
-                       initial_seed, get_rng_state, set_rng_state)
+                       arange, linspace, logspace, zeros_like, ones_like, empty_like, full_like)
+from .random import (rand, randn, randint, randperm, normal, bernoulli, multinomial, poisson,
+                     rand_like, randn_like, randint_like, Generator, default_generator,
+                     manual_seed, seed, initial_seed, get_rng_state, set_rng_state)
 from .ops.logical import *   # noqa: F401,F403  (each family module lists its names in __all__)
 from .ops.arith import *     # noqa: F401,F403
 from .ops.binary import *    # noqa: F401,F403
@@ -45,7 +45,7 @@ from .ops.distance import *  # noqa: F401,F403
 from .ops.rnn import *       # noqa: F401,F403
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
-from . import autograd, linalg, nn, optim, utils
+from . import autograd, linalg, nn, optim, random, utils
 from .serialization import save, load
 
 __version__ = "0.1.0"

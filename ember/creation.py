@@ -1,4 +1,4 @@
-"""Tensor creation: tensor(), factories, *_like, random sampling and Generator objects."""
+"""Tensor creation: tensor(), factories, *_like (the random ones are in ember/random.py)."""
 import numbers
 import pickle
 
@@ -195,8 +195,15 @@ def _shape(size, fn):
     return shape
 
 
-def _empty(shape, np_dtype):
-    """np.empty with torch's error when the memory cannot be had."""
+def _empty(size, np_dtype, fn):
+    """np.empty of a factory's size argument (varargs or one sequence), with torch's errors
+    for a bad or negative size and for memory that cannot be had."""
+    arg = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
+    try:
+        return np.empty(arg, np_dtype)          # the usual case: ints, at NumPy's speed
+    except (TypeError, ValueError, MemoryError):
+        pass
+    shape = _shape(size, fn)
     try:
         return np.empty(shape, np_dtype)
     except MemoryError:
@@ -211,7 +218,7 @@ def _empty(shape, np_dtype):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
     _check_device(device)
-    arr = _empty(_shape(size, "zeros"), _dtype(dtype, fn="zeros").np)
+    arr = _empty(size, _dtype(dtype, fn="zeros").np, "zeros")
     arr.fill(0)
     return _finish(arr, requires_grad)
 
@@ -220,10 +227,8 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
          pin_memory=False, memory_format=None):
     if device is not None:
         _device(device)
-    if dtype is None and len(size) == 1 and type(size[0]) is int and size[0] >= 0:
-        arr = np.empty(size, D.get_default_dtype().np)      # (the common call, quickly)
-    else:
-        arr = _empty(_shape(size, "ones"), _dtype(dtype, fn="ones").np)
+    arr = _empty(size, D.get_default_dtype().np if dtype is None else
+                 _dtype(dtype, fn="ones").np, "ones")
     arr.fill(1)             # np.ones does the same behind a Python layer (1.4 us vs 0.6 us)
     return _finish(arr, requires_grad)
 
@@ -232,7 +237,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
           pin_memory=False, memory_format=None):
     _check_device(device)
     # zero-filled: uninitialised memory would make results depend on allocator history
-    arr = _empty(_shape(size, "empty"), _dtype(dtype, fn="empty").np)
+    arr = _empty(size, _dtype(dtype, fn="empty").np, "empty")
     arr.fill(0)
     return _finish(arr, requires_grad)
 
@@ -246,7 +251,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
     dt = _dtype(dtype, fill_value, "full")
-    arr = _empty(_shape((size,), "full"), dt.np)
+    arr = _empty((size,), dt.np, "full")
     arr.fill(fill_value)
     return _finish(arr, requires_grad)
 
@@ -314,162 +319,6 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     return _finish(arr, requires_grad)
 
 
-# ---------------------------------------------------------------- random
-
-class Generator:
-    """A seedable random source (NumPy's PCG64 underneath; values differ from torch's)."""
-
-    def __init__(self, device="cpu"):
-        _check_device(device)
-        self._seed = 67280421310721
-        self._np = None
-
-    @property
-    def _rng(self):
-        """The NumPy generator, made at the first draw: numpy.random costs ~7 MB and ~20 ms to
-        import, which a program that never samples should not pay."""
-        if self._np is None:
-            self._np = np.random.Generator(np.random.PCG64(self._seed & ((1 << 64) - 1)))
-        return self._np
-
-    @property
-    def device(self):
-        return _device("cpu")
-
-    def manual_seed(self, seed):
-        self._seed = int(seed)
-        self._np = None
-        return self
-
-    def seed(self):
-        s = int(np.random.SeedSequence().entropy % (1 << 63))
-        self.manual_seed(s)
-        return s
-
-    def initial_seed(self):
-        return self._seed
-
-    def get_state(self):
-        return _w(np.frombuffer(pickle.dumps(self._rng.bit_generator.state), np.uint8).copy())
-
-    def set_state(self, state):
-        self._rng.bit_generator.state = pickle.loads(state._data.tobytes())
-        return self
-
-
-default_generator = Generator()
-
-
-def manual_seed(seed):
-    return default_generator.manual_seed(seed)
-
-
-def seed():
-    return default_generator.seed()
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    return default_generator.get_state()
-
-
-def set_rng_state(state):
-    default_generator.set_state(state)
-
-
-def _rng(generator):
-    return (generator or default_generator)._rng
-
-
-def _float_dtype(dtype, name):
-    dt = _dtype(dtype)
-    if dt.category < D.FLOAT:
-        raise RuntimeError(f"\"{name}\" not implemented for '{_long_name(dt)}'")
-    return dt
-
-
-def _long_name(dt):
-    return type_name(dt.np)
-
-
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False):
-    _check_device(device)
-    dt = _float_dtype(dtype, "check_uniform_bounds")
-    shape = size_args(size)
-    if dt.is_complex:
-        r = _rng(generator)
-        real = dt.to_real().np
-        arr = (r.random(shape, dtype=np.float64).astype(real) +
-               1j * r.random(shape, dtype=np.float64).astype(real)).astype(dt.np)
-    else:
-        arr = _rng(generator).random(shape, dtype=np.float64).astype(dt.np)
-    return _finish(arr, requires_grad)
-
-
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False, pin_memory=False):
-    _check_device(device)
-    dt = _dtype(dtype)
-    if dt.category < D.FLOAT:
-        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_long_name(dt)}'")
-    shape = size_args(size)
-    r = _rng(generator)
-    if dt.is_complex:
-        real = dt.to_real().np
-        s = np.sqrt(0.5)
-        arr = (r.standard_normal(shape) * s + 1j * r.standard_normal(shape) * s).astype(dt.np)
-    else:
-        arr = r.standard_normal(shape).astype(dt.np)
-    return _finish(arr, requires_grad)
-
-
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None,
-            layout=None, device=None, requires_grad=False, pin_memory=False):
-    _check_device(device)
-    if high is None or (size is None and isinstance(high, (tuple, list))):
-        low, high, size = 0, low, high if size is None else size
-    if size is None:
-        raise TypeError("randint() missing 1 required positional arguments: \"size\"")
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
-                           f">= to={high}")
-    dt = dtype or D.int64
-    arr = _rng(generator).integers(low, high, size_args((size,))).astype(dt.np)
-    return _finish(arr, requires_grad)
-
-
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False, pin_memory=False):
-    dt = dtype or D.int64
-    return _finish(_rng(generator).permutation(n).astype(dt.np), requires_grad)
-
-
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
-           layout=None, device=None, requires_grad=False, pin_memory=False):
-    r = _rng(generator)
-    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
-    if mt or st:
-        m = mean._data if mt else mean
-        s = std._data if st else std
-        if np.any(np.asarray(s) < 0):
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        ref = mean if mt else std
-        arr = (m + s * r.standard_normal(shape)).astype(ref._data.dtype)
-        return wrap(arr)
-    if size is None:
-        raise TypeError("normal() received an invalid combination of arguments")
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    dt = _float_dtype(dtype, "normal_kernel_cpu")
-    arr = (mean + std * r.standard_normal(size_args((size,)))).astype(dt.np)
-    return _finish(arr, requires_grad)
-
-
 # ---------------------------------------------------------------- *_like and new_*
 
 def _like(factory):
@@ -482,21 +331,12 @@ def _like(factory):
 
 
 zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
-rand_like, randn_like = _like(rand), _like(randn)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     return full(input._data.shape, fill_value, dtype=dtype or input.dtype,
                 requires_grad=requires_grad)
-
-
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
-                 requires_grad=False, memory_format=None, generator=None):
-    if high is None:
-        low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype,
-                   generator=generator, requires_grad=requires_grad)
 
 
 def _new(factory):

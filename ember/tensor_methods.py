@@ -5,7 +5,7 @@ Plain class attributes, assigned once at import: calling `x.exp()` costs what ca
 above their own as Tensor methods, since this table is filled before any op runs. The Tensor's
 own state and conversions (requires_grad, grad, shape, item, numpy, ...) are defined on the
 class in ember/tensor.py; its autograd methods are bound at the end of this table."""
-from . import creation
+from . import creation, random
 from .autograd import graph, tensor_backward
 from .ops import (_views, arith, binary, complex, convert, decomp, einsum, index, join, logical,
                   matmul, matrix, reduce, scan, scatter, shape, solve, sort, special, stats, unary)
@@ -441,6 +441,18 @@ T.trace = shape.trace
 T.unfold = shape.unfold
 T.select_scatter = shape.select_scatter
 T.diagonal_scatter = shape.diagonal_scatter
+
+# ---- random sampling in place (random.py)
+T.uniform_ = random.uniform_
+T.normal_ = random.normal_
+T.random_ = random.random_
+T.exponential_ = random.exponential_
+T.geometric_ = random.geometric_
+T.log_normal_ = random.log_normal_
+T.cauchy_ = random.cauchy_
+T.bernoulli_ = random.bernoulli_
+T.bernoulli = random._bernoulli_method
+T.multinomial = random._multinomial_method
 
 # ---- autograd (autograd/__init__.py, autograd/graph.py)
 T.backward = tensor_backward
