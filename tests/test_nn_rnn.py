@@ -235,8 +235,8 @@ def test_eval_mode_and_dropout_one():
 
 
 def test_dropout_graph_and_mask():
-    """Train-mode dropout between layers: MulBackward0 with a mask in {0, 1 / (1 - p)};
-    mask values need torch's random stream (ember/random.py) to be compared."""
+    """Train-mode dropout between layers: MulBackward0 with a mask in {0, 1 / (1 - p)}, in
+    torch's graph (the values: test_dropout_between_layers_matches_torch)."""
     x = randn(6, 40, 3)
     for lib in (torch, ember):
         lib.manual_seed(0)
@@ -708,3 +708,40 @@ def test_packed_lstm_classifier_trains_as_torch():
     state, tl = program(torch, None)
     _, el = program(ember, state)
     np.testing.assert_allclose(el, tl, rtol=2e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.nn.LSTM(3, 4, 2, bidirectional=True, proj_size=2),
+    lambda L: L.nn.GRU(3, 5, bias=False), lambda L: L.nn.RNN(2, 3, nonlinearity="relu"),
+    lambda L: L.nn.LSTMCell(3, 4), lambda L: L.nn.GRUCell(3, 4),
+    lambda L: L.nn.RNNCell(3, 4)])
+def test_default_init_matches_torch(make):
+    """With torch's random stream (ember/random.py), the same seed gives the same weights."""
+    states = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        states.append({k: v.detach().numpy() for k, v in make(lib).state_dict().items()})
+    assert states[0].keys() == states[1].keys()
+    for k in states[0]:
+        np.testing.assert_array_equal(states[0][k], states[1][k], err_msg=k)
+
+
+@pytest.mark.parametrize("cls,dtype", [("LSTM", np.float32), ("GRU", np.float64),
+                                       ("RNN", np.float32)])
+def test_dropout_between_layers_matches_torch(cls, dtype):
+    """Train mode: the masks between layers are drawn as torch draws them (same calls on
+    the same stream), so outputs and gradients agree."""
+    x = randn(5, 3, 3)
+    res = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        m = getattr(lib.nn, cls)(3, 4, num_layers=3, dropout=0.4)
+        if dtype == np.float64:
+            m.double()
+        xt = lib.tensor(x.astype(dtype), requires_grad=True)
+        lib.manual_seed(1)
+        out, _ = m(xt)
+        out.pow(2).sum().backward()
+        res.append([out.detach().numpy(), xt.grad.numpy(), m.weight_ih_l1.grad.numpy()])
+    for a, b in zip(*res):
+        assert_close(a, b, 1e-5 if dtype == np.float32 else 1e-10, 1e-6, "dropout")

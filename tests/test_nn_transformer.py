@@ -646,3 +646,46 @@ def test_transformer_errors(k):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_error(TRANSFORMER_ERRORS[k])
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.nn.MultiheadAttention(6, 2, kdim=3, add_bias_kv=True),
+    lambda L: L.nn.Transformer(8, 2, 1, 2, 16)])
+def test_default_init_matches_torch(make):
+    states = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            states.append({k: v.detach().numpy() for k, v in make(lib).state_dict().items()})
+    for k in states[0]:
+        np.testing.assert_array_equal(states[0][k], states[1][k], err_msg=k)
+
+
+@pytest.mark.parametrize("name", ["sdpa", "mha", "transformer"])
+def test_dropout_matches_torch(name):
+    """Train-mode dropout (attention weights, the layers' Dropout modules) draws torch's
+    masks: outputs and gradients agree."""
+    q = randn(2, 2, 3, 4).astype(np.float32)
+    src, tgt = randn(4, 2, 8).astype(np.float32), randn(3, 2, 8).astype(np.float32)
+    res = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if name == "mha":
+                m = lib.nn.MultiheadAttention(8, 2, dropout=0.3)
+            elif name == "transformer":
+                m = lib.nn.Transformer(8, 2, 1, 1, 16)
+        a = lib.tensor(q if name == "sdpa" else src, requires_grad=True)
+        lib.manual_seed(1)
+        if name == "sdpa":
+            out = F(lib).scaled_dot_product_attention(a, a, a, dropout_p=0.4)
+        elif name == "mha":
+            out = m(a, a, a)[0]
+        else:
+            out = m(a, lib.tensor(tgt))
+        out.pow(2).sum().backward()
+        res.append([out.detach().numpy(), a.grad.numpy()])
+    for x, y in zip(*res):
+        assert_close(x, y, 1e-5, 1e-5, name)
