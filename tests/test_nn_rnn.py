@@ -745,3 +745,14 @@ def test_dropout_between_layers_matches_torch(cls, dtype):
         res.append([out.detach().numpy(), xt.grad.numpy(), m.weight_ih_l1.grad.numpy()])
     for a, b in zip(*res):
         assert_close(a, b, 1e-5 if dtype == np.float32 else 1e-10, 1e-6, "dropout")
+
+
+def test_inplace_write_to_lstm_output_is_caught():
+    """The layer node saves its output: writing into it in place fails backward, in torch's
+    words."""
+    def fn(L):
+        L.manual_seed(0)
+        out, _ = L.nn.LSTM(3, 4)(L.randn(2, 1, 3, requires_grad=True))
+        out.mul_(2)
+        out.sum().backward()
+    check_error(fn)

@@ -3,7 +3,6 @@ fused CPU op and the math path), F.multi_head_attention_forward / nn.MultiheadAt
 the Transformer encoder / decoder layers and stacks: outputs, gradients of inputs and
 parameters, grad_fn graphs, reprs, initialisation, warnings and errors; float64 numerical
 gradient checks and double backward."""
-import copy
 import warnings
 
 import numpy as np

@@ -14,7 +14,6 @@ import warnings
 
 import numpy as np
 
-from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..tensor import Tensor, wrap
 from ._args import needs, requires

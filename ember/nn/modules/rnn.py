@@ -5,10 +5,8 @@ import math
 import numbers
 import warnings
 
-from ... import dtypes as D
 from ...creation import empty, zeros
 from ...ops import rnn as _VF
-from ...tensor import Tensor
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
