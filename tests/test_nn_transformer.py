@@ -3,6 +3,9 @@ fused CPU op and the math path), F.multi_head_attention_forward / nn.MultiheadAt
 the Transformer encoder / decoder layers and stacks: outputs, gradients of inputs and
 parameters, grad_fn graphs, reprs, initialisation, warnings and errors; float64 numerical
 gradient checks and double backward."""
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -559,7 +562,8 @@ def test_encoder_nested_tensor_path_pads_with_zeros():
         m.norm.bias.data = lib.tensor(np.arange(8, dtype=np.float32))
         m.eval()
         for k, mask in enumerate(masks):
-            with lib.no_grad():
+            with lib.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")      # (the nested tensors' prototype note)
                 outs[lib, k] = m(lib.tensor(x), src_key_padding_mask=lib.tensor(mask)).numpy()
             outs[lib, k, "grad"] = m(lib.tensor(x), src_key_padding_mask=lib.tensor(
                 mask)).detach().numpy()
@@ -604,6 +608,28 @@ def test_transformer_api_repr_warnings_init(monkeypatch):
         b = ember.nn.Transformer.generate_square_subsequent_mask(
             sz, dtype=getattr(ember, dt) if dt else None)
         assert repr(a) == repr(b)
+
+
+def test_nested_tensor_prototype_warning_once_per_process():
+    program = """
+import warnings, torch, ember
+for lib in (torch, ember):
+    m = lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True),
+                                  1).eval()
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with lib.no_grad():
+                m(lib.zeros(2, 3, 8), src_key_padding_mask=lib.tensor([[False, False, True],
+                                                                       [False] * 3]))
+        print([(x.category.__name__, str(x.message).split(" (Triggered")[0]) for x in w])
+"""
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    lines = out.stdout.splitlines()
+    assert len(lines) == 4, out.stderr
+    assert lines[:2] == lines[2:] and "nested tensors is in prototype stage" in lines[0]
+    assert lines[1] == "[]"
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(batch_first=True, norm_first=True),

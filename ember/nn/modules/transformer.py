@@ -151,6 +151,13 @@ class TransformerEncoder(Module):
         if padded is not None:
             # torch's nested-tensor path computes only the real positions and pads with 0
             output = output.masked_fill(padded, 0.0)
+            if not _NESTED_WARNED:
+                _NESTED_WARNED.append(True)       # torch warns once per process
+                warnings.warn("The PyTorch API of nested tensors is in prototype stage and "
+                              "will change in the near future. We recommend specifying "
+                              "layout=torch.jagged when constructing a nested tensor, as this "
+                              "layout receives active development, has better operator "
+                              "coverage, and works with torch.compile.", stacklevel=2)
         if self.norm is not None:
             output = self.norm(output)
         return output
@@ -172,6 +179,9 @@ class TransformerEncoder(Module):
         if self.mask_check and (keep[:, 1:] & ~keep[:, :-1]).any():
             return None         # not left-aligned: torch keeps the padded tensors
         return wrap(pad[:, :, None])
+
+
+_NESTED_WARNED = []
 
 
 def _why_not_nested(layer):
