@@ -42,6 +42,7 @@ from .ops.decomp import *    # noqa: F401,F403
 from .ops.matrix import *    # noqa: F401,F403
 from .ops.convert import *   # noqa: F401,F403
 from .ops.distance import *  # noqa: F401,F403
+from .ops.rnn import *       # noqa: F401,F403
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
 from . import autograd, linalg, nn, optim, random, utils

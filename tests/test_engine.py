@@ -317,6 +317,16 @@ def _pads_and_resampling(E, x):
             (_F(E).pixel_unshuffle(_F(E).pixel_shuffle(x4, 2) ** 2, 2) * x4).sum())
 
 
+def _lstm(E, x):
+    # a bidirectional LSTM (MkldnnRnnLayerBackward0 per direction in float32) and packing
+    w, b = x.repeat(4, 1) * 0.3, x.reshape(-1) * 0.1
+    seq = x.reshape(2, 2, 4)
+    out, h, c = E.lstm(seq, (seq * 0.5, seq * 0.25), [w, w * 0.5, b, b * 2, w * 0.7, w, b * 3,
+                                                        b], True, 1, 0.0, True, True, False)
+    packed = E.nn.utils.rnn.pack_padded_sequence(seq, [2, 1]).data
+    return (out * out).sum() + h.sum() + (c * seq).sum() + (packed * packed).sum()
+
+
 PASS_PROGRAMS = {
     "convolutions": _convolutions,
     "pools": _pools,
@@ -356,6 +366,7 @@ PASS_PROGRAMS = {
     "embedding": lambda E, x: (_F(E).embedding(E.tensor([[1, 2, 2], [0, 3, 1]]), x,
                                                padding_idx=2, scale_grad_by_freq=True).tanh()
                                + _F(E).embedding(E.tensor([3, 3]), x).sum()).sum(),
+    "lstm and packing": _lstm,
 }
 
 
