@@ -38,6 +38,17 @@ from . import tensor_methods  # noqa: F401  (binds every op method and operator 
 from . import return_types
 from . import autograd, linalg, nn, utils
 from .serialization import save, load
+from . import backends, cuda, accelerator
+from .cuda import OutOfMemoryError
+from .runtime import (set_default_device, get_default_device, set_num_threads, get_num_threads,
+                      set_num_interop_threads, get_num_interop_threads, init_num_threads,
+                      use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                      is_deterministic_algorithms_warn_only_enabled,
+                      set_deterministic_debug_mode, get_deterministic_debug_mode,
+                      set_float32_matmul_precision, get_float32_matmul_precision,
+                      set_warn_always, is_warn_always_enabled, set_flush_denormal)
+from .legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor,
+                     CharTensor, ByteTensor, BoolTensor, set_default_tensor_type, typename)
 
 __version__ = "0.1.0"
 

@@ -8,7 +8,8 @@ from . import dtypes as D
 from .autograd.grad_mode import STATE
 from .dtypes import type_name
 from .ops.shape import size_args
-from .tensor import Tensor, device as _device, wrap, wrap as _w
+from .runtime import SETTINGS, factory_device
+from .tensor import Tensor, check_device, device as _device, wrap, wrap as _w
 
 
 def _finish(arr, requires_grad):
@@ -21,9 +22,10 @@ def _finish(arr, requires_grad):
     return t
 
 
-def _check_device(device):
-    if device is not None:
-        _device(device)
+def _check_device(device, factory=True):
+    """A factory's device argument (else the default device): the CPU or torch's error."""
+    if device is not None or SETTINGS.device is not None:
+        check_device(factory_device(device), factory)
 
 
 def _infer(data):
@@ -91,7 +93,7 @@ def _check_ragged(data, dim):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    _check_device(device)
+    _check_device(device, False)
     arr = _infer(data)
     if dtype is not None:
         arr = _cast(arr, dtype)
@@ -105,7 +107,7 @@ def _cast(arr, dtype):
 
 
 def as_tensor(data, dtype=None, device=None):
-    _check_device(device)
+    _check_device(device, False)
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
     if isinstance(data, np.ndarray):
@@ -142,8 +144,8 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, memory_format=None):
-    if device is not None:
-        _device(device)
+    if device is not None or SETTINGS.device is not None:
+        _check_device(device)
     arr = np.empty(size_args(size), (dtype or D.get_default_dtype()).np)
     arr.fill(1)             # np.ones does the same behind a Python layer (1.4 us vs 0.6 us)
     return _finish(arr, requires_grad)
@@ -425,25 +427,6 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 
 def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-
-def legacy_init(self, *args, **kwargs):
-    """torch.Tensor(...) legacy constructor: data or sizes, default dtype."""
-    if kwargs.pop("device", None) not in (None, "cpu"):
-        raise RuntimeError("ember runs on the CPU only")
-    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray, Tensor)) and not \
-            (isinstance(args[0], tuple) and all(isinstance(a, int) for a in args[0])
-             and type(args[0]) is not tuple):
-        arr = _infer(args[0])
-        arr = arr.astype(D.get_default_dtype().np) if arr.dtype.kind != "c" else arr
-    else:
-        arr = np.zeros(size_args(args), D.get_default_dtype().np)
-    self._data = arr
-    self._requires_grad = False
-    self._grad_fn = None
-    self._grad = None
-    self._acc = None
-    self._x = None
 
 
 new_zeros, new_ones, new_empty = _new(zeros), _new(ones), _new(empty)

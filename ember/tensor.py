@@ -1,6 +1,7 @@
 """Tensor: a NumPy array plus autograd state. This file holds the class, its properties and
 conversions; every op method and operator (x.sum(), x + y, ...) is bound to it in one table,
 ember/tensor_methods.py, after the ops are defined (ember/ops/)."""
+import re
 import warnings
 import weakref
 
@@ -45,18 +46,52 @@ class Size(tuple):
         return Size(tuple(other) + tuple(self))
 
 
+# torch's device types, in the order its error message lists them
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+
+
 class device:
+    """torch.device: any of torch's device types can be named; only the CPU holds tensors
+    (check_device says what a CPU-only torch says for the others)."""
     __slots__ = ("type", "index")
 
     def __init__(self, type="cpu", index=None):
-        if isinstance(type, device):
+        if builtins_type(type) is device:
+            if index is not None:
+                raise TypeError("device(): argument 'type' (position 1) must be str, not "
+                                "torch.device")
             type, index = type.type, type.index
-        type = str(type)
-        if ":" in type:
-            type, idx = type.split(":", 1)
-            index = int(idx)
-        if type != "cpu":
-            raise RuntimeError(f"ember runs on the CPU only; device '{type}' is not available")
+        elif isinstance(type, int) and not isinstance(type, bool):
+            raise RuntimeError(NO_ACCELERATOR)     # a bare index names the accelerator
+        elif not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({builtins_type(type).__name__}), but expected one of:\n"
+                            f" * (torch.device device)\n * (str type, int index = -1)\n")
+        else:
+            if not type:
+                raise RuntimeError("Device string must not be empty")
+            m = _DEVICE_STRING.match(type)
+            if m is None:
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            name, idx = m.groups()
+            if name not in DEVICE_TYPES:
+                raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at "
+                                   f"start of device string: {name}")
+            if idx is not None:
+                if index is not None:
+                    raise RuntimeError(f"type (string) must not include an index because "
+                                       f"index was passed explicitly: {type}")
+                index = int(idx)
+            type = name
+        if index is not None:
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                                f"{builtins_type(index).__name__}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
         self.type, self.index = type, index
 
     def __repr__(self):
@@ -67,12 +102,47 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):
         return hash((self.type, self.index))
+
+
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::(0|[1-9][0-9]*))?\Z")
+builtins_type = type
+_DEVICE = device
+
+
+def check_device(d, factory=False):
+    """The device argument of a factory (factory=True) or of a copy to a device (tensor(),
+    .to(), .cuda()): None or a CPU device passes; any other device gets the error a CPU-only
+    torch gives for it."""
+    if d is None or d is CPU or (builtins_type(d) is str and d == "cpu"):
+        return
+    kind = device(d).type
+    if kind == "cpu":
+        return
+    if kind == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if kind == "xpu":
+        raise AssertionError("Torch not compiled with XPU enabled")
+    if kind == "mtia":
+        raise AssertionError("Torch not compiled with MTIA enabled. Ensure you have `import "
+                             "mtia.host_runtime.torch_mtia.dynamic_library` in your python src "
+                             "file and include `//mtia/host_runtime/torch_mtia:torch_mtia` as "
+                             "your target dependency!")
+    if kind == "meta":
+        raise NotImplementedError("ember has no meta tensors (they hold no data); use a CPU "
+                                  "tensor")
+    if factory:
+        raise NotImplementedError(f"Could not run 'aten::empty.memory_format' with arguments "
+                                  f"from the '{_BACKENDS.get(kind, kind.upper())}' backend.")
+    raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
+
+
+_BACKENDS = {"mps": "MPS", "ipu": "IPU", "hip": "HIP", "xla": "XLA", "vulkan": "Vulkan",
+             "lazy": "Lazy", "maia": "MAIA", "fpga": "FPGA", "ve": "VE", "hpu": "HPU",
+             "mtia": "MTIA", "privateuseone": "PrivateUse1"}
 
 
 CPU = device("cpu")
@@ -358,8 +428,12 @@ class Tensor:
     def cpu(self):
         return self
 
-    def cuda(self, *args, **kwargs):
-        raise RuntimeError("ember runs on the CPU only")
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        if isinstance(device, int) and not isinstance(device, bool):
+            raise RuntimeError(NO_ACCELERATOR)
+        if device is not None and _DEVICE(device).type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
+        raise AssertionError("Torch not compiled with CUDA enabled")
 
 
 def _rebuild(data, requires_grad):

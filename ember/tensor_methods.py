@@ -5,7 +5,7 @@ Plain class attributes, assigned once at import: calling `x.exp()` costs what ca
 above their own as Tensor methods, since this table is filled before any op runs. The Tensor's
 own state and conversions (requires_grad, grad, shape, item, numpy, ...) are defined on the
 class in ember/tensor.py; its autograd methods are bound at the end of this table."""
-from . import creation
+from . import creation, legacy
 from .autograd import graph, tensor_backward
 from .ops import (_views, arith, binary, complex, convert, decomp, einsum, index, join, logical,
                   matmul, matrix, reduce, scan, scatter, shape, solve, sort, special, stats, unary)
@@ -369,7 +369,6 @@ T.fill_ = convert.fill_
 T.zero_ = convert.zero_
 T.contiguous = convert.contiguous
 T.to = convert.to
-T.type = convert.type_
 T.float = convert.float_
 T.double = convert.double
 T.half = convert.half
@@ -447,4 +446,9 @@ T.backward = tensor_backward
 T.detach = _views.make_alias
 T._version = property(graph.version)
 T.register_hook = graph.register_tensor_hook
-T.__init__ = creation.legacy_init
+
+# ---- legacy API (legacy.py): torch.Tensor(...), Tensor.new(...), Tensor.type(...)
+T.__new__ = staticmethod(legacy.tensor_new)
+T.__init__ = legacy.tensor_init
+T.new = legacy.new
+T.type = legacy.type_

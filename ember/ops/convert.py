@@ -12,7 +12,7 @@ from .. import dtypes as D
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES
-from ..tensor import Tensor, device, wrap
+from ..tensor import NO_ACCELERATOR, Tensor, check_device, device, wrap
 from ._args import broadcast_error
 from ._views import inplace, check_inplace, mark_written
 
@@ -68,7 +68,7 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype
-        elif isinstance(a, (str, _device_type())) or a is None:
+        elif isinstance(a, (str, _device_type(), int)) or a is None:
             _check_device(a)
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got "
@@ -85,26 +85,9 @@ def _device_type():
 
 
 def _check_device(d):
-    if d is not None:
-        device(d)
-
-
-def type_(input, dtype=None, non_blocking=False, **kwargs):
-    if dtype is None:
-        return "torch." + _TYPE_NAMES[input._data.dtype.name]
-    if isinstance(dtype, str):
-        name = dtype.split(".")[-1]
-        inv = {v: k for k, v in _TYPE_NAMES.items()}
-        if name not in inv:
-            raise RuntimeError(f"invalid type: '{dtype}'")
-        dtype = getattr(D, inv[name] if inv[name] != "bool" else "bool_")
-    return _to_dtype(input, dtype)
-
-
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
-               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+    if isinstance(d, int) and not isinstance(d, bool):
+        raise RuntimeError(NO_ACCELERATOR)     # a bare index names the accelerator
+    check_device(d)
 
 
 def _caster(dt):
