@@ -1,4 +1,11 @@
 """ember: PyTorch's autograd API in pure Python on NumPy. `import ember as torch`."""
+import warnings as _warnings
+
+# NumPy's floating-point RuntimeWarnings (overflow, invalid value, divide by zero) raised from
+# inside ember's own modules are not shown: torch prints none for the same values. The filter
+# matches the module a warning is attributed to, so NumPy warnings from the user's code still
+# show, and it costs nothing per op.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember(\.|$)")
 from .dtypes import (bool_ as bool, uint8, int8, int16, int32, int64, float16, float32,
                      float64, complex64, complex128, half, float, double, short, int, long,
                      cfloat, cdouble, dtype, set_default_dtype, get_default_dtype,
@@ -36,7 +43,7 @@ from .ops.matrix import *    # noqa: F401,F403
 from .ops.convert import *   # noqa: F401,F403
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
-from . import autograd, linalg, nn, utils
+from . import autograd, linalg, nn, optim, utils
 from .serialization import save, load
 from . import backends, cuda, accelerator
 from .cuda import OutOfMemoryError

@@ -28,8 +28,9 @@ def _check_device(device, factory=True):
         check_device(factory_device(device), factory)
 
 
-def _infer(data):
-    """NumPy array for nested Python data, with torch's dtype inference."""
+def _infer(data, exact=False):
+    """NumPy array for nested Python data, with torch's dtype inference. exact: keep Python
+    floats and complexes in double precision (a dtype was given: convert once, to it)."""
     if isinstance(data, Tensor):
         return data._data.copy()
     if isinstance(data, np.ndarray):
@@ -40,22 +41,33 @@ def _infer(data):
     if isinstance(data, (list, tuple)):
         _check_ragged(data, 0)
         if _contains_tensor(data):
-            arr = np.array([_infer(d) for d in data])
+            arr = np.array([_infer(d, exact) for d in data])
         else:
-            arr = np.array(data)
+            arr = _python_array(data)
     elif isinstance(data, (bool, numbers.Number)):
-        arr = np.array(data)
+        arr = _python_array(data)
     else:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if exact and arr.dtype.kind in "fc":
+        return arr
     if arr.dtype == np.float64 and not _has_np_float64(data):
         arr = arr.astype(D.get_default_dtype().np)
     elif arr.dtype == np.complex128:
         arr = arr.astype(D.DEFAULT.complex.np)
     elif arr.dtype.kind == "i" and arr.dtype != np.int64:
         arr = arr.astype(np.int64)
-    elif arr.dtype.kind == "O" or arr.dtype.kind == "U":
+    elif arr.dtype.kind == "U" or arr.dtype.kind == "O" and not all(
+            isinstance(v, int) for v in arr.reshape(-1)):
         raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
     return arr
+
+
+def _python_array(data):
+    """np.array of Python numbers; Python ints beyond int64 stay exact (as objects)."""
+    try:
+        return np.array(data)
+    except OverflowError:
+        return np.array(data, dtype=object)
 
 
 def _contains_tensor(data):
@@ -94,8 +106,12 @@ def _check_ragged(data, dim):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device, False)
-    arr = _infer(data)
-    if dtype is not None:
+    dtype = D.as_dtype(dtype, "tensor")
+    python = not isinstance(data, (Tensor, np.ndarray, np.generic))
+    arr = _infer(data, exact=python and dtype is not None)
+    if python:
+        arr = _from_python(arr, dtype)
+    elif dtype is not None:
         arr = _cast(arr, dtype)
     return _finish(arr, requires_grad)
 
@@ -104,6 +120,36 @@ def _cast(arr, dtype):
     if arr.dtype.kind == "c" and dtype.category < D.COMPLEX:
         arr = arr.real
     return arr.astype(dtype.np, copy=False)
+
+
+def _from_python(arr, dtype):
+    """Python numbers (as inferred, in double precision when a dtype is given) converted to
+    dtype with torch's checks: no complex into a real dtype, no integer overflow."""
+    kind = arr.dtype.kind
+    big = kind == "O" or kind == "u" and arr.dtype.itemsize == 8   # ints beyond int64
+    if big and (dtype is None or dtype.np.kind not in "fc"):
+        raise ValueError("Overflow when unpacking long long")
+    if dtype is None:
+        return arr
+    target = dtype.np
+    if kind == "c" and target.kind != "c":
+        raise TypeError("must be real number, not complex")
+    if target.kind in "iu" and kind in "fO" + ("iu" if kind != target.kind or
+                                               arr.dtype.itemsize > target.itemsize else ""):
+        info = np.iinfo(target)
+        lo, hi = (info.min, info.max) if target.kind == "i" or kind in "fO" else \
+            (-info.max, info.max)           # torch wraps ints in (-256, 256) into uint8
+        if kind == "f":
+            lo = 0 if target.kind == "u" else lo
+            bad = ~np.isfinite(arr) | (arr < lo) | (arr > hi)
+        else:
+            bad = (arr < lo) | (arr > hi)
+        if np.any(bad):
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without "
+                               f"overflow")
+    if big:
+        arr = arr.astype(np.float64)
+    return arr.astype(target)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -126,9 +172,9 @@ def from_numpy(ndarray):
     return wrap(ndarray)
 
 
-def _dtype(dtype, fill=None):
+def _dtype(dtype, fill=None, fn="tensor"):
     if dtype is not None:
-        return dtype
+        return D.as_dtype(dtype, fn)
     if fill is None:
         return D.get_default_dtype()
     if isinstance(fill, Tensor):
@@ -136,25 +182,61 @@ def _dtype(dtype, fill=None):
     return D.result_type(fill)
 
 
+def _shape(size, fn):
+    """A factory's size argument: torch's errors for a bad or negative size."""
+    if len(size) == 1 and size[0] is None:
+        raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"NoneType")
+    shape = size_args(size, fn)
+    for d in shape:
+        if d < 0:
+            if fn == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: "
+                               f"{list(shape)}")
+    return shape
+
+
+def _empty(shape, np_dtype):
+    """np.empty with torch's error when the memory cannot be had."""
+    try:
+        return np.empty(shape, np_dtype)
+    except MemoryError:
+        n = np.dtype(np_dtype).itemsize
+        for d in shape:
+            n *= d
+        raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. "
+                           f"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                           f"{n} bytes. Error code 12 (Cannot allocate memory)") from None
+
+
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
     _check_device(device)
-    return _finish(np.zeros(size_args(size), _dtype(dtype).np), requires_grad)
+    arr = _empty(_shape(size, "zeros"), _dtype(dtype, fn="zeros").np)
+    arr.fill(0)
+    return _finish(arr, requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, memory_format=None):
     if device is not None or SETTINGS.device is not None:
         _check_device(device)
-    arr = np.empty(size_args(size), (dtype or D.get_default_dtype()).np)
+    if dtype is None and len(size) == 1 and type(size[0]) is int and size[0] >= 0:
+        arr = np.empty(size, D.get_default_dtype().np)      # (the common call, quickly)
+    else:
+        arr = _empty(_shape(size, "ones"), _dtype(dtype, fn="ones").np)
     arr.fill(1)             # np.ones does the same behind a Python layer (1.4 us vs 0.6 us)
     return _finish(arr, requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
+    _check_device(device)
     # zero-filled: uninitialised memory would make results depend on allocator history
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    arr = _empty(_shape(size, "empty"), _dtype(dtype, fn="empty").np)
+    arr.fill(0)
+    return _finish(arr, requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
@@ -162,8 +244,13 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     _check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    dt = _dtype(dtype, fill_value)
-    return _finish(np.full(size_args((size,)), fill_value, dt.np), requires_grad)
+    elif not isinstance(fill_value, (bool, int, float, complex, np.generic)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    dt = _dtype(dtype, fill_value, "full")
+    arr = _empty(_shape((size,), "full"), dt.np)
+    arr.fill(fill_value)
+    return _finish(arr, requires_grad)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,

@@ -174,3 +174,19 @@ C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int
            "complex128": "c10::complex<double>"}
 SCALAR_NAMES = dict(C_NAMES, int64="int64_t", int32="int", int16="int16_t", int8="int8_t",
                     uint8="uint8_t")
+
+
+_PYTHON_TYPES = {_b.float: float64, _b.int: int64, _b.bool: bool_, _b.complex: complex128}
+
+
+def as_dtype(value, fn):
+    """A dtype argument as a dtype: ember's, or a Python type (float -> float64, int -> int64,
+    bool, complex -> complex128) as torch reads one; None stays None. fn names the function
+    in torch's TypeError for anything else."""
+    if value is None or isinstance(value, dtype):
+        return value
+    found = _PYTHON_TYPES.get(value) if isinstance(value, type) else None
+    if found is None:
+        raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not "
+                        f"{type(value).__name__}")
+    return found

@@ -378,14 +378,27 @@ class Tensor:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()))
 
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
+    def _real_scalar(self, cname):
+        v = self._scalar()
+        if self._data.dtype.kind == "c":
+            if v.imag:
+                raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
+            v = v.real
+        return v
+
     def __float__(self):
-        return float(self.item().real if self._data.dtype.kind == "c" else self.item())
+        return float(self._real_scalar("double"))
 
     def __int__(self):
-        return int(self.item().real if self._data.dtype.kind == "c" else self.item())
+        return int(self._real_scalar("int64_t"))
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._scalar())
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

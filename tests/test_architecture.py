@@ -118,8 +118,11 @@ def test_function_local_imports_say_why():
         top = {id(n) for n in tree.body}
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
-                here, above = lines[node.lineno - 1], lines[node.lineno - 2].strip()
-                if "#" not in here and not above.startswith("#"):
+                here = lines[node.lineno - 1]
+                k = node.lineno - 2         # (a comment above a group of imports covers it)
+                while k > 0 and lines[k].strip().startswith(("import ", "from ")):
+                    k -= 1
+                if "#" not in here and not lines[k].strip().startswith("#"):
                     bare.append(f"{name}:{node.lineno}: {here.strip()}")
     assert not bare, bare
 

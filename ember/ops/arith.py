@@ -150,14 +150,7 @@ def sub(input, other, *, alpha=1, out=None):
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     o = other if isinstance(other, Tensor) else None
-    if input._data.dtype.kind == "b" or (o is not None and o._data.dtype.kind == "b"):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead."
-                           if o is not None and
-                           input._data.dtype.kind == o._data.dtype.kind == "b" else
-                           "Subtraction, the `-` operator, with a bool tensor is not "
-                           "supported. If you are trying to invert a mask, use the `~` or "
-                           "`logical_not()` operator instead.")
+    _check_bool_sub(input, other)
     x, y = operands(input, other)
     try:
         r = x - y if alpha == 1 else x - y * alpha
@@ -190,8 +183,22 @@ class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
         return ((-grad if a == 1 else grad * -a) if needs(self, 0) else None), grad
 
 
+def _check_bool_sub(a, b):
+    """torch refuses subtraction when an operand is bool (a tensor or a Python bool)."""
+    ba = a._data.dtype.kind == "b" if isinstance(a, Tensor) else type(a) is bool
+    bb = b._data.dtype.kind == "b" if isinstance(b, Tensor) else type(b) is bool
+    if ba or bb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead."
+                           if ba and bb and isinstance(a, Tensor) and isinstance(b, Tensor)
+                           else "Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
 def rsub(input, other, *, alpha=1):
     """other - alpha * input."""
+    _check_bool_sub(input, other)
     if isinstance(other, Tensor):
         if not isinstance(input, Tensor):
             input = scalar_tensor(input, other)
@@ -488,10 +495,17 @@ def pow(input, exponent, *, out=None):
         return _scalar_pow(input, exponent)
     e = exponent if isinstance(exponent, Tensor) else None
     x, y = operands(input, exponent)
-    if x.dtype.kind in "iu" and (e is None or y.dtype.kind in "iub") and np.any(np.asarray(y) < 0):
+    neg = x.dtype.kind in "iu" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) < 0)
+    if neg and e is None:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     try:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if neg:     # a tensor of negative integer exponents: 1 and -1 keep a value, else 0
+            y = np.asarray(y)
+            r = np.power(x, np.maximum(y, 0))
+            odd = (y % 2).astype(bool)
+            r = np.where(y >= 0, r, np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1),
+                                                                  0))).astype(r.dtype)
+        else:
             r = np.power(x, y)
     except ValueError:
         raise broadcast_error(x, y) from None
@@ -541,6 +555,11 @@ def _int_zero_check(x, y):
         raise RuntimeError("ZeroDivisionError")
 
 
+def _bool_as_int(v):
+    """A Python bool operand of remainder/fmod counts as the int 0 or 1 in torch."""
+    return int(v) if type(v) is bool else v
+
+
 def _bool_check(x, y, name):
     for a in (x, y):
         a = np.asarray(a)
@@ -567,6 +586,7 @@ class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tenso
 
 
 def remainder(input, other, *, out=None):
+    input, other = _bool_as_int(input), _bool_as_int(other)
     scalar_self = not isinstance(input, Tensor)
     if scalar_self:
         input = scalar_tensor(input, other)
@@ -613,6 +633,7 @@ class FmodBackward1(_SavesSelf):             # derivatives.yaml: fmod.Tensor
 
 
 def fmod(input, other, *, out=None):
+    other = _bool_as_int(other)
     o = other if isinstance(other, Tensor) else None
     x, y = operands(input, other)
     _bool_check(x, y, "fmod")

@@ -280,13 +280,19 @@ def lerp(input, end, weight, *, out=None):
     if e.dtype != x.dtype:
         raise RuntimeError(f"expected dtype {_c_name(x.dtype)} for `end` but got dtype "
                            f"{_c_name(e.dtype)}")
-    if tw and weight._data.dtype != x.dtype:
+    w = weight._data if tw else weight
+    if tw and w.ndim == 0:
+        # a 0-d weight promotes as a number does: it may make the result complex
+        rt = D.result_type(input, weight).np
+        if rt != x.dtype and x.dtype.kind in "fc":
+            x, e = x.astype(rt), e.astype(rt)
+        w = w.astype(x.dtype)
+    elif tw and w.dtype != x.dtype:
         raise RuntimeError(f"expected dtype {_c_name(x.dtype)} for `weight` but got "
-                           f"dtype {_c_name(weight._data.dtype)}")
+                           f"dtype {_c_name(w.dtype)}")
     if x.dtype.kind not in "fc":
         raise NotImplementedError(f"\"lerp_kernel_{'tensor' if tw else 'scalar'}\" not "
                                   f"implemented for '{type_name(x.dtype)}'")
-    w = weight._data if tw else weight
     try:
         with np.errstate(all="ignore"):
             diff = e - x
@@ -342,6 +348,8 @@ class AddcmulBackward0(Node):
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     x, a, b = _promote3(input, tensor1, tensor2)
+    if x.dtype.kind in "iu" and isinstance(value, float):
+        value = int(value)          # torch casts the scalar to the integral result type
     try:
         r = x + value * (a * b) if value != 1 else x + a * b
         res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))

@@ -144,7 +144,9 @@ def copy_(self, src, non_blocking=False):
         if shape != sd.shape:
             raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
-    recording = STATE.enabled and (self._requires_grad or src._requires_grad)
+    # (an integer tensor never requires grad: a copy into one records nothing)
+    recording = STATE.enabled and (self._requires_grad or src._requires_grad) and \
+        sd.dtype.kind in "fc"
     if not recording:
         check_inplace(self, False)
         np.copyto(sd, vd, casting="unsafe")
@@ -216,7 +218,8 @@ def fill_(self, value):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
-        if STATE.enabled and (self._requires_grad or value._requires_grad):
+        if STATE.enabled and (self._requires_grad or value._requires_grad) and \
+                sd.dtype.kind in "fc":
             res = wrap(np.full(sd.shape, value._data, sd.dtype))
             link(res, FillBackward3(), self, value)
             return inplace(self, res)

@@ -287,8 +287,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     shape = [1] * s.ndim
     if s.ndim:
         shape[d] = i.size
-    spread = wrap(np.ascontiguousarray(np.broadcast_to(i.reshape(shape), s.shape)
-                                       .astype(np.int64)))
+    spread = wrap(np.array(np.broadcast_to(i.reshape(shape), s.shape), np.int64, order="C"))
     res = scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
     if res._grad_fn is not None:
         old = res._grad_fn

@@ -394,6 +394,10 @@ def _T(self):
 
 def _mT(self):
     n = self._data.ndim
+    if n == 0:
+        warn_once("mT0", "Tensor.mT is deprecated on 0-D tensors. This function is the "
+                  "identity in these cases.")
+        return self
     if n < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                            f"Got {n}-D tensor.")
@@ -417,6 +421,9 @@ def _H(self):
 
 def _mH(self):
     n = self._data.ndim
+    if n == 0:
+        warn_once("mH0", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+        return _conj(self)
     if n < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. "
                            f"Got {n}-D tensor.")
@@ -442,6 +449,8 @@ def movedim(input, source, destination):
         raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
+    if n == 0:
+        return permute(input, ())
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -579,6 +588,8 @@ def repeat(input, *repeats, **kwargs):
     if kwargs:
         raise TypeError(f"repeat() got an unexpected keyword argument '{next(iter(kwargs))}'")
     x = input._data
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     reps = size_args(repeats, "repeat", "repeats")
     if len(reps) < x.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
@@ -776,7 +787,7 @@ def roll(input, shifts, dims=None):
                                f"dims:{len(dims)}")
         dims = tuple(wrap_dim(d, x.ndim) for d in dims)
         r = np.roll(x, shifts, dims) if x.ndim else x.copy()
-    res = wrap(np.ascontiguousarray(r))
+    res = wrap(np.ascontiguousarray(r) if r.ndim else r)
     if STATE.enabled and input._requires_grad:
         node = RollBackward0()
         node._saved_shifts, node._saved_dims = shifts, dims

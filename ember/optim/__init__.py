@@ -1,0 +1,16 @@
+"""ember.optim: torch.optim's optimizers and learning-rate schedulers on NumPy arrays."""
+from .optimizer import Optimizer
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .lbfgs import LBFGS
+from .nadam import NAdam
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .sgd import SGD
+from . import lr_scheduler
+
+__all__ = ["Optimizer", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "RAdam",
+           "RMSprop", "SGD", "lr_scheduler"]

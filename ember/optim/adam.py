@@ -1,0 +1,130 @@
+"""Adam (and, with decoupled_weight_decay=True, AdamW): amsgrad, maximize, weight decay."""
+import math
+
+import numpy as np
+
+from ..tensor import Tensor
+from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, check_lr,
+                        closure_loss, grad_of, lerp_, lr_value, new_step, real, with_weight_decay,
+                        zeros_state)
+
+__all__ = ["Adam"]
+
+
+def check_betas(betas, foreach, capturable):
+    """torch's checks of betas given as Tensors (both or neither; 1 element each)."""
+    b0, b1 = betas[0], betas[1]
+    if isinstance(b0, Tensor) or isinstance(b1, Tensor):
+        if not (isinstance(b0, Tensor) and isinstance(b1, Tensor)):
+            raise ValueError("betas must be either both floats or both Tensors")
+        if foreach and not capturable:
+            raise ValueError("betas[0] as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
+        if b0.numel() != 1:
+            raise ValueError("Tensor betas[0] must be 1-element")
+        if b1.numel() != 1:
+            raise ValueError("Tensor betas[1] must be 1-element")
+
+
+def check_common(lr, eps, betas, weight_decay, foreach=None, capturable=False):
+    """Validation shared by the Adam family, in torch's order."""
+    if isinstance(lr, Tensor):
+        if foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
+        check_lr(lr)
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr_value(lr)}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {lr_value(betas[0])}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {lr_value(betas[1])}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def check_fused(fused, differentiable, foreach):
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        check_common(lr, eps, betas, weight_decay, foreach, capturable)
+        check_betas(betas, foreach, capturable)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+        check_fused(fused, differentiable, foreach)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("fused", None)
+            for p in group["params"]:
+                st = self.state.get(p, {})
+                if len(st) != 0:
+                    st["step"] = as_step_tensor(st["step"])
+
+    def step(self, closure=None):
+        """One Adam update of every parameter that has a gradient."""
+        loss = closure_loss(closure)
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p._grad is not None]
+            self._check_differentiable(group, params)
+            self._check_capturable(group)
+            beta1, beta2 = (lr_value(b) for b in group["betas"])
+            lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
+            amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = new_step()
+                    state["exp_avg"] = zeros_state(p)
+                    state["exp_avg_sq"] = zeros_state(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = zeros_state(p)
+                step = bump_step(state["step"])
+                param = real(p._data)
+                grad = grad_of(p, group["maximize"])
+                if wd != 0:
+                    if decoupled:
+                        param *= 1 - lr * wd
+                        _bump(p)
+                    else:
+                        grad = with_weight_decay(grad, param, wd)
+                exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
+                    real(state["exp_avg_sq"]._data)
+                lerp_(exp_avg, grad, 1 - beta1)
+                exp_avg_sq *= beta2
+                t = addcmul_sq_(exp_avg_sq, grad, 1 - beta2)
+                step_size = lr / (1 - beta1 ** step)
+                bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+                if amsgrad:
+                    max_sq = real(state["max_exp_avg_sq"]._data)
+                    np.maximum(max_sq, exp_avg_sq, out=max_sq)
+                    denom = np.sqrt(max_sq)
+                else:
+                    denom = np.sqrt(exp_avg_sq)
+                denom /= bias_correction2_sqrt
+                denom += eps
+                np.multiply(exp_avg, -step_size, out=t)
+                t /= denom
+                param += t
+                _bump(p)
+        return loss

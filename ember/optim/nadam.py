@@ -1,0 +1,88 @@
+"""NAdam: Adam with Nesterov momentum; momentum_decay, decoupled_weight_decay."""
+import numpy as np
+
+from ..tensor import Tensor, wrap
+from .adam import check_common
+from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, closure_loss,
+                        grad_of, lerp_, lr_value, new_step, real, scalar_dtype, with_weight_decay,
+                        zeros_state)
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
+        check_common(lr, eps, betas, weight_decay)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            for p in group["params"]:
+                st = self.state.get(p, {})
+                if len(st) != 0:
+                    st["step"] = as_step_tensor(st["step"])
+                    if not isinstance(st["mu_product"], Tensor):
+                        st["mu_product"] = as_step_tensor(st["mu_product"])
+
+    def step(self, closure=None):
+        """One NAdam update of every parameter that has a gradient."""
+        loss = closure_loss(closure)
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p._grad is not None]
+            self._check_differentiable(group, params)
+            self._check_capturable(group)
+            beta1, beta2 = group["betas"]
+            lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
+            momentum_decay = group["momentum_decay"]
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = new_step()
+                    state["mu_product"] = wrap(np.ones((), scalar_dtype()))
+                    state["exp_avg"] = zeros_state(p)
+                    state["exp_avg_sq"] = zeros_state(p)
+                step = bump_step(state["step"])
+                param = real(p._data)
+                grad = grad_of(p, group["maximize"])
+                bias_correction2 = 1 - beta2 ** step
+                if wd != 0:
+                    if group["decoupled_weight_decay"]:
+                        param *= 1 - lr * wd
+                        _bump(p)
+                    else:
+                        grad = with_weight_decay(grad, param, wd)
+                mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
+                mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+                # mu_product is a 0-d tensor of the default dtype: its product is rounded
+                # there, as in torch.
+                mp = state["mu_product"]._data
+                mp *= mu
+                mu_product = float(mp)
+                exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
+                    real(state["exp_avg_sq"]._data)
+                lerp_(exp_avg, grad, 1 - beta1)
+                exp_avg_sq *= beta2
+                addcmul_sq_(exp_avg_sq, grad, 1 - beta2)
+                denom = exp_avg_sq / bias_correction2
+                np.sqrt(denom, out=denom)
+                denom += eps
+                mu_product_next = mu_product * mu_next
+                param += (grad * (-lr * (1.0 - mu) / (1.0 - mu_product))) / denom
+                param += (exp_avg * ((-lr * mu_next) / (1.0 - mu_product_next))) / denom
+                _bump(p)
+                _bump(p)
+        return loss

@@ -1,0 +1,84 @@
+"""RAdam: rectified Adam; decoupled_weight_decay, maximize."""
+import math
+
+import numpy as np
+
+from .adam import check_common
+from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, closure_loss,
+                        grad_of, lerp_, lr_value, new_step, real, with_weight_decay, zeros_state)
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        check_common(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("capturable", False)
+            for p in group["params"]:
+                st = self.state.get(p, {})
+                if len(st) != 0:
+                    st["step"] = as_step_tensor(st["step"])
+
+    def step(self, closure=None):
+        """One RAdam update of every parameter that has a gradient."""
+        loss = closure_loss(closure)
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p._grad is not None]
+            self._check_differentiable(group, params)
+            self._check_capturable(group)
+            beta1, beta2 = group["betas"]
+            lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = new_step()
+                    state["exp_avg"] = zeros_state(p)
+                    state["exp_avg_sq"] = zeros_state(p)
+                step = bump_step(state["step"])
+                param = real(p._data)
+                grad = grad_of(p, group["maximize"])
+                if wd != 0:
+                    if group["decoupled_weight_decay"]:
+                        param *= 1 - lr * wd
+                        _bump(p)
+                    else:
+                        grad = with_weight_decay(grad, param, wd)
+                exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
+                    real(state["exp_avg_sq"]._data)
+                lerp_(exp_avg, grad, 1 - beta1)
+                exp_avg_sq *= beta2
+                addcmul_sq_(exp_avg_sq, grad, 1 - beta2)
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2 = 1 - beta2 ** step
+                corrected = exp_avg / bias_correction1
+                # the length of the approximated simple moving average (rho_t) decides
+                # whether the variance is tractable enough to rectify
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+                corrected *= lr
+                if rho_t > 5.0:
+                    rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
+                                     / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                    adaptive_lr = np.sqrt(exp_avg_sq)
+                    adaptive_lr += eps
+                    np.divide(math.sqrt(bias_correction2), adaptive_lr, out=adaptive_lr)
+                    corrected *= adaptive_lr
+                    corrected *= rect
+                param -= corrected
+                _bump(p)
+        return loss
