@@ -58,3 +58,8 @@ linalg_lu = structseq("linalg_lu", ("P", "L", "U"))
 lu_unpack = structseq("lu_unpack", ("P", "L", "U"))
 _lu_with_info = structseq("_lu_with_info", ("LU", "pivots", "infos"))
 triangular_solve = structseq("triangular_solve", ("solution", "cloned_coefficient"))
+
+# ---- surface ops (issue 14)
+frexp = structseq("frexp", ("mantissa", "exponent"))
+histogram = structseq("histogram", ("hist", "bin_edges"))
+histogramdd = structseq("histogramdd", ("hist", "bin_edges"))
