@@ -1,12 +1,14 @@
 """Tensor creation: tensor(), factories, *_like, random sampling and Generator objects."""
 import numbers
 import pickle
+import warnings
 
 import numpy as np
 
 from . import dtypes as D
 from .autograd.grad_mode import STATE
-from .dtypes import type_name
+from .dtypes import C_NAMES, type_name
+from .ops.special import i0_kernel
 from .ops.shape import size_args
 from .runtime import SETTINGS, factory_device
 from .tensor import Tensor, check_device, device as _device, wrap, wrap as _w
@@ -182,6 +184,21 @@ def _dtype(dtype, fill=None, fn="tensor"):
     return D.result_type(fill)
 
 
+_NO_SIZE = object()
+
+
+def _sizes(sizes, size, fn):
+    """A factory's sizes given as varargs, or as the keyword size= (a tuple or list)."""
+    if size is _NO_SIZE:
+        return sizes
+    if sizes:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return (size,)
+
+
 def _shape(size, fn):
     """A factory's size argument: torch's errors for a bad or negative size."""
     if len(size) == 1 and size[0] is None:
@@ -210,16 +227,18 @@ def _empty(shape, np_dtype):
                            f"{n} bytes. Error code 12 (Cannot allocate memory)") from None
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+def zeros(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, memory_format=None):
+    size = _sizes(sizes, size, "zeros")
     _check_device(device)
     arr = _empty(_shape(size, "zeros"), _dtype(dtype, fn="zeros").np)
     arr.fill(0)
     return _finish(arr, requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False, memory_format=None):
+def ones(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False, memory_format=None):
+    size = _sizes(sizes, size, "ones")
     if device is not None or SETTINGS.device is not None:
         _check_device(device)
     if dtype is None and len(size) == 1 and type(size[0]) is int and size[0] >= 0:
@@ -230,8 +249,9 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     return _finish(arr, requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+def empty(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, memory_format=None):
+    size = _sizes(sizes, size, "empty")
     _check_device(device)
     # zero-filled: uninitialised memory would make results depend on allocator history
     arr = _empty(_shape(size, "empty"), _dtype(dtype, fn="empty").np)
@@ -281,12 +301,6 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     else:
         arr = start + np.arange(n, dtype=np.float64) * step
     return _finish(arr.astype(dtype.np), requires_grad)
-
-
-def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
-    n = int(np.floor((end - start) / step)) + 1
-    arr = start + np.arange(n, dtype=np.float64) * step
-    return _finish(arr.astype(_dtype(dtype).np), requires_grad)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
@@ -502,7 +516,10 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 
 
 def _new(factory):
-    def new(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+    def new(self, *sizes, size=_NO_SIZE, dtype=None, device=None, requires_grad=False,
+            **kwargs):
+        size = _sizes(sizes, size, "new_" + factory.__name__)
+        _check_device(device)
         return factory(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
     new.__name__ = "new_" + factory.__name__
     return new
@@ -517,3 +534,174 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 
 
 new_zeros, new_ones, new_empty = _new(zeros), _new(ones), _new(empty)
+
+
+# ================================================================ surface factories (issue 14):
+# window functions, scalar_tensor, empty_strided, frombuffer, range
+
+def _window_length(name, window_length, dtype):
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got "
+                           f"window_length={window_length}")
+    dt = _dtype(dtype, fn=name)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype="
+                           f"{C_NAMES[dt.name]}, device=cpu, layout=Strided (default), "
+                           f"requires_grad=false (default), pinned_memory=false, "
+                           f"memory_format=(nullopt))")
+    return dt.np
+
+
+def _cos_rounded(x):
+    """cos of a float array, rounded once to its dtype (torch's float32 cos is accurate to
+    within an ulp; NumPy's own float32 cos is less so)."""
+    return np.cos(x.astype(np.float64)).astype(x.dtype)
+
+
+def _window(name, window_length, periodic, dtype, device, requires_grad, fill):
+    """A window of window_length points: fill(M, n, ft) gives the symmetric window of M
+    points; a periodic window is the symmetric one of window_length + 1 points, cut."""
+    _check_device(device)
+    ft = _window_length(name, window_length, dtype)
+    if window_length <= 1:
+        return _finish(np.ones(window_length, ft), requires_grad)
+    m = window_length + 1 if periodic else window_length
+    n = np.arange(m, dtype=ft)
+    return _finish(np.ascontiguousarray(fill(m, n, ft.type)[:window_length]), requires_grad)
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        return ft(alpha) - ft(beta) * _cos_rounded(n * ft(2 * np.pi / (m - 1)))
+    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
+                   fill)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        return ft(0.5) - ft(0.5) * _cos_rounded(n * ft(2 * np.pi / (m - 1)))
+    return _window("hann_window", window_length, periodic, dtype, device, requires_grad, fill)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        w = n * ft(np.pi / (m - 1))
+        return ft(0.08) * _cos_rounded(w * ft(4)) - ft(0.5) * _cos_rounded(w * ft(2)) + ft(0.42)
+    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad,
+                   fill)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        w = n * ft(2.0 / (m - 1))
+        first = (m - 1) // 2 + 1
+        w[first:] = ft(2) - w[first:]
+        return w
+    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
+                   fill)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+                  device=None, pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        alpha = (m - 1) / 2.0
+        r = (n.astype(np.float64) - alpha) / alpha
+        w = i0_kernel(beta * np.sqrt(np.maximum(1.0 - r * r, 0.0))) / i0_kernel(np.float64(beta))
+        return w.astype(n.dtype)
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, fill)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    _check_device(device)
+    if isinstance(s, Tensor):
+        s = s.item()
+    elif isinstance(s, np.generic):
+        s = s.item()
+    if not isinstance(s, (bool, int, float, complex)):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not "
+                        f"{type(s).__name__}")
+    dt = _dtype(dtype, fn="scalar_tensor")
+    if isinstance(s, complex) and not dt.is_complex:
+        raise RuntimeError(f"value cannot be converted to type {C_NAMES[dt.name]} without "
+                           f"overflow")
+    return _finish(np.array(s, dt.np), requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
+                  requires_grad=False, pin_memory=False):
+    _check_device(device)
+    shape = _shape((size,), "empty_strided")
+    strides = size_args((stride,), "empty_strided", "stride")
+    if len(shape) != len(strides):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(strides)})")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
+                           f"strides={list(strides)}")
+    dt = _dtype(dtype, fn="empty_strided").np
+    n = 0 if 0 in shape else 1 + sum((d - 1) * s for d, s in zip(shape, strides))
+    # zero-filled, as empty(): results must not depend on allocator history
+    buf = np.zeros(n, dt)
+    arr = np.lib.stride_tricks.as_strided(buf, shape, tuple(s * dt.itemsize for s in strides))
+    return _finish(arr, requires_grad)
+
+
+_READONLY_BUFFER_WARNED = []
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    mem = memoryview(buffer)
+    n = mem.nbytes
+    dt = D.as_dtype(dtype, "frombuffer").np
+    if n == 0 and count == -1 or count == 0:
+        raise ValueError(f"both buffer length ({n}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= n:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({n} bytes) minus 1")
+    if count < 0:
+        if (n - offset) % dt.itemsize:
+            raise ValueError(f"buffer length ({n - offset} bytes) after offset ({offset} bytes) "
+                             f"must be a multiple of element size ({dt.itemsize})")
+        count = (n - offset) // dt.itemsize
+    elif count * dt.itemsize > n - offset:
+        raise ValueError(f"requested buffer length ({count} * {dt.itemsize} bytes) after "
+                         f"offset ({offset} bytes) must not be greater than actual buffer "
+                         f"length ({n} bytes)")
+    arr = np.frombuffer(mem.cast("B") if mem.format != "B" or mem.ndim != 1 else mem,
+                        dtype=dt, count=count, offset=offset)
+    if not arr.flags.writeable:
+        if not _READONLY_BUFFER_WARNED:
+            _READONLY_BUFFER_WARNED.append(True)
+            warnings.warn("The given buffer is not writable, and PyTorch does not support "
+                          "non-writable tensors. This means you can write to the underlying "
+                          "(supposedly non-writable) buffer using the tensor. You may want to "
+                          "copy the buffer to protect its data or make it writable before "
+                          "converting it to a tensor. This type of warning will be suppressed "
+                          "for the rest of this program.", UserWarning, stacklevel=2)
+        arr = arr.copy()        # ember never writes into memory its owner marked read-only
+    return _finish(arr, requires_grad)
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
+    """torch.range (deprecated): like arange, but the end is included."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    _check_device(device)
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    dt = _dtype(dtype, fn="range")
+    n = int(np.floor((end - start) / step)) + 1
+    arr = start + np.arange(n, dtype=np.float64) * step
+    return _finish(arr.astype(dt.np), requires_grad)

@@ -99,6 +99,9 @@ def _classify(obj):
     elif isinstance(obj, (list, tuple)):
         arr = _seq_array(obj)
         lst = True
+    elif t is range:                          # a range is the list of its values
+        arr = np.arange(obj.start, obj.stop, obj.step, dtype=np.int64)
+        lst = True
     elif isinstance(obj, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{t.__name__}'")
     else:
@@ -824,3 +827,31 @@ def nonzero(input, *, out=None, as_tuple=False):
 
 def argwhere(input):
     return nonzero(input)
+
+
+# ================================================================ surface ops (issue 14)
+__all__ += ["unravel_index"]
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat indices in a tensor of `shape` (indices wrap modulo its size,
+    as torch's do)."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    shape = tuple(shape)
+    for s in shape:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(s)}")
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    x = indices._data
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if not shape:
+        return ()
+    size = int(np.prod(shape))
+    flat = np.mod(x.astype(np.int64), size) if size else x.astype(np.int64)
+    return tuple(wrap(c.astype(np.int64)) for c in np.unravel_index(flat, shape))
