@@ -82,3 +82,56 @@ def result_type(tensor1, tensor2):
 
 def can_cast(from_, to):
     return _can_cast(from_.np, to.np)
+
+
+# ---- the everyday surface (issue 14)
+import math as _math  # noqa: E402
+
+from .creation import (hann_window, hamming_window, blackman_window, bartlett_window,  # noqa: E402
+                       kaiser_window, scalar_tensor, empty_strided, frombuffer, range)
+from .ops.matrix import _solve_removed as solve  # noqa: E402  (torch.solve: removed in 1.9)
+from .storage import (UntypedStorage, TypedStorage, FloatStorage, DoubleStorage,  # noqa: E402
+                      HalfStorage, LongStorage, IntStorage, ShortStorage, CharStorage,
+                      ByteStorage, BoolStorage, ComplexFloatStorage, ComplexDoubleStorage,
+                      is_storage)
+from .tensor import (layout, memory_format, strided, sparse_coo, sparse_csr,  # noqa: E402
+                     sparse_csc, sparse_bsr, sparse_bsc, jagged, contiguous_format,
+                     channels_last, channels_last_3d, preserve_format)
+from .typeinfo import finfo, iinfo  # noqa: E402
+from . import storage  # noqa: E402,F811
+
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
+has_lapack, has_spectral, has_mkl, has_openmp = True, True, False, False
+
+
+def is_signed(input):
+    return input.is_signed()
+
+
+def is_nonzero(input):
+    return input.is_nonzero()
+
+
+def is_same_size(input, other):
+    return input.is_same_size(other)
+
+
+def is_conj(input):
+    return input.is_conj()
+
+
+def is_neg(input):
+    return input.is_neg()
+
+
+def is_distributed(input):
+    return False
+
+
+def get_device(input):
+    return input.get_device()
+
+
+def is_vulkan_available():
+    return False

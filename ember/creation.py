@@ -647,7 +647,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
     n = 0 if 0 in shape else 1 + sum((d - 1) * s for d, s in zip(shape, strides))
     # zero-filled, as empty(): results must not depend on allocator history
     buf = np.zeros(n, dt)
-    arr = np.lib.stride_tricks.as_strided(buf, shape, tuple(s * dt.itemsize for s in strides))
+    arr = np.ndarray(shape, dt, buffer=buf, strides=tuple(s * dt.itemsize for s in strides))
     return _finish(arr, requires_grad)
 
 
@@ -705,3 +705,9 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     n = int(np.floor((end - start) / step)) + 1
     arr = start + np.arange(n, dtype=np.float64) * step
     return _finish(arr.astype(dt.np), requires_grad)
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
+                       requires_grad=False, pin_memory=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device,
+                         requires_grad=requires_grad)

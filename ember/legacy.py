@@ -249,3 +249,15 @@ def set_default_tensor_type(t):
     if not dtype.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     D.set_default_dtype(dtype)
+
+
+def as_subclass(self, cls):
+    """self's values (and history, through an alias) as an instance of a Tensor subclass."""
+    t = alias(self)
+    out = object.__new__(cls)
+    for name in ("_data", "_requires_grad", "_grad_fn", "_grad", "_acc", "_x"):
+        setattr(out, name, getattr(t, name))
+    if t._grad_fn is not None:
+        out._output_nr = t._output_nr
+        t._grad_fn = None                   # the subclass instance is the node's output now
+    return out

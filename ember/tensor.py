@@ -148,6 +148,52 @@ _BACKENDS = {"mps": "MPS", "ipu": "IPU", "hip": "HIP", "xla": "XLA", "vulkan": "
 CPU = device("cpu")
 
 
+class layout:
+    """torch.layout: how a tensor's elements are stored (ember's are all strided)."""
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args):
+        raise TypeError("cannot create 'torch.layout' instances")
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return self._name
+
+
+class memory_format:
+    """torch.memory_format: the dimension order a tensor's strides follow."""
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args):
+        raise TypeError("cannot create 'torch.memory_format' instances")
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return self._name
+
+
+def _named(cls, name):
+    obj = object.__new__(cls)
+    obj._name = name
+    return obj
+
+
+strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged = (
+    _named(layout, n) for n in ("strided", "sparse_coo", "sparse_csr", "sparse_csc",
+                                "sparse_bsr", "sparse_bsc", "jagged"))
+contiguous_format, channels_last, channels_last_3d, preserve_format = (
+    _named(memory_format, n) for n in ("contiguous_format", "channels_last",
+                                       "channels_last_3d", "preserve_format"))
+
+
 def wrap(arr):
     """Internal constructor: a Tensor over `arr` with no autograd state (no validation)."""
     if type(arr) is not ndarray:
@@ -296,7 +342,7 @@ class Tensor:
 
     @property
     def layout(self):
-        return "torch.strided"
+        return strided
 
     @property
     def ndim(self):
@@ -320,6 +366,19 @@ class Tensor:
         return st if dim is None else st[self._wrap_dim(dim)]
 
     def is_contiguous(self, memory_format=None):
+        if memory_format is channels_last or memory_format is channels_last_3d:
+            d = self._data
+            n = 4 if memory_format is channels_last else 5
+            if d.ndim != n:
+                return False
+            # channels last: dims ordered N, spatial..., C in memory (C fastest)
+            order = (0,) + tuple(range(2, n)) + (1,)
+            expect, acc = [0] * n, 1
+            for dim in reversed(order):
+                expect[dim] = acc
+                acc *= d.shape[dim]
+            st = [x // d.itemsize for x in d.strides]
+            return all(st[i] == expect[i] or d.shape[i] == 1 for i in range(n))
         return self._data.flags.c_contiguous
 
     def data_ptr(self):
@@ -333,6 +392,87 @@ class Tensor:
 
     def is_signed(self):
         return self.dtype.is_signed
+
+    # ---- device and layout predicates: a dense CPU tensor, as torch reports one
+    is_cpu = property(lambda self: True)
+    is_meta = is_mps = is_xpu = is_ipu = is_xla = is_mtia = is_maia = is_vulkan = \
+        is_sparse = is_sparse_csr = is_quantized = is_mkldnn = is_nested = \
+        property(lambda self: False)
+
+    def get_device(self):
+        return -1           # torch's answer for a CPU tensor
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    def is_conj(self):
+        return False        # ember conjugates eagerly: no tensor carries a lazy conj bit
+
+    def is_neg(self):
+        return False        # nor a lazy negation bit
+
+    def is_pinned(self, device=None):
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError(NO_ACCELERATOR)
+
+    def is_distributed(self):
+        return False
+
+    def dim_order(self, *, ambiguity_check=False):
+        st = self._data.strides
+        return tuple(sorted(range(self._data.ndim), key=lambda d: -st[d]))
+
+    def dense_dim(self):
+        return self._data.ndim
+
+    def sparse_dim(self):
+        return 0
+
+    def const_data_ptr(self):
+        return self.data_ptr()
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return self if dtype is None else self.to(dtype)
+
+    @property
+    def volatile(self):
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @property
+    def name(self):
+        return None
+
+    def is_nonzero(self):
+        n = self._data.size
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def is_same_size(self, other):
+        return self._data.shape == other._data.shape
+
+    def record_stream(self, stream):
+        raise RuntimeError("unknown parameter type")    # only CUDA streams are accepted
+
+    def ipu(self, device=None, non_blocking=False, memory_format=None):
+        raise RuntimeError("PyTorch is not linked with support for ipu devices")
+
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        raise AssertionError("Torch not compiled with XPU enabled")
+
+    def mtia(self, device=None, non_blocking=False, memory_format=None):
+        check_device("mtia")
 
     def _wrap_dim(self, dim, ndim=None):
         n = self._data.ndim if ndim is None else ndim

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..dtypes import SCALAR_NAMES
+from ..dtypes import SCALAR_NAMES, type_name
 from ..tensor import NO_ACCELERATOR, Tensor, check_device, device, wrap
 from ._args import broadcast_error
 from ._views import inplace, check_inplace, mark_written
@@ -249,3 +249,73 @@ def zero_(self):
     sd.fill(0)
     mark_written(self)
     return self
+
+
+# ================================================================ surface ops (issue 14):
+# apply_, map_, map2_: a Python callable run on each element (that is their definition, so a
+# loop over the elements in Python, as in torch), written back in place with no history
+
+
+def _callable_check(self, name, *others):
+    for t in (self,) + others:
+        if t._requires_grad:
+            raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                               f"var.detach().{name}() instead.")
+
+
+def _write_values(self, values):
+    """The callable's results, converted as torch converts them, into self's memory."""
+    dt = self._data.dtype
+    out = np.empty(len(values), dt)
+    for i, v in enumerate(values):
+        if isinstance(v, Tensor):
+            v = v.item()
+        if dt.kind == "b":
+            out[i] = bool(v)
+        elif dt.kind in "iu":
+            if not isinstance(v, (bool, int, float, np.generic)):
+                raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an "
+                                f"integer")
+            out[i] = fill_value(int(v) if isinstance(v, float) else v, dt)
+        elif dt.kind == "f":
+            if isinstance(v, complex) or not isinstance(v, (bool, int, float, np.generic)):
+                raise TypeError(f"must be real number, not {type(v).__name__}")
+            out[i] = v
+        else:
+            out[i] = complex(v)
+    check_inplace(self, False)
+    self._data[...] = out.reshape(self._data.shape)
+    mark_written(self)
+    return self
+
+
+def apply_(self, callable):
+    _callable_check(self, "apply_")
+    f = callable
+    return _write_values(self, [f(v) for v in self._data.reshape(-1).tolist()])
+
+
+def _expanded(self, other, name, arg):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+    if other._data.dtype != self._data.dtype:
+        what = "for 'other'" if name == "map_" else f"for argument '{arg}'"
+        raise TypeError(f"{name}: expected torch.{type_name(self._data.dtype)}Tensor {what} "
+                        f"(got torch.{type_name(other._data.dtype)}Tensor)")
+    return other.expand_as(self)._data.reshape(-1).tolist()
+
+
+def map_(self, tensor, callable):
+    _callable_check(self, "map_", tensor)
+    b = _expanded(self, tensor, "map_", "other")
+    a = self._data.reshape(-1).tolist()
+    return _write_values(self, [callable(u, v) for u, v in zip(a, b)])
+
+
+def map2_(self, x, y, callable):
+    _callable_check(self, "map2_", x, y)
+    bx = _expanded(self, x, "map2_", "x")
+    by = _expanded(self, y, "map2_", "y")
+    a = self._data.reshape(-1).tolist()
+    return _write_values(self, [callable(u, v, w) for u, v, w in zip(a, bx, by)])

@@ -965,3 +965,23 @@ def renorm(input, p, dim, maxnorm, *, out=None):
 
 def renorm_(self, p, dim, maxnorm):
     return inplace(self, renorm(inplace_source(self), p, dim, maxnorm))
+
+
+# ---- sum_to_size: the sum of a broadcast back to `size` (torch: sum, then view)
+
+
+def sum_to_size(self, *size):
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    shape = self._data.shape
+    lead = len(shape) - len(size)
+    ok = lead >= 0 and builtins.all(s == d or s == 1 for s, d in zip(size, shape[lead:]))
+    if not ok:
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    if tuple(size) == shape:
+        return self
+    dims = tuple(range(lead)) + tuple(lead + i for i, (s, d) in enumerate(zip(size, shape[lead:]))
+                                      if s == 1 and d != 1)
+    return self.sum(dims, keepdim=True).view(size) if dims else self.view(size)

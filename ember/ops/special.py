@@ -755,3 +755,8 @@ def igamma_(self, other):
 
 def igammac_(self, other):
     return inplace(self, igammac(inplace_source(self), other))
+
+
+def _polygamma_method(self, n):
+    """Tensor.polygamma(n): torch.polygamma(n, self)."""
+    return polygamma(n, self)
