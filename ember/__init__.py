@@ -89,7 +89,10 @@ import math as _math  # noqa: E402
 
 from .creation import (hann_window, hamming_window, blackman_window, bartlett_window,  # noqa: E402
                        kaiser_window, scalar_tensor, empty_strided, frombuffer, range)
-from .ops.matrix import _solve_removed as solve  # noqa: E402  (torch.solve: removed in 1.9)
+from .ops.matrix import (_solve_removed as solve, _lstsq_removed as lstsq,  # noqa: E402
+                         _symeig_removed as symeig, _eig_removed as eig,
+                         _matrix_rank_removed as matrix_rank,   # (removed in 1.9: they raise)
+                         torch_vander as vander)
 from .storage import (UntypedStorage, TypedStorage, FloatStorage, DoubleStorage,  # noqa: E402
                       HalfStorage, LongStorage, IntStorage, ShortStorage, CharStorage,
                       ByteStorage, BoolStorage, ComplexFloatStorage, ComplexDoubleStorage,

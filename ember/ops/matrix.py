@@ -611,12 +611,12 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
 
 # ================================================================ surface ops (issue 14):
-# vander, and the top-level names torch removed in 1.9 but still exports (they raise)
-__all__ += ["vander", "lstsq", "symeig", "eig", "matrix_rank"]
+# vander, and the top-level names torch removed in 1.9 but still exports (they raise; exported
+# from ember/__init__.py under torch's names, which this module's linalg ops already use)
 
 
-def vander(x, N=None, increasing=False):
-    """torch.vander: columns x**0 .. x**(N-1) (reversed unless increasing), made as the
+def torch_vander(x, N=None, increasing=False):
+    """torch.vander (not linalg.vander, above; exported as ember.vander): columns x**0 .. x**(N-1) (reversed unless increasing), made as the
     cumulative product of [1, x, x, ...] so that its gradient is the product rule's. (torch
     builds the same product with in-place writes, whose backward fails on a saved-tensor
     version check; ember's backward gives the gradient.)"""
@@ -663,11 +663,11 @@ _MATRIX_RANK_REMOVED = (
     "`torch.linalg.matrix_rank()` to 'hermitian'.")
 
 
-def lstsq(input, A, *, out=None):
+def _lstsq_removed(input, A, *, out=None):
     raise RuntimeError(_LSTSQ_REMOVED)
 
 
-def symeig(input, eigenvectors=False, upper=True, *, out=None):
+def _symeig_removed(input, eigenvectors=False, upper=True, *, out=None):
     raise RuntimeError(_SYMEIG_REMOVED)
 
 
@@ -675,8 +675,6 @@ def _solve_removed(input, A, *, out=None):
     raise RuntimeError(_SOLVE_REMOVED)
 
 
-def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+def _matrix_rank_removed(input, tol=None, symmetric=False, *, out=None):
     raise RuntimeError(_MATRIX_RANK_REMOVED)
 
-
-eig = _eig_removed
