@@ -45,7 +45,7 @@ from . import tensor_methods  # noqa: F401  (binds every op method and operator 
 from . import return_types
 from . import autograd, linalg, nn, optim, utils
 from .serialization import save, load
-from . import backends, cuda, accelerator, special, fft
+from . import backends, cuda, accelerator, special, fft, testing
 from .cuda import OutOfMemoryError
 from .runtime import (set_default_device, get_default_device, set_num_threads, get_num_threads,
                       set_num_interop_threads, get_num_interop_threads, init_num_threads,
