@@ -1,4 +1,5 @@
 """Tensor creation: tensor(), factories, *_like, random sampling and Generator objects."""
+import builtins
 import numbers
 import pickle
 import warnings
@@ -10,7 +11,7 @@ from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
 from .ops.special import i0_kernel
 from .ops.shape import size_args
-from .runtime import SETTINGS, factory_device
+from .runtime import SETTINGS, factory_device, get_num_threads
 from .tensor import Tensor, check_device, device as _device, wrap, wrap as _w
 
 
@@ -185,6 +186,7 @@ def _dtype(dtype, fill=None, fn="tensor"):
 
 
 _NO_SIZE = object()
+builtins_range = builtins.range    # (this module defines torch.range)
 
 
 def _sizes(sizes, size, fn):
@@ -281,6 +283,59 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     return _finish(np.eye(n, n if m is None else m, dtype=_dtype(dtype).np), requires_grad)
 
 
+# Note [Range values]: torch's float ranges are exact functions of (start, step, index) that
+# its CPU kernels evaluate with fused multiply-adds (one rounding each), found by experiment:
+# - linspace: step = (end - start) / (steps - 1) in the output dtype; the first steps // 2
+#   values are fma(step, i, start), the rest fma(-step, steps - 1 - i, end) (filled from both
+#   ends), computed in the output dtype;
+# - arange: in double precision, by vectors of W = 32 bytes / itemsize elements, two vectors a
+#   loop step: a vector's first value is fma(step, p, start) rounded to the output dtype, its
+#   others fma(step, lane, first); the elements after the last whole pair of vectors are
+#   fma(step, i, start). Above 32768 elements torch splits the range between its threads, each
+#   part vectorised from its own start; ember splits it as torch does at get_num_threads()
+#   threads;
+# - logspace: base ** (start + step * i) from both ends as linspace but without fusing, in
+#   double precision (exact for float64; torch's float32 kernel rounds its power differently,
+#   by a few ulps).
+# NumPy has no fma: _fma emulates one exactly with Dekker's product and Knuth's sum.
+
+_SPLIT = 134217729.0        # 2**27 + 1: splits a double into two 26-bit halves
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _fma(x, y, z):
+    """x * y + z with one rounding, for float64 arrays (error-free transformations)."""
+    p = x * y
+    c = _SPLIT * x
+    xh = c - (c - x)
+    c = _SPLIT * y
+    yh = c - (c - y)
+    xl, yl = x - xh, y - yh
+    pe = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+    s, se = _two_sum(p, z)
+    with np.errstate(all="ignore"):
+        r = s + (se + pe)
+    return np.where(np.isfinite(p) & np.isfinite(s), r, x * y + z)
+
+
+def _fma32(x, y, z):
+    """x * y + z with one rounding to float32, for float32 arrays: the product is exact in
+    double; the double sum's error decides the rounding where the sum is a float32 tie."""
+    p = x.astype(np.float64) * y.astype(np.float64)
+    s, e = _two_sum(p, z.astype(np.float64))
+    r = s.astype(np.float32)
+    with np.errstate(all="ignore"):
+        back = r.astype(np.float64)
+        other = np.nextafter(r, np.where(s > back, np.float32(np.inf), np.float32(-np.inf)))
+        tie = (s == (back + other.astype(np.float64)) / 2) & (e != 0)
+    return np.where(tie & ((e > 0) == (other > r)), other, r)
+
+
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     _check_device(device)
@@ -288,45 +343,103 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
-    n = int(np.ceil((end - start) / step))
-    # torch computes start + i * step in double (or int64) precision, then casts
-    if dtype.category <= D.INT and all(isinstance(v, int) for v in vals):
-        arr = start + np.arange(n, dtype=np.int64) * step
     else:
-        arr = start + np.arange(n, dtype=np.float64) * step
-    return _finish(arr.astype(dtype.np), requires_grad)
+        dtype = D.as_dtype(dtype, "arange")
+    if dtype.category <= D.INT and not all(isinstance(v, int) for v in (start, step)):
+        # torch converts start and step to the integer dtype (the size from the originals)
+        n = int(np.ceil((end - start) / step)) if step else 0
+        start, step = int(start), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+    elif step == 0:
+        raise RuntimeError("step must be nonzero")
+    else:
+        n = None
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if n is None:
+        n = int(np.ceil((end - start) / step))
+    if dtype.category <= D.INT:
+        arr = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
+    else:
+        arr = _arange_float(float(start), float(step), n, dtype.np)
+    return _finish(arr, requires_grad)
+
+
+def _arange_float(start, step, n, np_dtype):
+    """torch's arange values in a float dtype (Note [Range values])."""
+    out = np.empty(n, np_dtype)
+    parts = 1
+    if n > 32768:
+        parts = max(1, min(get_num_threads(), -(-n // 32768)))
+    size = -(-n // parts) if parts else n
+    width = max(1, 32 // np.dtype(np_dtype).itemsize)
+    for begin in builtins_range(0, n, max(size, 1)):
+        stop = min(n, begin + size)
+        i = np.arange(begin, stop)
+        rel = i - begin
+        lane = rel % width
+        first = _fma(np.full(i.size, step), (i - lane).astype(np.float64),
+                     np.full(i.size, start)).astype(np_dtype).astype(np.float64)
+        vals = _fma(np.full(i.size, step), lane.astype(np.float64), first)
+        tail = begin + (rel.size // (2 * width)) * (2 * width)
+        t = i >= tail
+        vals[t] = _fma(np.full(t.sum(), step), i[t].astype(np.float64),
+                       np.full(t.sum(), start))
+        out[begin:stop] = vals.astype(np_dtype)
+    return out
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     _check_device(device)
+    start, end = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dt = _dtype(dtype)
+    dt = _dtype(dtype, fn="linspace")
     if dt.category <= D.INT:
         arr = np.linspace(start, end, steps).astype(dt.np)
         return _finish(arr, requires_grad)
-    # torch fills the first half forwards from start and the second half backwards from end
     ft = dt.np
     if steps == 1:
         return _finish(np.full(1, start, ft), requires_grad)
-    step = (ft.type(end) - ft.type(start)) / ft.type(steps - 1) if steps > 1 else ft.type(0)
+    if ft.kind == "c" or ft == np.float16:
+        return _finish(_linspace_plain(start, end, steps, ft), requires_grad)
+    # torch fills the first half forwards from start and the second half backwards from end
+    # (Note [Range values])
+    t = ft.type
+    step = (t(end) - t(start)) / t(steps - 1)
     i = np.arange(steps)
     half = steps // 2
-    arr = np.where(i < half, ft.type(start) + step * i.astype(ft),
-                   ft.type(end) - step * (steps - 1 - i).astype(ft)).astype(ft)
-    return _finish(arr, requires_grad)
+    fma = _fma if ft == np.float64 else _fma32
+    k = np.where(i < half, i, steps - 1 - i).astype(ft)
+    sgn = np.where(i < half, step, -step).astype(ft)
+    origin = np.where(i < half, t(start), t(end)).astype(ft)
+    return _finish(fma(sgn, k, origin).astype(ft), requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    lin = linspace(start, end, steps, dtype=D.float64)
-    arr = np.power(base, lin._data).astype(_dtype(dtype).np)
+def _linspace_plain(start, end, steps, ft):
+    """linspace from both ends without fused rounding (logspace's exponents; complex and half
+    linspaces)."""
+    t = ft.type
+    if steps == 1:
+        return np.full(1, start, ft)
+    step = (t(end) - t(start)) / t(steps - 1)
+    i = np.arange(steps)
+    return np.where(i < steps // 2, t(start) + step * i.astype(ft),
+                    t(end) - step * (steps - 1 - i).astype(ft)).astype(ft)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    _check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    lin = _linspace_plain(start, end, steps, np.dtype(np.float64)) if steps else np.zeros(0)
+    with np.errstate(all="ignore"):
+        arr = np.power(float(base), lin).astype(_dtype(dtype, fn="logspace").np)
     return _finish(arr, requires_grad)
 
 
