@@ -88,7 +88,12 @@ def can_cast(from_, to):
 import math as _math  # noqa: E402
 
 from .creation import (hann_window, hamming_window, blackman_window, bartlett_window,  # noqa: E402
-                       kaiser_window, scalar_tensor, empty_strided, frombuffer, range)
+                       kaiser_window, scalar_tensor, empty_strided, frombuffer, range,
+                       empty_permuted, from_dlpack, to_dlpack, from_file)
+from .ops.complex import conj_physical_  # noqa: E402
+from .ops.convert import fill, fill_, zero_  # noqa: E402
+from .ops.matrix import nuclear_norm, frobenius_norm  # noqa: E402
+from .storage import resize_as_  # noqa: E402
 from .ops.matrix import (_solve_removed as solve, _lstsq_removed as lstsq,  # noqa: E402
                          _symeig_removed as symeig, _eig_removed as eig,
                          _matrix_rank_removed as matrix_rank,   # (removed in 1.9: they raise)
@@ -138,3 +143,15 @@ def get_device(input):
 
 def is_vulkan_available():
     return False
+
+
+def detach(input):
+    return input.detach()
+
+
+def detach_(input):
+    return input.detach_()
+
+
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: raised by accelerator runtimes (never by ember, which has none)."""

@@ -1,5 +1,6 @@
 """Tensor creation: tensor(), factories, *_like, random sampling and Generator objects."""
 import builtins
+import os
 import numbers
 import pickle
 import warnings
@@ -824,3 +825,48 @@ def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=No
                        requires_grad=False, pin_memory=False):
     return empty_strided(size, stride, dtype=dtype or self.dtype, device=device,
                          requires_grad=requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An (zero-filled) tensor of `size` whose memory holds its dims in physical_layout order."""
+    _check_device(device)
+    shape = _shape((size,), "empty_permuted")
+    perm = tuple(physical_layout)
+    if sorted(perm) != list(builtins_range(len(shape))):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; expected {len(shape)} dims, but got "
+                           f"{list(perm)}")
+    phys = np.zeros([shape[p] for p in perm], _dtype(dtype, fn="empty_permuted").np)
+    return _finish(phys.transpose(np.argsort(perm)), requires_grad)
+
+
+def from_dlpack(ext_tensor):
+    """A tensor sharing the memory of any object with the DLPack protocol (NumPy arrays,
+    torch tensors, ember tensors)."""
+    if isinstance(ext_tensor, Tensor):
+        return ext_tensor
+    arr = np.from_dlpack(ext_tensor)
+    D.from_numpy_dtype(arr.dtype)
+    return wrap(arr)
+
+
+def to_dlpack(tensor):
+    return tensor._data.__dlpack__()
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False):
+    """size elements of `dtype` read from a file: a memory map of it when shared (writes go
+    to the file), else a copy."""
+
+    _check_device(device)
+    dt = _dtype(dtype, fn="from_file").np
+    need = size * dt.itemsize
+    have = os.path.getsize(filename)
+    if have < need:
+        raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required "
+                           f"mapping size <{need}>")
+    if shared:
+        return wrap(np.memmap(filename, dt, mode="r+", shape=(size,)))
+    return wrap(np.fromfile(filename, dt, count=size))

@@ -63,3 +63,4 @@ triangular_solve = structseq("triangular_solve", ("solution", "cloned_coefficien
 frexp = structseq("frexp", ("mantissa", "exponent"))
 histogram = structseq("histogram", ("hist", "bin_edges"))
 histogramdd = structseq("histogramdd", ("hist", "bin_edges"))
+geqrf = structseq("geqrf", ("a", "tau"))

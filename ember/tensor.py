@@ -462,6 +462,23 @@ class Tensor:
     def is_same_size(self, other):
         return self._data.shape == other._data.shape
 
+    def __dlpack__(self, *args, **kwargs):
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def reinforce(self, reward):
+        raise RuntimeError("reinforce() was removed.\nUse torch.distributions instead.\nSee "
+                           "https://pytorch.org/docs/main/distributions.html\n\nInstead of:"
+                           "\n\nprobs = policy_network(state)\naction = probs.multinomial()\n"
+                           "next_state, reward = env.step(action)\naction.reinforce(reward)\n"
+                           "action.backward()\n\nUse:\n\nprobs = policy_network(state)\n# NOTE: "
+                           "categorical is equivalent to what used to be called multinomial\n"
+                           "m = torch.distributions.Categorical(probs)\naction = m.sample()\n"
+                           "next_state, reward = env.step(action)\nloss = -m.log_prob(action) "
+                           "* reward\nloss.backward()")
+
     def record_stream(self, stream):
         raise RuntimeError("unknown parameter type")    # only CUDA streams are accepted
 

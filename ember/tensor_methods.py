@@ -521,3 +521,7 @@ T.resize_as = storage.resize_as
 T.is_set_to = storage.is_set_to
 T.share_memory_ = storage.share_memory_
 T.is_shared = storage.is_shared
+T.nonzero_static = index.nonzero_static
+T.geqrf = decomp.geqrf
+T.orgqr = decomp.orgqr
+T.ormqr = decomp.ormqr

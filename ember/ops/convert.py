@@ -319,3 +319,32 @@ def map2_(self, x, y, callable):
     by = _expanded(self, y, "map2_", "y")
     a = self._data.reshape(-1).tolist()
     return _write_values(self, [callable(u, v, w) for u, v, w in zip(a, bx, by)])
+
+
+# ---- torch.fill: the out-of-place fill (FillBackward0: a number; FillBackward1: a 0-d tensor)
+class FillBackward0(FillBackward2):          # derivatives.yaml: fill.Scalar
+    __slots__ = ()
+
+
+class FillBackward1(FillBackward3):          # derivatives.yaml: fill.Tensor
+    __slots__ = ()
+
+
+def fill(input, value):
+    sd = input._data
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._data.ndim} dimensions.")
+        res = wrap(np.full(sd.shape, value._data, sd.dtype))
+        if STATE.enabled and (input._requires_grad or value._requires_grad):
+            link(res, FillBackward1(), input, value)
+        return res
+    if isinstance(value, np.generic):
+        value = value.item()
+    elif not isinstance(value, (bool, int, float, complex)):
+        raise _fill_type_error(value)
+    res = wrap(np.full(sd.shape, fill_value(value, sd.dtype), sd.dtype))
+    if STATE.enabled and input._requires_grad:
+        link(res, FillBackward0(), input)
+    return res

@@ -678,3 +678,21 @@ def _solve_removed(input, A, *, out=None):
 def _matrix_rank_removed(input, tol=None, symmetric=False, *, out=None):
     raise RuntimeError(_MATRIX_RANK_REMOVED)
 
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """torch.nuclear_norm (deprecated, kept for JIT): linalg.matrix_norm(input, 'nuc')."""
+    _warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+          "removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, "
+          "keepdim)` instead")
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    return write_out(matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim), out)
+
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    """torch.frobenius_norm (deprecated, kept for JIT): the 2-norm over dim."""
+    _warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
+          "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
+          "keepdim)` instead")
+    return vector_norm(input, 2, dim, keepdim, out=out)
