@@ -188,7 +188,13 @@ def _parse_type(name):
                            "its backend into two shared libraries: a CPU library and a CUDA "
                            "library; this error has occurred because you are trying to use "
                            "some CUDA functionality, but the CUDA library has not been loaded "
-                           "by the dynamic linker for some reason.")
+                           "by the dynamic linker for some reason.  The CUDA library MUST be "
+                           "loaded, EVEN IF you don't directly use any symbols from the CUDA "
+                           "library! One common culprit is a lack of -Wl,--no-as-needed in your "
+                           "link arguments; many dynamic linkers will delete dynamic library "
+                           "dependencies if you don't depend on any of their symbols.  You can "
+                           "check if this has occurred by using ldd on your binary to see if "
+                           "there is a dependency on *_cuda.so library.")
     if name.startswith("torch.") and name[6:] in _BY_NAME:
         return _BY_NAME[name[6:]]
     raise ValueError(f"invalid type: '{name}'")
@@ -228,10 +234,15 @@ def typename(obj):
     return f"{module}.{name}"
 
 
+_WARNED = []
+
+
 def set_default_tensor_type(t):
-    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+    if not _WARNED:                 # torch warns once per process
+        _WARNED.append(True)
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
                   "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-                  UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=2)
     if isinstance(t, str):
         if t.startswith("torch.cuda."):
             raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")

@@ -89,7 +89,8 @@ def _loaded_libraries():
     """Paths of the shared libraries mapped into this process (Linux: /proc/self/maps)."""
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-            paths = {line.split(None, 5)[5].strip() for line in f if line.count(" ") >= 5}
+            rows = [line.split(None, 5) for line in f]
+        paths = {r[5].strip() for r in rows if len(r) == 6}
     except OSError:
         return []
     return sorted(p for p in paths if ".so" in p and p.startswith("/"))

@@ -26,7 +26,7 @@ class finfo:
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -int(info.precision)   # torch: an exact power of ten
         self.dtype = type.to_real().name
 
     def __eq__(self, other):
