@@ -510,7 +510,12 @@ class LdexpBackward0(Node):                  # derivatives.yaml: ldexp
 
     def apply(self, grad):
         s, o = self._saved_self, self._saved_other
-        p = 2.0 ** o
+        if o._data.dtype.kind in "iu":
+            # torch's formula raises 2 to an integer exponent in integer arithmetic, where a
+            # negative power is 0: its self-gradient is 0 there (reproduced as torch gives it)
+            p = where(o < 0, 0.0, 2.0 ** o.clamp(min=0).double()).to(grad.dtype)
+        else:
+            p = 2.0 ** o
         return (grad * p if needs(self, 0) else None,
                 grad * s * p * _LN2 if needs(self, 1) else None)
 

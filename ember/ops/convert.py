@@ -276,7 +276,12 @@ def _write_values(self, values):
             if not isinstance(v, (bool, int, float, np.generic)):
                 raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an "
                                 f"integer")
-            out[i] = fill_value(int(v) if isinstance(v, float) else v, dt)
+            v = int(v) if isinstance(v, float) else int(v)
+            info = np.iinfo(dt)
+            if not info.min <= v <= info.max:
+                raise RuntimeError(f"value cannot be converted to type {dt.name} without "
+                                   f"overflow")
+            out[i] = v
         elif dt.kind == "f":
             if isinstance(v, complex) or not isinstance(v, (bool, int, float, np.generic)):
                 raise TypeError(f"must be real number, not {type(v).__name__}")
@@ -296,6 +301,7 @@ def apply_(self, callable):
 
 
 def _expanded(self, other, name, arg):
+    """other's values broadcast to self's shape, in self's element order (torch's checks)."""
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not "
                         f"{type(other).__name__}")
@@ -307,16 +313,16 @@ def _expanded(self, other, name, arg):
 
 
 def map_(self, tensor, callable):
-    _callable_check(self, "map_", tensor)
     b = _expanded(self, tensor, "map_", "other")
+    _callable_check(self, "map_", tensor)
     a = self._data.reshape(-1).tolist()
     return _write_values(self, [callable(u, v) for u, v in zip(a, b)])
 
 
 def map2_(self, x, y, callable):
-    _callable_check(self, "map2_", x, y)
     bx = _expanded(self, x, "map2_", "x")
     by = _expanded(self, y, "map2_", "y")
+    _callable_check(self, "map2_", x, y)
     a = self._data.reshape(-1).tolist()
     return _write_values(self, [callable(u, v, w) for u, v, w in zip(a, bx, by)])
 

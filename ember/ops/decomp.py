@@ -762,6 +762,7 @@ __all__ += ["geqrf", "orgqr", "ormqr"]
 
 class GeqrfBackward0(Node):                  # derivatives.yaml: geqrf (not differentiable)
     __slots__ = ()
+    _n_outputs = 2
 
     def apply(self, grad):
         raise NotImplementedError("the derivative for 'geqrf' is not implemented.")

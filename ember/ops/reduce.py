@@ -940,7 +940,8 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if x.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.ndim} dimensions")
     if x.dtype.kind not in "fc":
-        raise RuntimeError(f"\"renorm_out\" not implemented for '{type_name(x.dtype)}'")
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {type_name(x.dtype)}")
     if not p > 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:

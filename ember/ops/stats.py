@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, NotImplementedBackward, link, link_multi
-from ..dtypes import type_name
+from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output
 from .logical import where
@@ -218,9 +218,10 @@ __all__ += ["histc", "histogram", "histogramdd", "bincount", "quantile", "nanqua
 def _not_implemented_outputs(op, outs, *inputs):
     """Outputs of an op torch does not differentiate: a NotImplemented node when recording."""
     if STATE.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs):
-        node = NotImplementedBackward()
-        node._op = op
-        link_multi(outs, node, *inputs)
+        for o in outs:          # (one node per output: each raises torch's error on use)
+            node = NotImplementedBackward()
+            node._op = op
+            link(o, node, *inputs)
     return outs
 
 
@@ -250,6 +251,14 @@ def _data_range(x, lo, hi, name):
     return lo, hi
 
 
+def _weight_check(x, weight):
+    if weight is not None and weight._data.dtype != x.dtype:
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and "
+                           f"weight tensor should have the same dtype, but got input("
+                           f"{C_NAMES[x.dtype.name]}), and weight("
+                           f"{C_NAMES[weight._data.dtype.name]})")
+
+
 def _float_input(x, name):
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(x.dtype)}'")
@@ -271,6 +280,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     x = input._data
     _float_input(x, "histogramdd")
+    _weight_check(x, weight)
     flat = x.reshape(-1)
     if isinstance(bins, Tensor):
         edges = bins._data.astype(x.dtype)
@@ -305,6 +315,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     x = input._data
     _float_input(x, "histogramdd")
+    _weight_check(x, weight)
     k = x.shape[-1]
     pts = x.reshape(-1, k)
     if isinstance(bins, int):
