@@ -430,7 +430,8 @@ def _k_integral(nu, v):
     n = int(np.ceil((tmax / h).max())) + 1
     k = np.arange(n, dtype=np.float64)
     t = k[None, :] * h[:, None]
-    f = np.exp(-v[:, None] * (np.cosh(t) - 1.0))
+    # cosh t - 1 as 2 sinh(t/2)^2: no cancellation for small t (large x needs it exact)
+    f = np.exp(-v[:, None] * (2.0 * np.sinh(t / 2.0) ** 2))
     if nu:
         f = f * np.cosh(nu * t)
     f[:, 0] *= 0.5
