@@ -138,7 +138,10 @@ def erfinv_kernel(y):
 def _apply_kernel(kernel, x):
     """Kernel on a float array of any float dtype, result in that dtype."""
     r = kernel(x)
-    return r if x.dtype == np.float64 else r.astype(x.dtype)
+    if x.dtype == np.float64:
+        return r
+    with np.errstate(over="ignore"):        # beyond the dtype's range: inf, as torch gives
+        return r.astype(x.dtype)
 
 
 def _check_real(x, name):
@@ -350,7 +353,11 @@ class PolygammaBackward0(Node):              # derivatives.yaml: polygamma
         return grad * polygamma(self._saved_n + 1, self._saved_self),
 
 
-def polygamma(n, input, *, out=None):
+class PolygammaBackward1(PolygammaBackward0):   # derivatives.yaml: polygamma_ (in place)
+    __slots__ = ()
+
+
+def polygamma(n, input, *, out=None, _node=PolygammaBackward0):
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
@@ -363,7 +370,7 @@ def polygamma(n, input, *, out=None):
         x = _special_input(input, "polygamma")
         res = wrap(_apply_kernel(lambda v: polygamma_kernel(int(n), v), x))
     if STATE.enabled and input._requires_grad:
-        node = PolygammaBackward0()
+        node = _node()
         node._saved_n, node._saved_self = int(n), input
         link(res, node, input)
     return write_out(res, out)
@@ -395,7 +402,8 @@ def mvlgamma(input, p, *, out=None):
     total = np.full(v.shape, p * (p - 1) / 4.0 * _LOG_PI)
     for j in range(int(p)):
         total += lgamma_kernel(v - j / 2.0)
-    res = wrap(total.astype(x.dtype))
+    with np.errstate(over="ignore"):
+        res = wrap(total.astype(x.dtype))
     if STATE.enabled and input._requires_grad:
         node = MvlgammaBackward0()
         node._saved_p, node._saved_self = int(p), input
@@ -742,7 +750,7 @@ def digamma_(self):
 
 
 def polygamma_(self, n):
-    return inplace(self, polygamma(n, inplace_source(self)))
+    return inplace(self, polygamma(n, inplace_source(self), _node=PolygammaBackward1))
 
 
 def mvlgamma_(self, p):
