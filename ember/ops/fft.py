@@ -8,6 +8,8 @@ transform normalised by `norm` is the opposite-direction transform with the dual
 ("backward" <-> "forward", "ortho" unchanged). R2C's adjoint pads the one-sided spectrum with
 zeros and keeps the real part of the inverse; C2R's is R2C with the bins that stand for two
 (k and n - k) counted twice. The formulas call the primitives, so they differentiate again."""
+import math
+
 import numpy as np
 
 from .. import dtypes as D
@@ -345,8 +347,9 @@ def _freq(n, d, dtype, requires_grad, full):
         k = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
     else:
         k = np.arange(n // 2 + 1)
-    # torch: the integer bins in the output dtype, times 1 / (n d) in that dtype
-    arr = k.astype(dt.np) * dt.np.type(1.0 / (n * d)) if n else np.zeros(0, dt.np)
+    # torch: the integer bins in the output dtype, times 1 / (n d) in that dtype (n = 0: NaN)
+    scale = 1.0 / (n * d) if n else math.nan
+    arr = k.astype(dt.np) * dt.np.type(scale)
     t = wrap(arr.astype(dt.np, copy=False))
     if requires_grad:
         t.requires_grad_(True)
