@@ -96,10 +96,12 @@ def _compare_values(xa, xe, dt, rtol, atol, equal_nan, what):
     n_bad, n = int((~ok).sum()), ok.size
     lines = [f"{what} are not {'equal' if exact else 'close'}!", "",
              f"Mismatched elements: {n_bad} / {n} ({n_bad / n * 100:.1f}%)"]
+    bad = np.nonzero(~ok.reshape(-1))[0]
     for label, vals, tol in (("absolute", diff, atol), ("relative", rel, rtol)):
-        flat = vals.reshape(-1)
-        i = int(np.argmax(np.isnan(flat))) if np.isnan(flat).any() else int(np.argmax(flat))
-        v = flat[i].item()
+        # the greatest difference among the mismatched elements (NaN first, as torch's max)
+        flat = vals.reshape(-1)[bad]
+        j = int(np.argmax(np.isnan(flat))) if np.isnan(flat).any() else int(np.argmax(flat))
+        i, v = int(bad[j]), flat[j].item()
         allowed = "" if exact else f" (up to {tol} allowed)"
         lines.append(f"Greatest {label} difference: {v} at index "
                      f"{_fmt_index(i, xa.shape)}{allowed}")

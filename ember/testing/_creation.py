@@ -47,10 +47,12 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
 
 
 def _bounds(low, high, lowest, highest, dmin, dmax):
+    shown_low = lowest if low is None else low
+    shown_high = highest if high is None else high
     for v in (low, high):
         if v is not None and isinstance(v, float) and math.isnan(v):
-            raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and "
-                             f"high={high}")
+            raise ValueError(f"`low` and `high` cannot be NaN, but got low={shown_low} and "
+                             f"high={shown_high}")
     lo = lowest if low is None else max(low, dmin)
     hi = highest if high is None else min(high, dmax)
     lo, hi = max(lo, dmin), min(hi, dmax)
