@@ -42,6 +42,8 @@ def _infer(data, exact=False):
         return data.copy()
     if isinstance(data, np.generic):
         return np.array(data)
+    if hasattr(data, "_as_array"):          # a storage (ember/storage.py): its elements
+        return data._as_array()
     if isinstance(data, (list, tuple)):
         _check_ragged(data, 0)
         if _contains_tensor(data):

@@ -157,6 +157,10 @@ class UntypedStorage:
         return _format(self.tolist(), f"torch.storage.UntypedStorage(device=cpu) of size "
                                       f"{self._bytes.size}")
 
+    def _as_array(self):
+        """A copy of the bytes (torch.tensor(storage))."""
+        return self._bytes.copy()
+
     def _legacy_tensor(self, dtype):
         """A tensor of `dtype` over this storage (torch.Tensor(storage))."""
         return wrap(self._bytes[: self._bytes.size - self._bytes.size % dtype.itemsize]
@@ -273,6 +277,14 @@ class TypedStorage:
         return _format(self.tolist(), f"torch.storage.TypedStorage(dtype=torch.{self.dtype.name},"
                                       f" device=cpu) of size {self.size()}")
 
+    def _as_array(self):
+        """A copy of the elements (torch.tensor(storage): only of the default dtype)."""
+        want = D.get_default_dtype()
+        if self.dtype is not want:
+            raise RuntimeError(f"Expected a Storage of type {D.type_name(want.np)} or an "
+                               f"UntypedStorage, but got {D.type_name(self.dtype.np)}")
+        return self._values().copy()
+
     def _legacy_tensor(self, dtype):
         return wrap(self._values())
 
@@ -380,8 +392,9 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     dt = self._data.dtype
     if isinstance(source, Tensor):
         if source._data.dtype != dt:
-            raise RuntimeError(f"Could not set tensor of type {D.C_NAMES[dt.name]} to a tensor "
-                               f"of type {D.C_NAMES[source._data.dtype.name]}")
+            raise RuntimeError(f"Could not set tensor of type "
+                               f"{D.C_NAMES[source._data.dtype.name]} to a tensor of type "
+                               f"{D.C_NAMES[dt.name]}")
         return _replace(self, source._data.view())
     if isinstance(source, TypedStorage):
         source = source.untyped()
