@@ -363,6 +363,9 @@ PASS_PROGRAMS = {
     "0-d": _zero_dim,
     "matrix_exp": lambda E, x: E.linalg.matrix_exp(x * 0.1).sum(),
     "det": _det,
+    # an as_strided view reaching storage outside its (view) input's elements
+    "as_strided outside its input": lambda E, x: (E.as_strided(x.reshape(-1)[2:], (3,), (1,), 0)
+                                                  * x.reshape(-1)[:3]).sum(),
     "embedding": lambda E, x: (_F(E).embedding(E.tensor([[1, 2, 2], [0, 3, 1]]), x,
                                                padding_idx=2, scale_grad_by_freq=True).tanh()
                                + _F(E).embedding(E.tensor([3, 3]), x).sum()).sum(),
