@@ -11,10 +11,11 @@ from .dtypes import (bool_ as bool, uint8, int8, int16, int32, int64, float16, f
                      cfloat, cdouble, dtype, set_default_dtype, get_default_dtype,
                      promote_types)
 from .dtypes import result_type as _result_type
-from .tensor import Tensor, Size, device
+from .tensor import Tensor, Size, device, is_inference
 from .ops._args import can_cast as _can_cast
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
-                                 inference_mode)
+                                 inference_mode, is_inference_mode_enabled, is_anomaly_enabled,
+                                 is_anomaly_check_nan_enabled)
 from .printing import set_printoptions, get_printoptions
 from .creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
                        arange, linspace, logspace, zeros_like, ones_like, empty_like, full_like)
@@ -157,3 +158,10 @@ def detach_(input):
 
 class AcceleratorError(RuntimeError):
     """torch.AcceleratorError: raised by accelerator runtimes (never by ember, which has none)."""
+
+
+# ---- torch.autograd's front-end extras (issue 12): they sit above the ops they use, so the
+# autograd package cannot import them itself; torch.autograd.gradcheck is the function.
+from .autograd import functional as _functional, gradcheck as _gradcheck  # noqa: E402
+autograd.gradcheck = _gradcheck.gradcheck
+autograd.gradgradcheck = _gradcheck.gradgradcheck

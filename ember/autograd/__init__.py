@@ -5,8 +5,10 @@ from ..tensor import Tensor, Size, wrap
 from . import grad_mode, graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+                        is_inference_mode_enabled)
 from .graph import Node, accumulator
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .variable import Variable
 
 

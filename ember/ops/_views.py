@@ -25,7 +25,8 @@ import weakref
 
 import numpy as np
 
-from ..autograd.grad_mode import STATE
+from ..autograd.grad_mode import STATE, inference_x
+from ..tensor import INFERENCE
 from ..autograd.graph import Node, bump_version, check_versions, use, init_node, vroot, ZERO
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
@@ -42,6 +43,11 @@ NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplac
                 "forbidden. You can clarify your code by moving both the view and the inplace "
                 "either both inside the no_grad block (if you don't want the inplace to be "
                 "tracked) or both outside (if you want the inplace to be tracked).")
+
+
+INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You "
+                     "can make a clone to get a normal tensor before doing inplace update.See "
+                     "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 # ---------------------------------------------------------------- views (Note [Views])
@@ -63,6 +69,8 @@ def make_view(res, input, multi=False):
         if "nograd" in x:
             rx["nograd"] = True
     rx["vroot"] = root
+    if x is not None and "inference" in x:      # a view of an inference tensor is one
+        rx = res._x = inference_x(rx)
     if multi:
         rx["multi"] = True
     if not STATE.enabled:
@@ -75,7 +83,9 @@ def make_view(res, input, multi=False):
 def make_alias(t):
     """A tensor over t's array that shares t's version counter and no history (detach)."""
     res = wrap(t._data)
-    res._x = {"vroot": vroot(t)}
+    x = t._x
+    res._x = {"vroot": vroot(t)} if x is None or "inference" not in x else \
+        inference_x({"vroot": vroot(t)})
     return res
 
 
@@ -251,6 +261,8 @@ def inplace_source(self):
 def check_inplace(self, recording):
     """torch's refusals of an in-place write into self (before anything is written)."""
     x = self._x
+    if x is not None and "inference" in x and not INFERENCE.on:
+        raise RuntimeError(INFERENCE_INPLACE)
     if recording:
         if x is not None and "base" in x:
             base = x["base"]
