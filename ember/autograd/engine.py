@@ -373,13 +373,6 @@ def _hooked(node, hooks, grad, arrays, retain_graph, pre_done):
     Tensors, as they would in torch, in either pass. pre_done: its tensor hooks have run."""
     saves = node._saved_names
     packed = hooks.get("packed")
-    if saves:
-        if node._freed:
-            raise RuntimeError(SECOND_BACKWARD)
-        if packed:
-            unpack_saved(node, packed)      # Note [Saved-tensor hooks] in graph.py
-        if INPLACE[0]:
-            check_versions(node, [n for n in saves if not packed or n not in packed])
     multi = node._n_outputs != 1
     if arrays:
         grad = [None if g is None else wrap(g) for g in grad] if multi else wrap(grad)
@@ -390,6 +383,13 @@ def _hooked(node, hooks, grad, arrays, retain_graph, pre_done):
         grads = run_pre_hooks(hooks["pre"], grads)
     tgrad = grads if multi else grads[0]
     try:
+        if saves:
+            if node._freed:
+                raise RuntimeError(SECOND_BACKWARD)
+            if packed:
+                unpack_saved(node, packed)      # Note [Saved-tensor hooks] in graph.py
+            if INPLACE[0]:
+                check_versions(node, [n for n in saves if not packed or n not in packed])
         if arrays:
             outs = node.np_apply([None if g is None else g._data for g in tgrad] if multi else
                                  tgrad._data)

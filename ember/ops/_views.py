@@ -407,6 +407,9 @@ def inplace_binary(fn):
             y = plain_operand(other, x)
             if y is not None and x.dtype.kind == "f" and x.flags.writeable and (
                     type(y) is not np.ndarray or y.shape == x.shape or y.ndim == 0):
+                sx = self._x
+                if sx is not None and "inference" in sx and not INFERENCE.on:
+                    raise RuntimeError(INFERENCE_INPLACE)
                 ufunc(x, y, out=x)
                 mark_written(self)
                 return self
