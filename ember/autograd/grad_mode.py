@@ -110,7 +110,7 @@ class enable_grad(_Mode):
 # to update them in place or to make them require grad; the saving check runs where nodes are
 # linked (autograd/graph.py), only while some marked tensor is alive: _InferenceX counts the
 # live ones and tells graph.py (through `_watcher`) when the first appears and the last dies.
-_lock = threading.Lock()
+_lock = threading.RLock()     # (re-entrant: a __del__ below may run while it is held)
 _threads_in_mode = 0        # inference_mode(True) contexts open, over all threads
 _live = 0                   # live inference tensors (their _x dicts)
 _watcher = None             # graph.watch (set by autograd/graph.py: it imports this module)
