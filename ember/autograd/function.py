@@ -47,12 +47,18 @@ class BackwardCFunction(Node, FunctionCtx):
         self.needs_input_grad = ()
         self._n_outputs = 1
         self._tensor_pos = ()
+        self._out_pos = None    # (positions of tensor outputs, all outputs) when some are not
 
     def apply(self, grad):
         grads = list(grad) if self._n_outputs != 1 else [grad]
         if self._materialize:
             grads = [g if g is not None else wrap(np.zeros(shape, dt.np))
                      for g, (shape, dt) in zip(grads, self._out_specs)]
+        if self._out_pos is not None:       # non-tensor outputs get None gradients
+            full = [None] * self._out_pos[1]
+            for k, g in zip(self._out_pos[0], grads):
+                full[k] = g
+            grads = full
         res = self._function.backward(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
@@ -120,6 +126,9 @@ class Function(metaclass=_FunctionMeta):
             # every tensor output is an output of the node (backward gets a grad for each);
             # non-differentiable ones are then cut loose
             touts = [o for o in outs if isinstance(o, Tensor)]
+            if len(touts) != len(outs):
+                ctx._out_pos = ([k for k, o in enumerate(outs) if isinstance(o, Tensor)],
+                                len(outs))
             ctx._out_specs = [(o._data.shape, o.dtype) for o in touts]
             if len(touts) == 1:
                 link(touts[0], ctx, *inputs)
