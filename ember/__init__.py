@@ -16,6 +16,7 @@ from .ops._args import can_cast as _can_cast
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled, is_anomaly_enabled,
                                  is_anomaly_check_nan_enabled)
+from .autograd.anomaly_mode import set_anomaly_enabled
 from .printing import set_printoptions, get_printoptions
 from .creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
                        arange, linspace, logspace, zeros_like, ones_like, empty_like, full_like)

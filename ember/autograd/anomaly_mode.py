@@ -52,3 +52,11 @@ class set_detect_anomaly:
     def __exit__(self, *exc):
         _set(*self.prev)
         return False
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """torch.set_anomaly_enabled: set the anomaly flags (no warning, no context)."""
+    if not isinstance(enabled, bool):
+        raise TypeError(f"set_anomaly_enabled(): argument 'enabled' (position 1) must be bool, "
+                        f"not {type(enabled).__name__}")
+    _set(enabled, check_nan)
