@@ -205,11 +205,6 @@ INFERENCE = _Inference()
 _inference_mark = None
 
 
-def set_inference_mark(fn):
-    global _inference_mark
-    _inference_mark = fn
-
-
 def wrap(arr):
     """Internal constructor: a Tensor over `arr` with no autograd state (no validation)."""
     if type(arr) is not ndarray:
@@ -221,9 +216,35 @@ def wrap(arr):
     t._grad = None
     t._acc = None
     t._x = None
-    if _inference_mark is not None:
-        _inference_mark(t)
     return t
+
+
+def _wrap_marking(arr):
+    """wrap while some thread is in inference mode: also marks the tensor (Note [Inference
+    tensors] in autograd/grad_mode.py)."""
+    if type(arr) is not ndarray:
+        arr = np.asarray(arr)
+    t = _new(Tensor)
+    t._data = arr
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._acc = None
+    t._x = None
+    _inference_mark(t)
+    return t
+
+
+_WRAP_CODE = wrap.__code__
+
+
+def set_inference_mark(fn):
+    """Turn marking on (fn) or off (None). Every module holds `wrap` itself (imported by name),
+    so wrap's code is swapped rather than tested per call: wrap costs nothing extra while no
+    thread is in inference mode."""
+    global _inference_mark
+    _inference_mark = fn
+    wrap.__code__ = _wrap_marking.__code__ if fn is not None else _WRAP_CODE
 
 
 def is_inference(t):

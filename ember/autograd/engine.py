@@ -96,7 +96,7 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
     pend_max = -1           # the newest pending node's sequence number
     # use counts only without create_graph: the formulas of a create_graph pass make new
     # edges to the nodes being run (Note [Uses])
-    targets = _targets(capture, only)
+    targets = None if capture is None and only is None else _targets(capture, only)
     skip = None
     if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1 and targets is None:
         (ready, _), g = roots[0]                                        # loss.backward()
