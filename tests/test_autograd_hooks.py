@@ -259,3 +259,21 @@ def test_grad_assignment_and_requires_grad_messages():
     check_error(lambda L: L.tensor([1, 2]).requires_grad_())
     check_error(lambda L: L.autograd.grad((L.ones(2, requires_grad=True) * 2).sum(),
                                           [L.ones(2)]))
+
+
+def test_set_anomaly_enabled_and_grad_mode_per_thread():
+    import threading
+    for L in (torch, ember):
+        L.set_anomaly_enabled(True, check_nan=False)
+        assert L.is_anomaly_enabled() and not L.is_anomaly_check_nan_enabled()
+        L.set_anomaly_enabled(False)
+        assert not L.is_anomaly_enabled() and L.is_anomaly_check_nan_enabled()
+        seen = []
+        with L.no_grad(), L.inference_mode():
+            t = threading.Thread(target=lambda: seen.append(
+                (L.is_grad_enabled(), L.is_inference_mode_enabled(),
+                 (L.ones(1, requires_grad=True) * 2).requires_grad, L.ones(1).is_inference())))
+            t.start()
+            t.join()
+        assert seen == [(True, False, True, False)]
+    check_error(lambda L: L.set_anomaly_enabled(1))
