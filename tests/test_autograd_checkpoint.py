@@ -89,3 +89,26 @@ def test_checkpoint_keeps_less_memory():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ember.utils.checkpoint.checkpoint(lambda a: a * 2, ember.ones(2), use_reentrant=False)
+
+
+def test_context_fn_runs_around_forward_and_recomputation():
+    import contextlib
+    logs = {}
+    for L in (torch, ember):
+        log = logs[L] = []
+
+        @contextlib.contextmanager
+        def ctx(name):
+            log.append(name + " in")
+            yield
+            log.append(name + " out")
+        x = L.ones(2, requires_grad=True)
+        y = L.utils.checkpoint.checkpoint(lambda a: a.exp() * a, x, use_reentrant=False,
+                                          context_fn=lambda: (ctx("fwd"), ctx("re")))
+        y.sum().backward()
+        log.append([round(g, 5) for g in x.grad.tolist()])
+        assert L.utils.checkpoint.get_device_states(x) == ([], [])
+    # (torch leaves the recompute context open until it is collected: its exit is not
+    # compared)
+    assert logs[torch][:3] == logs[ember][:3] == ["fwd in", "fwd out", "re in"]
+    assert logs[torch][-1] == logs[ember][-1]

@@ -6,6 +6,7 @@ use_reentrant=False: the forward runs under saved-tensor hooks whose pack keeps 
 the function under hooks that collect the tensors it saves, in the same order.
 use_reentrant=True: a custom Function runs the forward without grad and, in its backward,
 recomputes it with grad and backpropagates through the recomputed graph."""
+import contextlib
 import warnings
 
 from ..autograd import Function, backward as _backward
@@ -14,7 +15,10 @@ from ..autograd.graph import saved_tensors_hooks
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "detach_variable"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "detach_variable",
+           "check_backward_validity", "get_device_states", "set_device_states",
+           "noop_context_fn", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled",
+           "DefaultDeviceType"]
 
 
 class CheckpointError(RuntimeError):
@@ -28,6 +32,70 @@ def detach_variable(inputs):
                            type(inputs).__name__)
     return tuple(x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x
                  for x in inputs)
+
+
+def check_backward_validity(inputs):
+    """Warn when no input tensor requires grad (the checkpointed gradients would be None)."""
+    if not any(isinstance(i, Tensor) and i.requires_grad for i in inputs):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                      UserWarning, stacklevel=2)
+
+
+def get_device_states(*args):
+    """(devices, RNG states) of the accelerators the arguments live on: none in ember."""
+    return [], []
+
+
+def set_device_states(devices, states, *, device_type=None):
+    """Restore accelerator RNG states: ember has no accelerator, so there are none to set."""
+    if list(devices):
+        raise RuntimeError("ember has no accelerator devices whose RNG state could be set")
+
+
+def noop_context_fn():
+    """The default context_fn: no context around the forward or the recomputation."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+class DefaultDeviceType:
+    """The device type whose RNG state checkpoint preserves ("cuda" by default in torch; ember's
+    tensors are on the CPU, whose state is always preserved)."""
+    _default_device_type = "cuda"
+
+    @staticmethod
+    def set_device_type(device="cuda"):
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type():
+        return DefaultDeviceType._default_device_type
+
+
+class _Flag:
+    """A setting that is a function call and a context manager restoring the previous value."""
+    value = None
+
+    def __init__(self, enable):
+        self.prev = type(self).value
+        type(self).value = enable
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        type(self).value = self.prev
+        return False
+
+
+class set_checkpoint_early_stop(_Flag):
+    """Whether recomputation may stop once every needed tensor is recomputed (ember always
+    recomputes the whole function: the results are the same)."""
+    value = True
+
+
+class set_checkpoint_debug_enabled(_Flag):
+    """Overrides checkpoint's debug= (None: use the argument)."""
+    value = None
 
 
 class _RngScope:
@@ -84,8 +152,9 @@ class CheckpointFunction(Function):
 class _Frame:
     """One non-reentrant checkpoint: what recomputing needs, and the tensors it recovered."""
 
-    def __init__(self, fn, args, kwargs, rng):
+    def __init__(self, fn, args, kwargs, rng, context):
         self.fn, self.args, self.kwargs, self.rng = fn, args, kwargs, rng
+        self.context = context      # context_fn's recompute context (entered each time)
         self.count = 0
         self.cache = {}
 
@@ -112,7 +181,8 @@ class _Frame:
             got.append(t)
             return len(got) - 1
 
-        with _RngScope(self.rng), enable_grad(), saved_tensors_hooks(keep, lambda j: got[j]):
+        with _RngScope(self.rng), enable_grad(), self.context, \
+                saved_tensors_hooks(keep, lambda j: got[j]):
             self.fn(*self.args, **self.kwargs)
         if len(got) != self.count:
             raise CheckpointError(
@@ -141,13 +211,16 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
                              "use_reentrant=False.")
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-        if is_grad_enabled() and not any(isinstance(a, Tensor) and a.requires_grad
-                                         for a in args):
-            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
-                          UserWarning, stacklevel=2)
+        if is_grad_enabled():
+            check_backward_validity(args)
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
-    frame = _Frame(function, args, kwargs, get_rng_state() if preserve_rng_state else None)
-    with saved_tensors_hooks(frame.pack, frame.unpack):
+    if determinism_check not in ("default", "none"):
+        raise ValueError(f"determinism_check should be one of ['default', 'none'], but got "
+                         f"{determinism_check}")
+    forward_ctx, recompute_ctx = (context_fn or noop_context_fn)()
+    frame = _Frame(function, args, kwargs, get_rng_state() if preserve_rng_state else None,
+                   recompute_ctx)
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_ctx:
         return function(*args, **kwargs)
 
 
