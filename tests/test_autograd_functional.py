@@ -196,7 +196,7 @@ def test_gradcheck_failure_messages(fast):
 def test_gradcheck_argument_errors_and_warning():
     check_error(lambda L: L.autograd.gradcheck(lambda a: a * 2, L.ones(2, dtype=L.float64)))
     with pytest.warns(UserWarning, match="Input #0 requires gradient and is not a double"):
-        with pytest.raises(ember.autograd.gradcheck.GradcheckError):
+        with pytest.raises(sys.modules["ember.autograd.gradcheck"].GradcheckError):
             ember.autograd.gradcheck(lambda a: a.exp() * 100, ember.ones(2, requires_grad=True))
 
 
