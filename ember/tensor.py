@@ -279,7 +279,8 @@ class Tensor:
             return self
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if requires_grad and is_inference(self) and not INFERENCE.on:
+        if requires_grad and self._x is not None and "inference" in self._x and \
+                not INFERENCE.on:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._requires_grad = requires_grad
