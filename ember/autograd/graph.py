@@ -220,6 +220,12 @@ class Node:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         names = cls._saved_names
+        # torch's grad_fn._raw_saved_<name>, one property per saved slot. (Not __getattr__:
+        # a class that defines it loses CPython's fast attribute lookup on every access.)
+        for n in names:
+            raw = "_raw_saved_" + n[7:]
+            if n.startswith("_saved_") and raw not in cls.__dict__:
+                setattr(cls, raw, property(lambda self, n=n: SavedTensor(self, n)))
         if names and getattr(cls.release, "_generated", cls.release is Node.release):
             # one plain assignment per saved slot: setattr by name costs ~3x that per node
             fn = _RELEASES.get(names)
@@ -252,20 +258,6 @@ class Node:
     def register_prehook(self, fn):
         """fn(grad_outputs) before the node runs; may return new grad_outputs."""
         return _Handle(self._extra().setdefault("pre", []), fn)
-
-    def __getattr__(self, name):
-        # Only reached when normal lookup fails (costs nothing otherwise): a saved slot emptied
-        # by saved-tensor hooks (Note [Saved-tensor hooks]) and torch's _raw_saved_<name>.
-        if name.startswith("_raw_saved_"):
-            slot = "_saved_" + name[11:]
-            if slot in type(self)._saved_names:
-                return SavedTensor(self, slot)
-        elif name != "_hooks":
-            hooks = self._hooks
-            packed = hooks.get("packed") if hooks is not None else None
-            if packed is not None and name in packed:
-                return _unpacked(self, packed[name], True)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 class NotImplementedBackward(Node):
@@ -715,10 +707,11 @@ def user_stacklevel():
 # ---------------------------------------------------------------- Note [Saved-tensor hooks]
 # Inside saved_tensors_hooks(pack, unpack), each tensor a node saves is given to pack when the
 # node is linked (on_link) and the node keeps only what pack returned: the saved slot is
-# emptied, the packed value goes to node._hooks["packed"]. A read of the empty slot (user code,
-# `grad_fn._saved_self`) reaches Node.__getattr__, which unpacks; the engine unpacks every
-# slot once before running the node (a node with hooks takes the engine's hooked path) and
-# empties them again after a retained run, so unpack is called as often as torch calls it.
+# emptied, the packed value goes to node._hooks["packed"]. The engine unpacks every slot once
+# before running the node (a node with hooks takes the engine's hooked path) and empties them
+# again after a retained run, so unpack is called as often as torch calls it. (User code that
+# reads an emptied slot, `grad_fn._saved_self`, gets AttributeError where torch unpacks: a
+# Node.__getattr__ would do it, but would slow every attribute access on every node.)
 # The unpacked tensor gets the saved tensor's place in the graph back (torch restores its
 # grad_fn or grad accumulator), so double backward through packed tensors works; versions are
 # not checked for packed tensors, as in torch.
