@@ -6,7 +6,7 @@ import warnings
 import weakref
 from sys import getrefcount
 
-from numpy import ndarray
+from numpy import asarray, ndarray
 
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap as _wrap
@@ -274,6 +274,8 @@ class AccumulateGrad(Node):
         # The engine's local and this argument are the only references to an array that
         # nothing else shares (getrefcount adds its own): then .grad can take it as it is.
         var = self.variable
+        if not var._requires_grad or var._x and "sink" in var._x:
+            return None     # requires_grad_(False) since it was used; a no_grad view (_views)
         if var._x and var._tensor_hooks():
             t = _wrap(grad)
             for hook in var._tensor_hooks():
@@ -293,6 +295,8 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         var = self.variable
+        if not var._requires_grad or var._x and "sink" in var._x:
+            return ()
         if var._x:
             for hook in var._tensor_hooks():
                 out = hook(grad)
@@ -489,6 +493,8 @@ def wrap_out2(arr, node, a, b):
 
 def _recorded(arr, node, edges, meta):
     """A new Tensor over arr whose grad_fn is node, with the given edges and meta."""
+    if type(arr) is not ndarray:    # a ufunc on 0-d arrays returns a NumPy scalar
+        arr = asarray(arr)
     init_node(node, edges, meta)
     out = _new_tensor(Tensor)
     out._data = arr

@@ -67,7 +67,12 @@ def make_view(res, input, multi=False):
         rx["multi"] = True
     if not STATE.enabled:
         rx["nograd"] = True
-    elif not (base._requires_grad and base._grad_fn is None):
+        if base._requires_grad:
+            # torch: a view made in no_grad mode of a tensor that requires grad requires grad
+            # too, as a leaf whose gradient goes nowhere (AccumulateGrad skips it)
+            res._requires_grad = True
+            rx["sink"] = True
+    else:
         _register(base, res)
     return res
 
@@ -246,6 +251,8 @@ def check_inplace(self, recording):
     if recording:
         if x is not None and "base" in x:
             base = x["base"]
+            if x.get("nograd") and (base._requires_grad or self._requires_grad):
+                raise RuntimeError(NO_GRAD_VIEW)
             if base._requires_grad and base._grad_fn is None:
                 raise RuntimeError("a view of " + LEAF_INPLACE)
             if "multi" in x:
@@ -284,6 +291,7 @@ def inplace(self, result):
     np.copyto(sd, rd, casting="unsafe")
     if node is None:
         bump_version(self)
+        _untracked(self)
         return self
     bump_version(self, node._seq)
     for name in node._saved_names:      # an output the node saved is self's values now
@@ -299,6 +307,20 @@ def mark_written(t):
     outputs of t's history that alias its memory (Note [Versions])."""
     _alias_saved_outputs(t)
     bump_version(t)
+    if t._x is not None:
+        _untracked(t)
+
+
+def _untracked(t):
+    """After a write that records no history: torch regenerates the grad_fn of every view of
+    the written family (their version changed) as AsStridedBackward0 of the base's
+    unchanged history; views of a base that requires no grad have none to regenerate."""
+    x = t._x
+    if x is None:
+        return
+    base = x.get("base", t)
+    if base._requires_grad and base._x is not None and "views" in base._x:
+        _regenerate(base)
 
 
 def rebase(self, node, nr=0):

@@ -1,0 +1,128 @@
+"""Divergences the differential fuzzer (tests/fuzz/) found, kept as regression tests named by
+behaviour. Each program runs under torch and ember; what it prints (reprs, versions, grad_fn
+names, gradients) or the error it raises must be the same."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+from oracle import check, check_error
+
+
+def same(program):
+    """program(L) -> plain Python data (reprs, lists, names): equal under torch and ember."""
+    assert program(ember) == program(torch)
+
+
+def name(t):
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+def edges(t):
+    return [None if f is None else type(f).__name__ for f, _ in t.grad_fn.next_functions]
+
+
+# ---------------------------------------------------------------- in-place comparisons
+
+
+@pytest.mark.parametrize("op", ["eq_", "ne_", "lt_", "le_", "gt_", "ge_"])
+def test_in_place_comparisons_record_a_zero_gradient_node(op):
+    def program(L):
+        x = L.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        w = L.tensor(1.0, requires_grad=True)
+        out = []
+        for other in (1.0, L.tensor(1.0), w):
+            t = x * 1
+            v = t[1:]
+            getattr(t, op)(other)
+            out.append((repr(t), t._version, name(t), edges(t), name(v)))
+            t.sum().backward()
+            out.append((x.grad.tolist(), None if w.grad is None else w.grad.item()))
+        u = L.ones(2)
+        getattr(u, op)(w)
+        out.append((repr(u), edges(u)))
+        return out
+    same(program)
+
+
+@pytest.mark.parametrize("op", ["eq_", "lt_"])
+def test_in_place_comparisons_refuse_a_leaf_that_requires_grad(op):
+    check_error(lambda L: getattr(L.ones(2, requires_grad=True), op)(1.0))
+    check_error(lambda L: getattr(L.ones(2, requires_grad=True)[0], op)(1.0))
+
+
+@pytest.mark.parametrize("op", ["logical_and_", "logical_or_", "logical_xor_", "logical_not_"])
+def test_in_place_logical_ops_write_and_bump_the_version_without_history(op):
+    def program(L):
+        args = () if op == "logical_not_" else (L.tensor([0.0, 1.0]),)
+        x = L.tensor([0.0, 2.0], requires_grad=True)
+        getattr(x, op)(*args)                  # allowed on a leaf: nothing is recorded
+        t = x * 1
+        v = t[:1]
+        getattr(t, op)(*args)
+        t.sum().backward()
+        return repr(x), x._version, repr(t), t._version, name(t), name(v), x.grad.tolist()
+    same(program)
+
+
+# ---------------------------------------------------------------- untracked writes, no_grad views
+
+
+def test_a_write_under_no_grad_regenerates_the_views_grad_fn():
+    def program(L):
+        x = L.ones(3, requires_grad=True)
+        a = x * 1
+        b = a.unsqueeze(0)
+        c = x[1:]
+        with L.no_grad():
+            a.mul_(2)
+            x.add_(1)
+        (b.sum() + c.sum()).backward()
+        return name(b), name(c), x.grad.tolist()
+    same(program)
+
+
+def test_a_view_made_under_no_grad_of_a_tensor_requiring_grad_requires_grad():
+    def program(L):
+        x = L.ones(2, 2, requires_grad=True)
+        with L.no_grad():
+            v = x[0]
+            r = x.reshape(4)
+        y = v * 2
+        y.sum().backward()
+        return (repr(v), v.is_leaf, name(v), repr(r), repr(y), v.grad, x.grad)
+    same(program)
+    check_error(lambda L: _no_grad_view(L).mul_(2))
+
+
+def _no_grad_view(L):
+    x = L.ones(2, 2, requires_grad=True)
+    with L.no_grad():
+        return x[0]
+
+
+def test_a_leaf_that_stops_requiring_grad_gets_no_gradient():
+    def program(L):
+        x = L.ones(2, requires_grad=True)
+        y = x.exp()
+        x.requires_grad_(False)
+        (y * y).sum().backward()
+        return x.grad
+    same(program)
+
+
+# ---------------------------------------------------------------- 0-d results
+
+
+def test_in_place_ops_on_0d_results_of_scalar_arithmetic_write_their_memory():
+    def program(L):
+        one = L.tensor(1.0, requires_grad=True)
+        t = -1.0 / one
+        v = t.permute(())
+        v += t
+        u = one * L.tensor(-1.0, requires_grad=True)
+        u[..., None] = L.tensor([1.0])
+        s = L.tensor(float("nan"), requires_grad=True) - -0.5
+        s *= s
+        return repr(t), repr(u), repr(s)
+    same(program)
