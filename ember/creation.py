@@ -272,6 +272,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
+    if dtype is D.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     n = int(np.ceil((end - start) / step))
     # torch computes start + i * step in double (or int64) precision, then casts
     if dtype.category <= D.INT and all(isinstance(v, int) for v in vals):
@@ -293,6 +295,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = _dtype(dtype)
+    if dt is D.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if dt.category <= D.INT:
         arr = np.linspace(start, end, steps).astype(dt.np)
         return _finish(arr, requires_grad)

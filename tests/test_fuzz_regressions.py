@@ -126,3 +126,85 @@ def test_in_place_ops_on_0d_results_of_scalar_arithmetic_write_their_memory():
         s *= s
         return repr(t), repr(u), repr(s)
     same(program)
+
+
+# ---------------------------------------------------------------- saved inputs written in place
+
+
+@pytest.mark.parametrize("op", ["mul_", "div_", "pow_", "hypot_", "atan2_", "xlogy_", "fmod_",
+                                "remainder_", "clamp_min_", "addcmul_"])
+def test_an_in_place_op_reading_self_as_a_saved_operand_refuses_backward(op):
+    def program(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        t = x * 1
+        getattr(t, op)(*((t, t) if op == "addcmul_" else (t,)))
+        t.sum().backward()
+    check_error(program)
+
+
+@pytest.mark.parametrize("op", ["add_", "sub_", "copysign_"])
+def test_an_in_place_op_reading_self_without_saving_it_runs_backward(op):
+    def program(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        t = x * 1
+        getattr(t, op)(t)
+        t.sum().backward()
+        return x.grad.tolist()
+    same(program)
+
+
+# ---------------------------------------------------------------- dtype rules of the kernels
+
+def _outcome(L, src):
+    ns = {"L": L, "b": L.tensor([True, False]), "i": L.tensor([2, -1]),
+          "e": L.zeros(0, dtype=L.bool)}
+    try:
+        return repr(eval(src, ns))
+    except Exception as exc:  # noqa: BLE001 - the error is the outcome compared
+        return type(exc).__name__, str(exc)
+
+
+@pytest.mark.parametrize("src", [
+    "b ** True", "b ** False", "b ** 2", "b.pow(True)", "L.pow(b, L.tensor(True))",
+    "True ** b", "2 ** b", "b.pow_(True)", "b.pow_(2)", "e ** e",
+    "2 ** L.tensor([-1, -2, 0, 3])", "1 ** L.tensor([-1, -2])", "(-1) ** L.tensor([-1, -2])",
+    "(-2) ** L.tensor([-1, -3])", "L.remainder(b, True)", "L.fmod(b, True)", "b % True",
+    "L.remainder(i, True)", "L.remainder(True, i)", "L.floor_divide(b, 2)", "b // 1.5",
+    "b // True", "b // b", "b.floor_divide_(2)", "i << True", "i >> True", "b << True",
+    "True << i", "L.clamp(b, b, b)", "L.clamp(b, True, False)", "L.clamp(b, True)",
+    "L.clamp(b, max=True)", "L.clamp_max(b, True)", "L.clamp_min(b, True)", "L.clamp(b, min=b)",
+    "L.clamp(b, 0, 1)", "L.addcmul(b, b, b)", "b.addcmul_(b, b)", "L.addcmul(e, e, e)",
+    "L.arange(4, dtype=L.bool)", "L.arange(0, dtype=L.bool)", "L.linspace(0, 1, 3, dtype=L.bool)",
+    "b.bitwise_and_(L.tensor([1.5, 2.0]))", "i.bitwise_or_(1.5)", "b.atan2_(2)", "i.hypot_(1.5)",
+])
+def test_kernel_dtype_rules_match_torch(src):
+    assert _outcome(ember, src) == _outcome(torch, src)
+
+
+@pytest.mark.parametrize("src", [
+    "L.zeros(0, 3).amax()", "L.zeros(0, 3).amin(())", "L.zeros(0, 3).amax(1)",
+    "L.zeros(0, 3).median()", "L.zeros(0, 3, dtype=L.int64).median()",
+    "L.zeros(0, 3, dtype=L.bool).median()", "L.zeros(0, 3, dtype=L.int64).nanmedian()",
+    "L.zeros(0, 3, dtype=L.bool).median(0)", "L.zeros(2, 3, dtype=L.bool).median(0)",
+    "L.zeros(0, 3, dtype=L.int64).softmax(0)", "L.zeros(0, 3, dtype=L.int64).log_softmax(1)",
+    "L.zeros(2, 3, dtype=L.int64).softmax(1)", "L.zeros(0, 3).norm(float('inf'))",
+    "L.zeros(0, 3).norm(-1.0, dim=0)", "L.zeros(0, 3).norm(-1.0, dim=1)",
+    "L.zeros(0, 3).norm(float('-inf'), dim=(1, 0))", "L.zeros(0, 3).norm(0.5, dim=0)",
+])
+def test_reductions_of_empty_tensors_match_torch(src):
+    assert _outcome(ember, src) == _outcome(torch, src)
+
+
+# ---------------------------------------------------------------- signed zeros
+
+@pytest.mark.parametrize("src", [
+    "L.relu(z)", "z.relu()", "L.clamp(z, 0.0)", "L.clamp(z, -0.0)", "L.clamp(z, max=0.0)",
+    "L.clamp(z, max=-0.0)", "L.clamp(z, -0.0, 0.0)", "L.clamp(z, w)", "L.clamp(z, max=w)",
+    "z.clamp_min(0.0)", "z.clamp_max(-0.0)", "L.maximum(z, w)", "L.minimum(z, w)",
+    "L.fmax(z, w)", "L.fmin(z, w)",
+])
+def test_elementwise_max_and_min_keep_self_where_equal_as_torch(src):
+    def program(L):
+        ns = {"L": L, "z": L.tensor([-0.0, 0.0, 0.0, -0.0]), "w": L.tensor([0.0, -0.0, 0.0, -0.0])}
+        return np.signbit(eval(src, ns).numpy()).tolist()
+    same(program)

@@ -102,8 +102,8 @@ def check_versions(node):
             what = ""
         else:
             name = fn.name()
-            what = name.rsplit("Backward", 1)[0] if "Backward" in name else \
-                "torch::autograd::" + name
+            head, _, tail = name.rpartition("Backward")     # PowBackward1 -> Pow1
+            what = head + tail.lstrip("0") if head else "torch::autograd::" + name
             what = f", which is output {nr} of {what},"
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, bump_version, check_versions, use, init_node, vroot, ZERO
-from ..dtypes import type_name
+from ..dtypes import result_type, type_name
 from ..tensor import Tensor, wrap
 from ._args import can_cast, plain_operand
 
@@ -293,7 +293,14 @@ def inplace(self, result):
         bump_version(self)
         _untracked(self)
         return self
-    bump_version(self, node._seq)
+    stamp = node._seq
+    root = vroot(self)
+    for name in node._saved_names:
+        saved = getattr(node, name, None)
+        if isinstance(saved, Tensor) and saved._data is not rd and vroot(saved) is root:
+            stamp = None        # the node saved an input this write changes (t.mul_(t))
+            break
+    bump_version(self, stamp)
     for name in node._saved_names:      # an output the node saved is self's values now
         saved = getattr(node, name, None)
         if isinstance(saved, Tensor) and saved._data is rd:
@@ -397,8 +404,10 @@ def _alias(saved, t, node):
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
-def inplace_binary(fn):
-    """The in-place form of a binary op fn(input, other, **kwargs) (add_, mul_, ...)."""
+def inplace_binary(fn, numbers=True):
+    """The in-place form of a binary op fn(input, other, **kwargs) (add_, mul_, ...);
+    numbers: whether `other` may be a Python number (else fn gives torch's TypeError)."""
+    kinds = (Tensor, bool, int, float) if numbers else Tensor
     ufunc = _UFUNCS.get(fn.__name__)
 
     def op_(self, other, **kwargs):
@@ -412,6 +421,15 @@ def inplace_binary(fn):
                 ufunc(x, y, out=x)
                 mark_written(self)
                 return self
+        if not numbers and not isinstance(other, Tensor):
+            raise TypeError(f"{op_.__name__}(): argument 'other' (position 1) must be Tensor, "
+                            f"not {type(other).__name__}")
+        if isinstance(other, kinds):
+            # torch checks that the promoted type fits self before its kernels' dtype checks
+            rt = result_type(self, other).np
+            if rt != self._data.dtype and not can_cast(rt, self._data.dtype):
+                raise RuntimeError(f"result type {type_name(rt)} can't be cast to the desired "
+                                   f"output type {type_name(self._data.dtype)}")
         return inplace(self, fn(inplace_source(self), other, **kwargs))
     op_.__name__ = fn.__name__ + "_"
     return op_

@@ -244,6 +244,8 @@ def _shift(ufunc, kernel, name):
     def op(input, other, *, out=None):
         if not isinstance(input, Tensor):
             input = scalar_tensor(input, other)
+        if type(other) is bool and input._data.dtype.kind in "iu":
+            other = int(other)          # a Python bool shifts an integer tensor as 0 or 1
         x, y = operands(input, other)
         ky = np.asarray(y).dtype.kind
         if x.dtype.kind not in "iu" or ky not in "iu":

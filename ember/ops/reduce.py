@@ -498,6 +498,9 @@ def _amaxmin(input, dim, keepdim, largest, out):
     name = "amax" if largest else "amin"
     _kernel_check(input, "max_values_cpu" if largest else "min_values_cpu")
     x = input._data
+    every = dim is None or not isinstance(dim, int) and len(dim) == 0
+    if x.size == 0 and every:
+        raise _reduce_empty_error(name, x)
     dims, axis = _red_dims(dim if dim is not None else (), x.ndim)
     for d in dims:
         if x.shape[d] == 0:
@@ -687,9 +690,16 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         dim = (dim,)
     dims, axis = _red_dims(dim, x.ndim)
     p = float(ord)
-    if x.size == 0 and p < 0 or (p == float("inf") and _pyany(x.shape[d] == 0 for d in dims)):
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
-                           "tensor because the operation does not have an identity")
+    if x.size == 0 and (p < 0 or p == float("inf")):     # no identity to start from
+        shown = int(p) if p.is_integer() else p       # torch prints -1.0 as -1
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an "
+                               "empty tensor because the operation does not have an identity")
+        for d in dims:
+            if x.shape[d] == 0:     # (torch's message lacks the space before "because")
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the "
+                                   f"dimension {d}because this dimension is empty and the "
+                                   "operation does not have an identity")
     res = wrap(_norm_values(x, p, axis, keepdim and x.ndim > 0))
     if STATE.enabled and input._requires_grad:
         node = LinalgVectorNormBackward0()
@@ -798,7 +808,7 @@ def _softmax_input(input, dim, dtype, name):
         input = input.to(dtype)
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    if x.dtype.kind != "f":
+    if x.dtype.kind != "f" and x.size:      # (an empty input runs no kernel in torch)
         kernel = "lastdim_kernel_impl" if d >= x.ndim - 1 else "kernel_impl"
         raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
                                   f"'{type_name(x.dtype)}'")

@@ -479,10 +479,9 @@ class NanmedianBackward0(MaxBackward1):      # derivatives.yaml: nanmedian (whol
 def _median_all(input, ignore_nan):
     x = input._data
     name = "nanmedian" if ignore_nan else "median"
-    if x.size == 0:
-        v = np.asarray(np.nan, x.dtype) if x.dtype.kind in "fc" else None
-        if v is None:
-            raise IndexError(f"{name}(): Expected reduction dim 0 to have non-zero size.")
+    if x.size == 0:             # torch: NaN, converted to the dtype (bool True, int64 min)
+        with np.errstate(invalid="ignore"):
+            v = np.asarray(np.nan).astype(x.dtype)
     else:
         flat = x.reshape(-1)
         if x.dtype.kind in "fc" and np.isnan(flat).any():
@@ -504,7 +503,8 @@ def _median_all(input, ignore_nan):
 
 def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    if input._data.size:        # (torch looks at an empty input's shape before its dtype)
+        _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, False)
     return _select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1, _RT.median,
@@ -513,7 +513,8 @@ def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    if input._data.size:        # (torch looks at an empty input's shape before its dtype)
+        _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, True)
     return _select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,
