@@ -208,3 +208,95 @@ def test_elementwise_max_and_min_keep_self_where_equal_as_torch(src):
         ns = {"L": L, "z": L.tensor([-0.0, 0.0, 0.0, -0.0]), "w": L.tensor([0.0, -0.0, 0.0, -0.0])}
         return np.signbit(eval(src, ns).numpy()).tolist()
     same(program)
+
+
+# ---------------------------------------------------------------- overlapping reads and writes
+
+OVERLAP_CASES = {
+    "unsqueezed self": lambda L: (lambda t: t.unsqueeze(0).add_(t))(L.ones(3)),
+    "same view": lambda L: (lambda t: t.add_(t.view(3)))(L.ones(3)),
+    "disjoint": lambda L: (lambda t: t[:2].add_(t[2:]))(L.ones(4)),
+    "partial": lambda L: (lambda t: t[1:].add_(t[:3]))(L.ones(4)),
+    "transpose": lambda L: (lambda t: t.add_(t.t()))(L.ones(2, 2)),
+    "strided (too hard)": lambda L: (lambda t: t[::2].add_(t[::2]))(L.ones(4)),
+    "comparison": lambda L: (lambda t: t.unsqueeze(0).gt_(t))(L.ones(3)),
+    "0-d view": lambda L: (lambda t: t[..., None].add_(t))(L.tensor(1.0)),
+    "self": lambda L: (lambda t: t.mul_(t))(L.tensor(1.0)),
+    "copy_": lambda L: (lambda t: t[1:].copy_(t[:3]))(L.ones(4)),
+    "copy_ transposed": lambda L: (lambda t: t.copy_(t.T))(L.ones(2, 2)),
+    "setitem": lambda L: (lambda t: t[1:].__setitem__(slice(None), t[:3]))(L.ones(4)),
+    "lerp_": lambda L: (lambda t: t.unsqueeze(-2).lerp_(t, 2.5))(L.ones(1, 3)),
+    "clamp_": lambda L: (lambda t: t[1:].clamp_(t[:3]))(L.ones(4)),
+    "addcmul_": lambda L: (lambda t: t[1:].addcmul_(t[:3], L.ones(3)))(L.ones(4)),
+    "logical_and_": lambda L: (lambda t: t[1:].logical_and_(t[:3]))(L.ones(4)),
+    "bitwise_and_": lambda L: (lambda t: t[1:].bitwise_and_(t[:3]))(L.ones(4, dtype=L.long)),
+    "setitem advanced": lambda L: (lambda t: t.__setitem__(L.tensor([1, 2]), t[:2]))(L.ones(4)),
+    "setitem mask, full": lambda L: (lambda t: t.__setitem__(t > 0, t[:4]))(L.ones(4)),
+    "setitem mask, 1 element": lambda L: (lambda t: t.__setitem__(t > 0, t[:1]))(L.ones(4)),
+    "setitem index, 0-d": lambda L: (lambda t: t.__setitem__(L.tensor([1, 2]), t[0]))(L.ones(4)),
+    "index_put_": lambda L: (lambda t: t.index_put_((L.tensor([1, 2]),), t[:2]))(L.ones(4)),
+    "index_add_ full": lambda L: (lambda t: t.index_add_(0, L.tensor([0, 1, 2, 3]), t))(L.ones(4)),
+    "index_copy_": lambda L: (lambda t: t[1:].index_copy_(0, L.tensor([0, 1]), t[:2]))(L.ones(4)),
+    "put_": lambda L: (lambda t: t.put_(L.tensor([0]), t[:1]))(L.ones(4)),
+    "scatter_": lambda L: (lambda t: t.scatter_(0, L.tensor([0, 1]), t))(L.ones(4)),
+    "masked_scatter_": lambda L: (lambda t: t.masked_scatter_(t > 0, t))(L.ones(4)),
+    "masked_fill_ 0-d": lambda L: (lambda t: t.masked_fill_(t > 0, t[0]))(L.ones(4)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OVERLAP_CASES))
+def test_in_place_ops_refuse_inputs_overlapping_the_output_as_torch(case):
+    def outcome(L):
+        try:
+            OVERLAP_CASES[case](L)
+        except RuntimeError as exc:
+            return str(exc)
+        return "ran"
+    same(outcome)
+
+
+def test_writes_through_overlapping_unfold_windows_are_allowed_and_differentiate():
+    def program(L):
+        x = L.arange(5.0, requires_grad=True)
+        t = x * 1
+        u = t.unfold(0, 2, 1)
+        t.mul_(2)
+        u.sum().backward()
+        v = L.arange(4.0).unfold(0, 2, 1)
+        v.relu_()
+        return x.grad.tolist(), name(u)
+    same(program)
+
+
+# ---------------------------------------------------------------- views and in-place rules
+
+
+def test_a_view_of_a_leaf_view_that_requires_grad_refuses_in_place_writes():
+    def program(L):
+        t0 = L.arange(2.0).reshape(2).requires_grad_()
+        t3 = t0[-2]
+        t3.zero_()
+    check_error(program)
+    check_error(lambda L: L.arange(2.0).reshape(2).requires_grad_().zero_())
+
+
+def test_in_place_shape_ops_bump_the_version_and_check_like_writes():
+    def program(L):
+        t = L.zeros(2, 2)
+        versions = []
+        for op in (lambda: t.t_(), lambda: t.unsqueeze_(0), lambda: t.squeeze_(),
+                   lambda: t.transpose_(0, 1)):
+            op()
+            versions.append(t._version)
+        x = L.ones(2, 2, requires_grad=True)
+        u = x * 1
+        v = u[0]
+        u.t_()
+        w = x * 1
+        a = w[0]
+        a.unsqueeze_(0)
+        return versions, name(v), name(u), u._version, name(a), name(w), w._version
+    same(program)
+    check_error(lambda L: L.ones(2, 2, requires_grad=True)[0].unsqueeze_(0))
+    check_error(lambda L: (L.ones(2, 2, requires_grad=True) * 1).unbind()[0].unsqueeze_(0))
+    check_error(lambda L: _no_grad_view(L).unsqueeze_(0))

@@ -141,9 +141,67 @@ def _region(view_arr, base_arr):
     return inv[_positions(view_arr, mem)]
 
 
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the "
+                   "written-to tensor refer to a single memory location. Please clone() the "
+                   "tensor before performing the operation.")
+
+
+def check_overlap(self, other, full=False):
+    """torch's refusal of an in-place write into self that reads `other` (a Tensor or not)
+    where the two overlap partly (full: or at all, as index_put_ and index_copy_ refuse).
+    Like torch it cannot tell for tensors that are not dense (strided, expanded): those
+    pass, and what the write then gives is undefined in torch too."""
+    if isinstance(other, Tensor):
+        check_overlap_arrays(self._data, other._data, full)
+
+
+def check_overlap_arrays(a, b, full=False):
+    """check_overlap for the arrays of the written-to tensor (a) and an input (b)."""
+    if a is b:
+        status = "full" if a.size else None
+    elif a.base is None and b.base is None or not np.may_share_memory(a, b):
+        return
+    else:
+        status = _overlap(a, b)
+    if status == "partial" or full and status == "full":
+        raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def _overlap(a, b):
+    """torch's overlap status of two arrays that may share memory: "full" (the same elements
+    in the same layout), "partial", or None (empty, or not both dense: too hard to tell)."""
+    if a.size == 0 or b.size == 0 or not (_dense(a) and _dense(b)):
+        return None
+    pa = a.__array_interface__["data"][0]
+    pb = b.__array_interface__["data"][0]
+    if pa == pb and a.nbytes == b.nbytes and a.shape == b.shape and all(
+            sa == sb for n, sa, sb in zip(a.shape, a.strides, b.strides) if n > 1):
+        return "full"
+    return "partial"
+
+
+def _dense(a):
+    """torch's is_non_overlapping_and_dense: the elements fill a block of memory, in some
+    order of the dims."""
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expect = a.itemsize
+    for st, n in sorted((st, n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if st != expect:
+            return False
+        expect *= n
+    return True
+
+
 def _overlaps(arr):
-    """Whether some elements of arr share memory (a stride-0 dimension of size > 1)."""
-    return any(s == 0 and n > 1 for n, s in zip(arr.shape, arr.strides))
+    """Whether some elements of arr may share memory (an expanded dim, overlapping unfold
+    windows): false only when each dim's stride clears the extent of the smaller ones."""
+    extent = arr.itemsize
+    for st, n in sorted((abs(st), n) for n, st in zip(arr.shape, arr.strides) if n > 1):
+        if st < extent:
+            return True
+        extent += st * (n - 1)
+    return False
 
 
 class AsStridedBackward0(Node):
@@ -245,15 +303,16 @@ def inplace_source(self):
     return self
 
 
-def check_inplace(self, recording):
-    """torch's refusals of an in-place write into self (before anything is written)."""
+def check_inplace(self, recording, write=True):
+    """torch's refusals of an in-place write into self (before anything is written); write:
+    the op writes values (not only the shape, as t_ and unsqueeze_ do)."""
     x = self._x
     if recording:
         if x is not None and "base" in x:
             base = x["base"]
             if x.get("nograd") and (base._requires_grad or self._requires_grad):
                 raise RuntimeError(NO_GRAD_VIEW)
-            if base._requires_grad and base._grad_fn is None:
+            if self._requires_grad and base._grad_fn is None:   # (base need not require grad)
                 raise RuntimeError("a view of " + LEAF_INPLACE)
             if "multi" in x:
                 fn = self._grad_fn
@@ -269,7 +328,7 @@ def check_inplace(self, recording):
                 raise RuntimeError(NO_GRAD_VIEW)
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(LEAF_INPLACE)
-    if not self._data.flags.writeable:
+    if write and not self._data.flags.writeable:
         raise RuntimeError(OVERLAP)
 
 
@@ -316,6 +375,16 @@ def mark_written(t):
     bump_version(t)
     if t._x is not None:
         _untracked(t)
+
+
+def reshaped_in_place(t):
+    """After t_()/unsqueeze_()/...: a version bump, and the family's other views read the
+    base anew (torch regenerates them as their version changed)."""
+    bump_version(t)
+    x = t._x
+    base = x.get("base", t) if x else t
+    if base._requires_grad and base._x is not None and "views" in base._x:
+        _regenerate(base, t)
 
 
 def _untracked(t):
@@ -411,6 +480,7 @@ def inplace_binary(fn, numbers=True):
     ufunc = _UFUNCS.get(fn.__name__)
 
     def op_(self, other, **kwargs):
+        check_overlap(self, other)
         if ufunc is not None and not kwargs and not (STATE.enabled and (
                 self._requires_grad or getattr(other, "_requires_grad", False))):
             # nothing recorded (e.g. an optimizer step): write in place in one pass

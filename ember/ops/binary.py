@@ -12,7 +12,7 @@ from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
                     _tensor_args)
-from ._views import inplace, inplace_source, inplace_binary
+from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .arith import _grad_needed, _SavesSelf, _zeros
 from .logical import isnan, where
 
@@ -411,14 +411,20 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 
 
 def lerp_(self, end, weight):
+    check_overlap(self, end)
+    check_overlap(self, weight)
     return inplace(self, lerp(inplace_source(self), end, weight))
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
+    check_overlap(self, tensor1)
+    check_overlap(self, tensor2)
     return inplace(self, addcmul(inplace_source(self), tensor1, tensor2, value=value))
 
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
+    check_overlap(self, tensor1)
+    check_overlap(self, tensor2)
     return inplace(self, addcdiv(inplace_source(self), tensor1, tensor2, value=value))
 
 

@@ -14,7 +14,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor, device, wrap
 from ._args import broadcast_error
-from ._views import inplace, check_inplace, mark_written
+from ._views import inplace, check_inplace, check_overlap, mark_written
 
 
 class CloneBackward0(Node):
@@ -161,6 +161,7 @@ def copy_(self, src, non_blocking=False):
         if shape != sd.shape:
             raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
+    check_overlap(self, src)
     # (an integer tensor never requires grad: a copy into one records nothing)
     recording = STATE.enabled and (self._requires_grad or src._requires_grad) and \
         sd.dtype.kind in "fc"

@@ -24,7 +24,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._views import inplace, inplace_source
+from ._views import check_overlap, check_overlap_arrays, inplace, inplace_source
 from .convert import copy_, fill_, fill_value
 from .join import slice_dim
 from .shape import alias, select, unsqueeze, expand, flatten, reshape
@@ -409,7 +409,8 @@ def _expand_error(vs, target):
 
 
 def _check_overlap(dst, src, same_ok):
-    """torch refuses a write whose (dense) source partly overlaps the destination's memory."""
+    """torch refuses a write whose (dense) source overlaps the destination's memory: partly
+    (a copy into a basic index), or at all (index_put_ through advanced indices)."""
     if not np.may_share_memory(dst, src):
         return
     if same_ok:
@@ -417,19 +418,10 @@ def _check_overlap(dst, src, same_ok):
             np.broadcast_shapes(src.shape, dst.shape)
         except ValueError:
             return     # the write itself reports the shape mismatch first
-    if not (dst.flags.c_contiguous and src.flags.c_contiguous):
-        return     # torch cannot tell either ("too hard"): it lets the write happen
-    a = dst.__array_interface__["data"][0]
-    b = src.__array_interface__["data"][0]
-    if same_ok and a == b and dst.nbytes == src.nbytes:
-        return
-    if a < b + src.nbytes and b < a + dst.nbytes:
-        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
-                           "written-to tensor refer to a single memory location. Please clone() "
-                           "the tensor before performing the operation.")
+    check_overlap_arrays(dst, src, not same_ok)
 
 
-def _set(self, P, value):
+def _set(self, P, value, fill=False):
     vt = value if isinstance(value, Tensor) else None
     if vt is not None and vt._data.dtype.kind == "c" and self._data.dtype.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part",
@@ -440,8 +432,9 @@ def _set(self, P, value):
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
                                f"got {type_name(self._data.dtype)} for the destination and "
                                f"{type_name(vt._data.dtype)} for the source.")
-        _check_overlap(self._data[P.basic] if P.adv is None else self._data, vt._data,
-                       P.adv is None)
+        if not fill:
+            _check_overlap(self._data[P.basic] if P.adv is None else self._data, vt._data,
+                           P.adv is None)
     target = _basic(self, P) if P.steps else self
     if vt is not None and vt._data.ndim:
         vs = vt._data.shape                 # torch drops the value's leading size-1 dims
@@ -487,7 +480,10 @@ def _check_put_shape(x, adv, v):
 
 
 def _setitem(self, index, value):
-    _set(self, _parse(self._data.shape, index, getitem=False), value)
+    # t[mask] = a one-element tensor is a masked fill in torch, which reads no overlap
+    fill = isinstance(index, Tensor) and index._data.dtype == np.bool_ and \
+        isinstance(value, Tensor) and value._data.size == 1
+    _set(self, _parse(self._data.shape, index, getitem=False), value, fill)
 
 
 # ---------------------------------------------------------------- helpers for the index ops
@@ -707,6 +703,7 @@ def _index_put(input, P, values, accumulate):
 
 
 def index_put_(input, indices, values, accumulate=False):
+    check_overlap(input, values, full=True)
     return inplace(input, index_put(inplace_source(input), indices, values, accumulate))
 
 # ---------------------------------------------------------------- masked ops

@@ -14,7 +14,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args
-from ._views import inplace, inplace_binary
+from ._views import check_overlap, inplace, inplace_binary
 
 
 class WhereBackward0(Node):                  # derivatives.yaml: where.self
@@ -347,6 +347,7 @@ class GeBackward1(_ZerosBackward1):
 
 def _compare_(fn, scalar_node, tensor_node):
     def op_(self, other):
+        check_overlap(self, other)
         res = wrap(fn(self, other)._data.astype(self._data.dtype))
         t = other if isinstance(other, Tensor) else None
         if STATE.enabled and self._data.dtype.kind in "fc" and (
@@ -376,14 +377,17 @@ bitwise_right_shift_ = inplace_binary(bitwise_right_shift)
 # logical_*_ are not differentiable: they write (a version bump) and record nothing, and a
 # leaf that requires grad may be written (torch allows it)
 def logical_and_(self, other):
+    check_overlap(self, other)
     return inplace(self, logical_and(self, other))
 
 
 def logical_or_(self, other):
+    check_overlap(self, other)
     return inplace(self, logical_or(self, other))
 
 
 def logical_xor_(self, other):
+    check_overlap(self, other)
     return inplace(self, logical_xor(self, other))
 
 

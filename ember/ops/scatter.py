@@ -13,7 +13,7 @@ from ..autograd.graph import Node, link, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._views import inplace, inplace_source
+from ._views import check_overlap, inplace, inplace_source
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
 from .logical import where
@@ -624,22 +624,27 @@ def put(input, index, source, accumulate=False):
 # ---------------------------------------------------------------- in-place forms
 
 
-def _inplace_op(fn, name):
+def _inplace_op(fn, name, src=None):
+    """fn's in-place form; src: (position, keyword) of the source tensor argument, which torch
+    refuses where it overlaps self at all."""
     def op_(self, *args, **kwargs):
+        if src is not None:
+            check_overlap(self, args[src[0]] if len(args) > src[0] else kwargs.get(src[1]),
+                          full=True)
         return inplace(self, fn(inplace_source(self), *args, **kwargs))
     op_.__name__ = name
     return op_
 
 
-scatter_ = _inplace_op(scatter, "scatter_")
-scatter_add_ = _inplace_op(scatter_add, "scatter_add_")
-scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_")
-index_add_ = _inplace_op(index_add, "index_add_")
-index_reduce_ = _inplace_op(index_reduce, "index_reduce_")
-index_copy_ = _inplace_op(index_copy, "index_copy_")
+scatter_ = _inplace_op(scatter, "scatter_", (2, "src"))
+scatter_add_ = _inplace_op(scatter_add, "scatter_add_", (2, "src"))
+scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_", (2, "src"))
+index_add_ = _inplace_op(index_add, "index_add_", (2, "source"))
+index_reduce_ = _inplace_op(index_reduce, "index_reduce_", (2, "source"))
+index_copy_ = _inplace_op(index_copy, "index_copy_", (2, "source"))
 index_fill_ = _inplace_op(index_fill, "index_fill_")
 masked_scatter_ = _inplace_op(masked_scatter, "masked_scatter_")
-put_ = _inplace_op(put, "put_")
+put_ = _inplace_op(put, "put_", (1, "source"))
 
 
 def masked_fill_(self, mask, value):

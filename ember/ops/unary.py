@@ -24,7 +24,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, floating, write_out)
-from ._views import inplace, inplace_source
+from ._views import check_overlap, inplace, inplace_source
 from .arith import _grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow
 from .complex import real
 from .logical import where, isfinite
@@ -942,6 +942,8 @@ def round_(self, *, decimals=None):
 
 
 def clamp_(self, min=None, max=None):
+    check_overlap(self, min)
+    check_overlap(self, max)
     return inplace(self, clamp(inplace_source(self), min, max))
 
 
@@ -949,10 +951,12 @@ clip_ = clamp_
 
 
 def clamp_min_(self, min):
+    check_overlap(self, min)
     return inplace(self, clamp_min(inplace_source(self), min))
 
 
 def clamp_max_(self, max):
+    check_overlap(self, max)
     return inplace(self, clamp_max(inplace_source(self), max))
 
 
