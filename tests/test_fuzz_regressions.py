@@ -300,3 +300,124 @@ def test_in_place_shape_ops_bump_the_version_and_check_like_writes():
     check_error(lambda L: L.ones(2, 2, requires_grad=True)[0].unsqueeze_(0))
     check_error(lambda L: (L.ones(2, 2, requires_grad=True) * 1).unbind()[0].unsqueeze_(0))
     check_error(lambda L: _no_grad_view(L).unsqueeze_(0))
+
+
+# ---------------------------------------------------------------- index ops' argument checks
+
+@pytest.mark.parametrize("op", ["index_add_", "index_copy_"])
+@pytest.mark.parametrize("args", [
+    "(2, 1), 0, [1], ()", "(2, 2), 1, [1], (1,)", "(2, 1), 1, [0], ()", "(3,), 0, [0], ()",
+    "(), 0, [0], ()", "(), 0, [0], (1,)", "(), 0, [0, 0], ()", "(2, 3), 0, [0], (1, 2)",
+    "(2, 3), 0, [0], (3,)", "(2, 3), 0, [0], (1, 3, 1)", "(2, 3), 1, [0, 1], (2, 2)",
+    "(2, 3), 1, [0, 1], (3, 2)", "(2, 3), 0, [[0]], (1, 3)", "(2, 3), 0, [5], (1, 3)",
+    "(2, 3), 0, [0.0], (1, 3)", "(2, 3, 4), 1, [0], (2, 1, 5)",
+])
+def test_index_add_and_index_copy_check_shapes_as_torch(op, args):
+    shape, dim, index, source = eval(args)
+
+    def outcome(L):
+        try:
+            t = getattr(L.zeros(shape), op)(dim, L.tensor(index), L.ones(source))
+            return t.tolist()
+        except Exception as exc:  # noqa: BLE001 - the error is the outcome compared
+            return type(exc).__name__, str(exc)
+    same(outcome)
+
+
+def test_index_copy_into_an_empty_tensor_is_refused():
+    # (torch's message is an internal storage-size one)
+    check_error(lambda L: L.zeros(0, 3).index_copy_(0, L.tensor([0]), L.ones(1, 3)),
+                match_message=False)
+    same(lambda L: L.zeros(0, 3).index_add_(0, L.tensor([0]), L.ones(1, 3)).shape)
+
+
+def test_a_masked_setitem_of_one_element_fills_whatever_its_dtype():
+    def program(L):
+        x = L.tensor([1.0, -1.0, 2.0], requires_grad=True)
+        out = []
+        for val in (L.tensor(5.0, requires_grad=True), L.tensor([5.0], requires_grad=True),
+                    L.tensor(7), L.tensor([7])):
+            t = x * 1
+            t[t > 0] = val
+            t.sum().backward()
+            out.append((repr(t), edges(t), x.grad.tolist()))
+            x.grad = None
+        i = L.tensor([1, 2, 3])
+        i[i > 1] = L.tensor(2.5)
+        out.append(i.tolist())
+        return out
+    same(program)
+    check_error(lambda L: L.ones(3).__setitem__(L.tensor([0]), L.tensor(7)))
+
+
+# ---------------------------------------------------------------- nodes
+
+
+def test_div_with_a_rounding_mode_given_even_as_none_is_torchs_tensor_mode_overload():
+    def program(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        w = L.tensor([3.0, -2.0], requires_grad=True)
+        out = []
+        for kw in ({}, {"rounding_mode": None}, {"rounding_mode": "floor"}):
+            for other in (w, 2.0):
+                y = L.div(x, other, **kw)
+                y.sum().backward()
+                out.append((name(y), x.grad.tolist(), None if w.grad is None else
+                            w.grad.tolist()))
+                x.grad = w.grad = None
+        return out
+    same(program)
+    for mode in (None, "floor"):
+        check_error(lambda L: _div_self_backward(L, mode))
+
+
+def _div_self_backward(L, mode):
+    t = L.tensor([1.0, 2.0], requires_grad=True) * 1
+    t.div_(t, rounding_mode=mode)
+    t.sum().backward()
+
+
+def test_advanced_indexing_frees_its_saved_indices_after_backward():
+    def program(L):
+        x = L.ones(3, 3, requires_grad=True)
+        y = x[:, [1]]
+        y.backward(L.ones(3, 1))
+        (y * 2).sum().backward()
+    check_error(program)
+
+
+def test_a_write_through_a_detached_alias_regenerates_the_sources_views():
+    def program(L):
+        x = L.tensor([[0.75, 1.5, -2.67]], requires_grad=True)
+        t = x * x
+        f = t.flatten()
+        f.detach().copysign_(L.tensor([0.75]))
+        v = t[0]
+        t.detach().mul_(2)
+        f.sum().backward()
+        return name(f), name(v), name(t), x.grad.tolist()
+    same(program)
+
+
+# ---------------------------------------------------------------- crashes and leaks
+
+
+def test_erfc_of_infinity():
+    check(lambda L, x: L.erfc(x), np.array([1.5, np.inf, -1.5, -np.inf]))
+    check(lambda L, x: L.erfc(x), np.array([np.inf]), grad=False)
+
+
+def test_floor_division_of_shapes_that_do_not_broadcast_gives_torchs_error():
+    check_error(lambda L: L.ones(3) // L.ones(5))
+    check_error(lambda L: L.ones(3, dtype=L.long) // L.ones(5, dtype=L.long))
+    check_error(lambda L: L.div(L.ones(3), L.ones(2), rounding_mode="trunc"))
+
+
+def test_prod_of_inf_and_zero_lets_no_numpy_warning_out():
+    import warnings
+    x = ember.tensor([[0.5, np.inf], [-1.5, 0.0]], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember(\.|$)")
+        x.prod()
+        x.prod(1)

@@ -158,7 +158,7 @@ def check_overlap(self, other, full=False):
 def check_overlap_arrays(a, b, full=False):
     """check_overlap for the arrays of the written-to tensor (a) and an input (b)."""
     if a is b:
-        status = "full" if a.size else None
+        status = "full"         # (torch: the same tensor overlaps itself even when empty)
     elif a.base is None and b.base is None or not np.may_share_memory(a, b):
         return
     else:
@@ -397,6 +397,10 @@ def _untracked(t):
     base = x.get("base", t)
     if base._requires_grad and base._x is not None and "views" in base._x:
         _regenerate(base)
+    root = x.get("vroot", base)         # written through a detached alias: the source's views
+    if root is not base and root._requires_grad and root._x is not None and \
+            "views" in root._x:
+        _regenerate(root)
 
 
 def rebase(self, node, nr=0):

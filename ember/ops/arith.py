@@ -330,18 +330,32 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
                 if nf[1][0] is not None else None)
 
 
-class DivBackward2(Node):                    # derivatives.yaml: div.Tensor_mode (zero gradient)
-    __slots__ = ()
+class DivBackward2(DivBackward0):             # derivatives.yaml: div.Tensor_mode
+    """Division given a rounding_mode (None too): a zero gradient when it rounds."""
+    __slots__ = ("_saved_rounding_mode",)
 
     def apply(self, grad):
+        if self._saved_rounding_mode is None:
+            return DivBackward0.apply(self, grad)
         return tuple(_zeros(grad) if nf[0] is not None else None for nf in self.next_functions)
 
 
-def div(input, other, *, rounding_mode=None, out=None):
+class _NoMode:
+    """div's rounding_mode when not given (given, even as None, torch takes another overload)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+_NO_MODE = _NoMode()
+
+
+def div(input, other, *, rounding_mode=_NO_MODE, out=None):
     if not isinstance(input, Tensor):
         input = scalar_tensor(input, other)
     o = other if isinstance(other, Tensor) else None
-    if rounding_mode is not None:
+    if rounding_mode is not None and rounding_mode is not _NO_MODE:
         return write_out(_div_rounding(input, other, o, rounding_mode), out)
     rt = D.result_type(input, other)
     if rt.category < D.FLOAT:
@@ -361,9 +375,14 @@ def div(input, other, *, rounding_mode=None, out=None):
         r = r.astype(rt.np)
     res = wrap(r)
     if _grad_needed(input, o):
-        node = DivBackward0()
+        if rounding_mode is None:       # given as None: torch's Tensor_mode overload
+            node = DivBackward2()
+            node._saved_rounding_mode = None
+            node._saved_self = input
+        else:
+            node = DivBackward0()
+            node._saved_self = input if o is not None and o._requires_grad else None
         node._saved_other = other
-        node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
 
@@ -376,6 +395,10 @@ def _div_rounding(input, other, o, mode, node=True):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{mode}'")
     x, y = operands(input, other)
+    try:
+        np.broadcast_shapes(np.shape(x), np.shape(y))
+    except ValueError:
+        raise broadcast_error(x, y) from None
     with np.errstate(all="ignore"):
         if x.dtype.kind in "iub" and (o is None or y.dtype.kind in "iub"):
             if np.any(np.asarray(y) == 0):
@@ -390,7 +413,10 @@ def _div_rounding(input, other, o, mode, node=True):
             r = np.asarray(r).astype(q.dtype, copy=False)
     res = wrap(r)
     if node and _grad_needed(input, o) and res._data.dtype.kind in "fc":
-        link(res, DivBackward2(), input, o)
+        node = DivBackward2()
+        node._saved_rounding_mode = mode
+        node._saved_self, node._saved_other = input, other      # (torch saves both)
+        link(res, node, input, o)
     return res
 
 

@@ -255,6 +255,7 @@ def _parse(shape, index, getitem=True):
 class IndexBackward0(Node):                  # derivatives.yaml: index.Tensor
     """Backward of advanced indexing: the gradient summed into zeros at the indexed places."""
     __slots__ = ("_indices", "_self_sym_sizes")
+    _saved_names = ("_indices",)        # torch saves the index tensors: freed after backward
 
     def apply(self, grad):
         return _index_grad(grad, self._self_sym_sizes, self._indices),
@@ -427,6 +428,10 @@ def _set(self, P, value, fill=False):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         vt = value = wrap(vt._data.real)
+    if vt is not None and fill:         # torch's masked fill: the value as a 0-d tensor
+        vt = value = vt.view(()) if vt._data.ndim else vt
+        if vt._data.dtype != self._data.dtype:
+            vt = value = vt.to(self.dtype)
     if vt is not None:
         if P.adv is not None and vt._data.dtype != self._data.dtype:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "

@@ -359,8 +359,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         input = input.to(dtype)              # torch computes (and differentiates) in dtype
     x = input._data
     rd = _sum_dtype(x, dtype, input)
+    # (ufunc.reduce called from here, not np.prod: NumPy's RuntimeWarnings are then raised
+    # from an ember module, where ember's warning filter keeps them from the user)
     if dim is None:
-        res = wrap(np.prod(x, dtype=rd))
+        res = wrap(np.multiply.reduce(x, axis=None, dtype=rd))
         if STATE.enabled and input._requires_grad:
             node = ProdBackward0()
             node._saved_self = input
@@ -371,8 +373,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         raise TypeError("prod() received an invalid combination of arguments - got "
                         f"({type(dim).__name__}), but expected one of:")
     d = wrap_dim(dim, x.ndim)
-    res = wrap(np.prod(x, axis=d if x.ndim else None, dtype=rd,
-                       keepdims=keepdim and x.ndim > 0))
+    res = wrap(np.multiply.reduce(x, axis=d if x.ndim else None, dtype=rd,
+                                  keepdims=keepdim and x.ndim > 0))
     if STATE.enabled and input._requires_grad:
         node = ProdBackward1()
         node._saved_self = input

@@ -24,7 +24,11 @@ behaviour, where any answer is right):
   read a tensor overlapping the written one in a way torch does not check (strided or
   expanded): the Tensor.expand docs warn that in-place operations on such tensors "may
   result in incorrect behavior" (torch's values depend on its vectorisation); torch's
-  refusals of the overlaps it does check are kept and compared."""
+  refusals of the overlaps it does check are kept and compared.
+- in-place integer division or remainder by a tensor holding a zero: torch raises its
+  ZeroDivisionError from inside the kernel after writing part of the result, so what the
+  tensor holds afterwards depends on torch's loop (the error itself is compared out of
+  place)."""
 import math
 import re
 
@@ -714,6 +718,15 @@ def _dense(t):
     return True
 
 
+def _int_by_zero(g, t, o):
+    """Whether an in-place division of integer t by operand source o meets a zero (see the
+    module docstring)."""
+    if t.dtype.is_floating_point:
+        return False
+    v = g.peek(o) if o[:1] in "Lt" else None
+    return v is not None and not v.dtype.is_floating_point and bool((v == 0).any())
+
+
 def _offsets(t):
     off = np.full((), t.storage_offset(), np.int64)
     for n, st in zip(t.shape, t.stride()):
@@ -732,15 +745,18 @@ def _inplace_line(g, target, t):
         o = g.scalar(_scalar_kind(t)) if g.coin(0.4) else g.like(tuple(t.shape), dt if
                                                                    g.coin(0.7) else None,
                                                                    exact=True)
-        if f in ("clamp_min_", "clamp_max_") and not o.startswith(("L.", "t")):
-            pass
+        if f in ("div_", "floor_divide_", "remainder_", "fmod_") and _int_by_zero(g, t, o):
+            return None
         return f"{target}.{f}({o})"
     if r == "iop":
         o = g.scalar(_scalar_kind(t)) if g.coin(0.5) else g.like(tuple(t.shape), dt,
                                                                    exact=True)
+        op = g.pick(IOPS)
+        if op in ("/=", "//=", "%=") and _int_by_zero(g, t, o):
+            return None
         if "." in target or "[" in target:
-            return f"_ = {target}; _ {g.pick(IOPS)} {o}"
-        return f"{target} {g.pick(IOPS)} {o}"
+            return f"_ = {target}; _ {op} {o}"
+        return f"{target} {op} {o}"
     if r == "unary":
         f = g.pick(UNARY_INPLACE)
         return f"{target}.{f}_()"
