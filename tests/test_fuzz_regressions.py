@@ -421,3 +421,43 @@ def test_prod_of_inf_and_zero_lets_no_numpy_warning_out():
         warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember(\.|$)")
         x.prod()
         x.prod(1)
+
+
+# ---------------------------------------------------------------- autograd.grad runs what it needs
+
+
+def test_autograd_grad_runs_only_the_nodes_on_a_path_to_its_inputs():
+    def program(L):
+        calls = []
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        w = L.tensor([3.0, 4.0], requires_grad=True)
+        y = x * x
+        y.register_hook(lambda g: calls.append("y") or g)
+        z = y * 3 + w.exp()
+        a = (z * 2).sum()
+        out = [L.autograd.grad(a, [y], retain_graph=True)[0].tolist(), list(calls)]
+        out.append(L.autograd.grad(a, [w], retain_graph=True)[0].tolist())
+        out.append(list(calls))                 # y's hook: not on the path to w
+        v = x * 1
+        s = v * v
+        v.add_(1)                               # s's node saved v: modified
+        b = (y + s).sum()
+        out.append(L.autograd.grad(b, [y])[0].tolist())     # s's branch is not entered
+        c = (y * 2).sum()
+        out.append(L.autograd.grad(c, [y])[0].tolist())
+        (y * 5).sum().backward()                # y's own node was not run, so not freed
+        out.append(x.grad.tolist())
+        return out
+    same(program)
+
+
+def test_captured_gradients_pass_through_the_tensors_hooks():
+    def program(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        x.register_hook(lambda g: g * 2)
+        y = x * 1
+        y.register_hook(lambda g: g * 10)
+        return [L.autograd.grad((x * 3).sum(), [x])[0].tolist(),
+                L.autograd.grad((y * 3).sum(), [y], retain_graph=True)[0].tolist(),
+                L.autograd.grad((y * 3).sum(), [x])[0].tolist(), x.grad]
+    same(program)

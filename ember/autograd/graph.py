@@ -6,7 +6,7 @@ import warnings
 import weakref
 from sys import getrefcount
 
-from numpy import asarray, ndarray
+from numpy import add as _np_add, asarray, ndarray
 
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap as _wrap
@@ -176,10 +176,14 @@ class Node:
 
     def release(self):
         """Drop the saved tensors once the node has run (the engine calls it for a node with
-        _saved_names). Each subclass gets its own copy with the names written out."""
+        _saved_names). Each subclass gets its own copy with the names written out. A node
+        that saved nothing (every slot None: torch saves only what the gradients asked for
+        need) is not freed: running it again needs nothing, as in torch."""
+        saved = any(getattr(self, name, True) is not None for name in self._saved_names)
         for name in self._saved_names:
             setattr(self, name, None)
-        self._freed = True
+        if saved:
+            self._freed = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -188,8 +192,11 @@ class Node:
             # one plain assignment per saved slot: setattr by name costs ~3x that per node
             fn = _RELEASES.get(names)
             if fn is None:
-                src = "def release(self):\n" + "".join(
-                    f"    self.{n} = None\n" for n in names) + "    self._freed = True\n"
+                src = ("def release(self):\n    try:\n        saved = " +
+                       " or ".join(f"self.{n} is not None" for n in names) +
+                       "\n    except AttributeError:\n        saved = True\n" +
+                       "".join(f"    self.{n} = None\n" for n in names) +
+                       "    if saved:\n        self._freed = True\n")
                 ns = {}
                 exec(src, ns)
                 fn = _RELEASES[names] = ns["release"]
@@ -420,16 +427,21 @@ def sum_to(g, shape):
     return g
 
 
+_add_reduce = _np_add.reduce
+
+
 def sum_to_np(d, shape):
-    """Sum a broadcast gradient array down to `shape` (a fresh array that .grad can take)."""
+    """Sum a broadcast gradient array down to `shape` (a fresh array that .grad can take).
+    (np.add.reduce, not ndarray.sum: a NumPy warning (inf - inf) is then raised from an ember
+    module, where ember's warning filter keeps it from the user.)"""
     if d.shape == shape:
         return d
     lead = d.ndim - len(shape)
     if lead:
-        d = d.sum(axis=tuple(range(lead)))
+        d = _add_reduce(d, axis=tuple(range(lead)))
     keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
     if keep:
-        d = d.sum(axis=keep, keepdims=True)
+        d = _add_reduce(d, axis=keep, keepdims=True)
     return d
 
 

@@ -193,6 +193,18 @@ def _dense(a):
     return True
 
 
+def writable(arr):
+    """arr itself, or a writable alias of it where it is a read-only view of writable memory
+    (an expanded tensor: torch lets fill_/zero_/masked_fill_ write those)."""
+    if arr.flags.writeable:
+        return arr
+    mem = _memory(arr)
+    if not mem.flags.writeable:
+        raise RuntimeError(OVERLAP)
+    off = arr.__array_interface__["data"][0] - mem.__array_interface__["data"][0]
+    return np.ndarray(arr.shape, arr.dtype, buffer=mem, offset=off, strides=arr.strides)
+
+
 def _overlaps(arr):
     """Whether some elements of arr may share memory (an expanded dim, overlapping unfold
     windows): false only when each dim's stride clears the extent of the smaller ones."""
@@ -265,7 +277,7 @@ class CopySlices(Node):
         fn = self._fn
         if fn is not None and fn._saved_names:
             fn.release()
-            self._freed = True
+            self._freed = fn._freed
 
 
 def _link_view_node(view, base):
@@ -328,15 +340,18 @@ def check_inplace(self, recording, write=True):
                 raise RuntimeError(NO_GRAD_VIEW)
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(LEAF_INPLACE)
-    if write and not self._data.flags.writeable:
+    # (NumPy marks every view of an expanded array read-only; torch refuses only a write
+    # into one whose elements share memory through a stride-0 dim, and writes the rest)
+    if write and not self._data.flags.writeable and any(
+            st == 0 and n > 1 for n, st in zip(self._data.shape, self._data.strides)):
         raise RuntimeError(OVERLAP)
 
 
-def inplace(self, result):
+def inplace(self, result, overlap_ok=False):
     """Write `result` (computed out of place) into `self` and rebase the history (Note
-    [In-place writes]). Returns self."""
+    [In-place writes]). Returns self. overlap_ok: self may be an expanded view (fill_)."""
     node = result._grad_fn
-    check_inplace(self, node is not None)
+    check_inplace(self, node is not None, write=not overlap_ok)
     rd, sd = result._data, self._data
     if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
         raise RuntimeError(f"result type {type_name(rd.dtype)} can't be cast to the desired "
@@ -347,7 +362,7 @@ def inplace(self, result):
     if node is not None and not self._requires_grad:
         _keep_saved(node, self)        # the op read self without a copy (inplace_source)
     _alias_saved_outputs(self)
-    np.copyto(sd, rd, casting="unsafe")
+    np.copyto(writable(sd), rd, casting="unsafe")
     if node is None:
         bump_version(self)
         _untracked(self)

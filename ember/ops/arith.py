@@ -396,12 +396,12 @@ def _div_rounding(input, other, o, mode, node=True):
                          f"but found '{mode}'")
     x, y = operands(input, other)
     try:
-        np.broadcast_shapes(np.shape(x), np.shape(y))
+        empty = 0 in np.broadcast_shapes(np.shape(x), np.shape(y))
     except ValueError:
         raise broadcast_error(x, y) from None
     with np.errstate(all="ignore"):
         if x.dtype.kind in "iub" and (o is None or y.dtype.kind in "iub"):
-            if np.any(np.asarray(y) == 0):
+            if not empty and np.any(np.asarray(y) == 0):
                 raise RuntimeError("ZeroDivisionError")
             r = np.floor_divide(x, y) if mode == "floor" else _int_trunc_div(x, y)
         else:
@@ -591,7 +591,13 @@ def _not_implemented(res, op, input, o):
 
 
 def _int_zero_check(x, y):
-    if x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) == 0):
+    if x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and \
+            np.any(np.asarray(y) == 0) and x.size:     # (an empty result divides nothing)
+        try:
+            if 0 in np.broadcast_shapes(x.shape, np.shape(y)):
+                return
+        except ValueError:
+            return          # the op reports the shapes
         raise RuntimeError("ZeroDivisionError")
 
 

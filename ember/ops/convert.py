@@ -14,7 +14,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor, device, wrap
 from ._args import broadcast_error
-from ._views import inplace, check_inplace, check_overlap, mark_written
+from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
 class CloneBackward0(Node):
@@ -167,7 +167,7 @@ def copy_(self, src, non_blocking=False):
         sd.dtype.kind in "fc"
     if not recording:
         check_inplace(self, False)
-        np.copyto(sd, vd, casting="unsafe")
+        np.copyto(writable(sd), vd, casting="unsafe")
         mark_written(self)
         return self
     res = wrap(np.broadcast_to(vd, sd.shape).astype(sd.dtype))
@@ -241,18 +241,20 @@ def fill_(self, value):
             res = wrap(np.full(sd.shape, value._data, sd.dtype))
             link(res, FillBackward3(), self, value)
             return inplace(self, res)
+        check_inplace(self, False)      # (a tensor value cannot fill an expanded tensor)
         value = value.item()
     elif isinstance(value, np.generic):
         value = value.item()
     elif not isinstance(value, (bool, int, float, complex)):
         raise _fill_type_error(value)
     value = fill_value(value, sd.dtype)
+    # (torch lets a number fill an expanded tensor, whose elements share memory)
     if STATE.enabled and self._requires_grad:
         res = wrap(np.full(sd.shape, value, sd.dtype))
         link(res, FillBackward2(), self)
-        return inplace(self, res)
-    check_inplace(self, False)
-    sd.fill(value)
+        return inplace(self, res, overlap_ok=True)
+    check_inplace(self, False, write=False)
+    writable(sd).fill(value)
     mark_written(self)
     return self
 
@@ -263,7 +265,7 @@ def zero_(self):
         res = wrap(np.zeros(sd.shape, sd.dtype))
         link(res, ZeroBackward0(), self)
         return inplace(self, res)
-    check_inplace(self, False)
-    sd.fill(0)
+    check_inplace(self, False, write=False)     # (an expanded tensor too, as in torch)
+    writable(sd).fill(0)
     mark_written(self)
     return self

@@ -437,7 +437,8 @@ def _set(self, P, value, fill=False):
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
                                f"got {type_name(self._data.dtype)} for the destination and "
                                f"{type_name(vt._data.dtype)} for the source.")
-        if not fill:
+        # (a 0-d value into a basic index is a fill: it reads the value first)
+        if not fill and not (P.adv is None and vt._data.ndim == 0):
             _check_overlap(self._data[P.basic] if P.adv is None else self._data, vt._data,
                            P.adv is None)
     target = _basic(self, P) if P.steps else self
@@ -487,7 +488,7 @@ def _check_put_shape(x, adv, v):
 def _setitem(self, index, value):
     # t[mask] = a one-element tensor is a masked fill in torch, which reads no overlap
     fill = isinstance(index, Tensor) and index._data.dtype == np.bool_ and \
-        isinstance(value, Tensor) and value._data.size == 1
+        index._data.ndim and isinstance(value, Tensor) and value._data.size == 1
     _set(self, _parse(self._data.shape, index, getitem=False), value, fill)
 
 

@@ -168,7 +168,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
             link(res, node, input)
         return write_out(res, out)
     dims, axis = _red_dims(dim, x.ndim)
-    res = wrap(np.sum(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim))
+    # (np.add.reduce, not np.sum: see prod)
+    res = wrap(np.add.reduce(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim))
     if STATE.enabled and input._requires_grad:
         node = SumBackward1()
         node._saved_dim = dims

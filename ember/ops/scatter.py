@@ -14,7 +14,7 @@ from ..autograd.graph import Node, link, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._views import check_overlap, inplace, inplace_source
+from ._views import check_inplace, check_overlap, inplace, inplace_source, mark_written, writable
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
 from .logical import where
@@ -413,7 +413,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     if STATE.enabled and (input._requires_grad or source._requires_grad):
         node = IndexAddBackward0()
         node._saved_dim = d
-        node._saved_index = index
+        node._saved_index = index if source._requires_grad else None     # (as torch saves)
         node._saved_alpha = alpha
         node._source_shape = s.shape
         link(res, node, input, source)
@@ -720,6 +720,19 @@ def masked_fill_(self, mask, value):
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                            f"broadcast shape "
                            f"{list(np.broadcast_shapes(m.shape, self._data.shape))}")
+    x = self._data
+    if not x.flags.writeable and not (STATE.enabled and (
+            self._requires_grad or isinstance(value, Tensor) and value._requires_grad)):
+        # an expanded tensor: torch writes (warning that this is deprecated) each masked
+        # element in place, so memory shared by any masked element takes the value
+        check_inplace(self, False, write=False)
+        warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
+                      "the tensor before performing this operation. This also applies to "
+                      "advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=2)
+        v = masked_fill(wrap(np.zeros((), x.dtype)), wrap(np.ones((), np.bool_)), value)
+        writable(x)[np.broadcast_to(m, x.shape)] = v._data
+        mark_written(self)
+        return self
     return inplace(self, masked_fill(inplace_source(self), mask, value))
 
 

@@ -501,9 +501,16 @@ def _median_all(input, ignore_nan):
     return res
 
 
+def _empty_reduction(x, dim):
+    """Whether a median reduces over nothing: an empty tensor, or an empty dim."""
+    if dim is None or not x.ndim:
+        return x.size == 0
+    return x.shape[wrap_dim(dim, x.ndim)] == 0
+
+
 def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    if input._data.size:        # (torch looks at an empty input's shape before its dtype)
+    if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
         _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, False)
@@ -513,7 +520,7 @@ def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    if input._data.size:        # (torch looks at an empty input's shape before its dtype)
+    if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
         _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, True)

@@ -17,6 +17,9 @@ behaviour, where any answer is right):
 - sort/argsort/topk order among equal values: torch.sort documents that the order of
   equivalent elements is preserved only with stable=True; sort is drawn with stable=True.
 - empty(): uninitialised memory.
+- the strides of dims of size 0 or 1: they address no memory, and torch keeps whatever its
+  view arithmetic produced (zeros(4, 1).t() has strides (1, 1)); only the strides of the
+  other dims are compared (ember's are NumPy's, which agree with torch's there).
 - logsumexp(x, dim=()): torch 2.13 fails with an internal shape error ("output with shape []
   doesn't match the broadcast shape [1, 1, 1]") where dim=() means every dim for sum and
   amax; a torch bug, so the generator gives logsumexp a dim.
@@ -882,6 +885,8 @@ def query(g):
         return f"{name} = L.equal({e}, {o})"
     if q == "shape":
         return f"{name} = {e}.shape"
+    if q == "stride":       # (the strides of dims of size 0 or 1 address nothing: see top)
+        return f"{name} = [s for s, n in zip({e}.stride(), {e}.shape) if n > 1]"
     return f"{name} = {e}.{q}()"
 
 
