@@ -22,8 +22,6 @@ import ember
 from ember.utils.data import sampler as ember_sampler
 
 LIBS = (torch, ember)
-NEEDS_RNG = pytest.mark.xfail(reason="needs ember's torch-identical random streams (issue 11)",
-                              strict=False)
 Pair = collections.namedtuple("Pair", "a b")
 
 
@@ -156,7 +154,7 @@ def seed_draw(lib, generator=None):
 
 
 def multinomial(lib, *args, **kwargs):
-    return (torch.multinomial if lib is torch else ember_sampler._multinomial)(*args, **kwargs)
+    return lib.multinomial(*args, **kwargs)
 
 
 def state_equal(lib, g1, g2):
@@ -329,7 +327,6 @@ def test_random_split_draws():
         assert [p.indices for p in parts] == [perm[:4], perm[4:]]
 
 
-@NEEDS_RNG
 def test_random_split_order_equals_torch():
     same(lambda lib: [p.indices for p in U(lib).random_split(range(50), [0.2, 0.3, 0.5],
                                                              generator=gen(lib, 3))])
@@ -519,7 +516,6 @@ def test_weighted_sampling_frequencies():
                                atol=0.03)
 
 
-@NEEDS_RNG
 def test_sampler_orders_equal_torch():
     same(lambda lib: list(U(lib).RandomSampler(range(100), generator=gen(lib, 7))))
     same(lambda lib: list(U(lib).RandomSampler(range(100), True, 70, generator=gen(lib, 7))))
@@ -935,7 +931,6 @@ def test_loader_shuffle_deterministic_for_a_generator():
     assert sum((b[1] for b in a[7:]), []) != labels            # the next epoch: another
 
 
-@NEEDS_RNG
 def test_loader_shuffle_order_equals_torch():
     same(lambda lib: list(U(lib).DataLoader(_digits(lib, 30), batch_size=4, shuffle=True,
                                             generator=gen(lib, 11))))
@@ -1078,7 +1073,6 @@ def test_worker_info_and_seeds():
     same(lambda lib: U(lib).get_worker_info())
 
 
-@NEEDS_RNG
 def test_worker_seeds_equal_torch():
     def fn(lib):
         return [(d["seed"], d["random"], d["numpy"]) for d in U(lib).DataLoader(

@@ -123,12 +123,14 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
                     node.apply(grad)
             grad = None
             continue
-        if grad is not None and (grad is ZERO or node._n_outputs != 1 and _all_zero(grad)):
+        if grad is None:        # the node received no gradient: only release its edges
+            if type(node) is NotImplementedBackward:
+                node.apply(grad)    # (torch runs it all the same, and it raises)
+            edges = zip(node.next_functions, _NONES)
+        elif grad is ZERO or node._n_outputs != 1 and (grad := _drop_zeros(grad)) is ZERO:
             # Note [Zero gradients]: ZERO passes on without running the node
             edges = zip(node.next_functions, _ZEROS)
-        elif grad is not None:
-            if node._n_outputs != 1:
-                grad = [None if g is ZERO else g for g in grad]
+        else:
             saves = node._saved_names
             if saves:
                 if node._freed:
@@ -160,10 +162,6 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
                         continue
             # (np_apply may leave out trailing entries for edges that lead nowhere)
             edges = zip(node.next_functions, outs)
-        else:                   # the node received no gradient: only release its edges
-            if type(node) is NotImplementedBackward:
-                node.apply(grad)    # (torch runs it all the same, and it raises)
-            edges = zip(node.next_functions, _NONES)
         for (nxt, nr), g in edges:
             if nxt is None or needed is not None and nxt not in needed:
                 continue
@@ -175,6 +173,10 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
                     g = sum_to_np(g, shape) if arrays else sum_to(g, shape)
                     a = g if arrays else g._data
                 if a.dtype is not dtype and a.dtype != dtype:   # (identity: the usual case)
+                    if a.dtype.kind == "c" and dtype.kind != "c":
+                        # a real input's gradient is the real part of a complex one (torch's
+                        # handle_r_to_c), taken without the complex-to-real cast's warning
+                        g = g.real
                     g = _cast_np(g, dtype) if arrays else g.to(FROM_NP[dtype])
                 a = None
             if deps is None:                # Note [Uses]
@@ -261,15 +263,14 @@ _NONES = itertools.repeat(None)
 _ZEROS = itertools.repeat(ZERO)
 
 
-def _all_zero(grads):
-    """A multi-output node's gradients: some ZERO and no real one (Note [Zero gradients])."""
-    zero = False
-    for g in grads:
-        if g is ZERO:
-            zero = True
-        elif g is not None:
-            return False
-    return zero
+def _drop_zeros(grads):
+    """A multi-output node's gradients with ZERO read as None; ZERO itself when some are ZERO
+    and none is a real gradient (Note [Zero gradients])."""
+    if not any(g is ZERO for g in grads):
+        return grads
+    if all(g is None or g is ZERO for g in grads):
+        return ZERO
+    return [None if g is ZERO else g for g in grads]
 
 
 def _materialize(meta, arrays):

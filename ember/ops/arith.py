@@ -773,3 +773,49 @@ def _rpow(self, other):
 def _rmod(self, other):
     """other % self (Tensor.__rmod__)."""
     return remainder(other, self)
+
+
+# ---------------------------------------------------------------- Scalar overloads
+# torch's C++ composites (losses, norms) call add/sub/mul/div with a Scalar, which records the
+# .Scalar overload's node (AddBackward1, ...); Python's `x + 2` records AddBackward0. The
+# composite ops in ember that mirror torch's chains call scalar_op.
+
+class AddBackward1(Node):                    # derivatives.yaml: add.Scalar
+    __slots__ = ()
+
+    def apply(self, grad):
+        return grad,
+
+
+class SubBackward1(AddBackward1):            # derivatives.yaml: sub.Scalar
+    __slots__ = ()
+
+
+class MulBackward1(Node):                    # derivatives.yaml: mul.Scalar
+    __slots__ = ("_saved_other",)
+
+    def apply(self, grad):
+        return grad * self._saved_other,
+
+
+class DivBackward1(Node):                    # derivatives.yaml: div.Scalar
+    __slots__ = ("_saved_other",)
+
+    def apply(self, grad):
+        return grad / self._saved_other,
+
+
+_SCALAR_OPS = {AddBackward1: np.add, SubBackward1: np.subtract, MulBackward1: np.multiply,
+               DivBackward1: np.true_divide}
+
+
+def scalar_op(input, value, node_cls):
+    """input (+, -, *, /) the Python number value, recorded as torch's .Scalar overload
+    node_cls (a floating input keeps its dtype)."""
+    res = wrap(_SCALAR_OPS[node_cls](input._data, value))
+    if STATE.enabled and input._requires_grad:
+        node = node_cls()
+        if node_cls is MulBackward1 or node_cls is DivBackward1:
+            node._saved_other = value
+        link(res, node, input)
+    return res

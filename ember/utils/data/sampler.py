@@ -19,45 +19,7 @@ _T_co = TypeVar("_T_co", covariant=True)
 
 def _seed_from(generator):
     """An int64 seed drawn as torch draws one: empty((), dtype=int64).random_(generator=g)."""
-    t = ember.empty((), dtype=ember.int64)
-    if hasattr(t, "random_"):
-        return int(t.random_(generator=generator).item())
-    # until ember/random.py provides Tensor.random_ (issue 11): the same range, another stream
-    return int(ember.randint(0, 2**63 - 1, (), generator=generator).item())
-
-
-def _multinomial(input, num_samples, replacement=False, *, generator=None):
-    """torch.multinomial for the 1-D weights of WeightedRandomSampler."""
-    if hasattr(ember, "multinomial"):
-        return ember.multinomial(input, num_samples, replacement, generator=generator)
-    # until ember/random.py provides ember.multinomial (issue 11): the same distribution and
-    # errors (for 1-D float64 weights), another stream
-    w = input.numpy()
-    if num_samples <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
-    if not replacement and num_samples > w.shape[-1]:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                           "replacement")
-    if not replacement and not (np.isfinite(w).all() and (w >= 0).all()):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if np.isinf(w).any():
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
-                           "= infinity or NaN)")
-    if not (w >= 0).all():              # NaN included
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
-                           "< 0)")
-    if not w.sum() > 0:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    u = ember.rand(num_samples if replacement else w.shape[-1], dtype=ember.float64,
-                   generator=generator).numpy()
-    if replacement:                     # inverse CDF
-        cdf = np.cumsum(w)
-        out = np.searchsorted(cdf, u * cdf[-1], side="right").clip(0, w.shape[-1] - 1)
-    else:                               # exponential race: the smallest E/w win, in order
-        with np.errstate(divide="ignore"):
-            keys = -np.log1p(-u) / w
-        out = np.argsort(keys, kind="stable")[:num_samples]
-    return ember.from_numpy(out.astype(np.int64))
+    return int(ember.empty((), dtype=ember.int64).random_(generator=generator).item())
 
 
 # ---------------------------------------------------------------- samplers
@@ -170,8 +132,8 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        yield from _multinomial(self.weights, self.num_samples, self.replacement,
-                                generator=self.generator).tolist()
+        yield from ember.multinomial(self.weights, self.num_samples, self.replacement,
+                                     generator=self.generator).tolist()
 
     def __len__(self):
         return self.num_samples

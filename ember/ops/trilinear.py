@@ -1,0 +1,50 @@
+"""_trilinear, the op under F.bilinear (TrilinearBackward0): for the 2-D case bilinear uses,
+out[b, o] = sum_ij i1[b, i] * i2[o, i, j] * i3[b, j]."""
+import numpy as np
+
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link
+from ..tensor import wrap
+from ._args import needs
+
+__all__ = []
+
+
+class TrilinearBackward0(Node):              # derivatives.yaml: _trilinear
+    # torch's saved expand/sumdim lists describe this one contraction (bilinear's)
+    __slots__ = ("_saved_i1", "_saved_i2", "_saved_i3", "_saved_expand1", "_saved_expand2",
+                 "_saved_expand3", "_saved_sumdim")
+    _saved_names = ("_saved_i1", "_saved_i2", "_saved_i3")
+
+    def apply(self, grad):
+        x1, w, x2 = self._saved_i1, self._saved_i2, self._saved_i3
+        g1 = g2 = g3 = None
+        if needs(self, 0):      # sum_oj grad[b,o] W[o,i,j] x2[b,j]
+            g1 = (grad.matmul(w.flatten(1)).reshape(-1, w._data.shape[1], w._data.shape[2]) *
+                  x2.unsqueeze(1)).sum(2)
+        if needs(self, 1):      # grad[b,o] x1[b,i] x2[b,j], summed over b
+            g2 = grad.t().matmul((x1.unsqueeze(2) * x2.unsqueeze(1)).flatten(1)).reshape(
+                w._data.shape)
+        if needs(self, 2):      # sum_oi grad[b,o] x1[b,i] W[o,i,j]
+            wt = w.transpose(0, 1).flatten(1)                    # (i, o*j)
+            g3 = (x1.matmul(wt).reshape(-1, w._data.shape[0], w._data.shape[2]) *
+                  grad.unsqueeze(2)).sum(1)
+        return g1, g2, g3
+
+
+def trilinear_bilinear(i1, i2, i3):
+    """The bilinear form of torch._trilinear on 2-D inputs i1 (B, I), i3 (B, J) and a weight
+    i2 (O, I, J): result (B, O)."""
+    x1, w, x2 = i1._data, i2._data, i3._data
+    o, ii, j = w.shape
+    # (B, I) @ (I, O*J) -> (B, O, J), then contract J with x2
+    t = (x1 @ w.transpose(1, 0, 2).reshape(ii, o * j)).reshape(-1, o, j)
+    res = np.matmul(t, x2[:, :, None])[:, :, 0]
+    out = wrap(res)
+    if STATE.enabled and (i1._requires_grad or i2._requires_grad or i3._requires_grad):
+        node = TrilinearBackward0()
+        node._saved_i1, node._saved_i2, node._saved_i3 = i1, i2, i3
+        node._saved_expand1, node._saved_expand2, node._saved_expand3 = (1, 3), (0,), (1, 2)
+        node._saved_sumdim = (2, 3)
+        link(out, node, i1, i2, i3)
+    return out
