@@ -402,9 +402,22 @@ def _arange_float(start, step, n, np_dtype):
     return out
 
 
+def _steps(fn, start, end, steps):
+    """linspace/logspace's steps as an int: a Python or NumPy int, or a 0-d integer tensor
+    (torch's parser refuses anything else, floats and bools included)."""
+    if isinstance(steps, Tensor) and not steps._data.ndim and steps._data.dtype.kind in "iu":
+        return int(steps._data)
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"({type(start).__name__}, {type(end).__name__}, "
+                        f"{type(steps).__name__}), but expected one of:")
+    return int(steps)
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     _check_device(device)
+    steps = _steps("linspace", start, end, steps)
     start, end = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -447,6 +460,8 @@ def _linspace_plain(start, end, steps, ft):
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     _check_device(device)
+    steps = _steps("logspace", start, end, steps)
+    start, end = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     lin = _linspace_plain(start, end, steps, np.dtype(np.float64)) if steps else np.zeros(0)

@@ -461,3 +461,57 @@ def test_captured_gradients_pass_through_the_tensors_hooks():
                 L.autograd.grad((y * 3).sum(), [y], retain_graph=True)[0].tolist(),
                 L.autograd.grad((y * 3).sum(), [x])[0].tolist(), x.grad]
     same(program)
+
+
+# ---------------------------------------------------------------- issue 13's remaining refusals
+
+
+def _outcome_of(L, src):
+    try:
+        r = eval(src, {"L": L, "F": L.nn.functional, "nan": float("nan")})
+    except Exception as e:      # noqa: BLE001 - the error is the outcome compared
+        return type(e).__name__, str(e).split("\n")[0]
+    return repr(r), str(r.dtype)
+
+
+@pytest.mark.parametrize("src", [
+    "L.linspace(0, 1, 2.5)", "L.linspace(0., 1, 2.0)", "L.linspace(0, 1, True)",
+    "L.linspace(0, 1, None)", "L.linspace(0, 1, '3')", "L.linspace(0, 1, L.tensor(3))",
+    "L.linspace(0, 1, L.tensor(3.0))", "L.linspace(0, 1, L.tensor([3]))",
+    "L.logspace(0, 1, 2.5)", "L.logspace(0, 1, L.tensor(3))", "L.logspace(0, 1, -1)",
+    "L.randperm(-1)", "L.randperm(2.5)", "L.randperm('a')", "L.randperm(True)",
+    "L.randperm(L.tensor(2.5))", "L.normal(0., nan, size=(2,))", "L.normal(L.zeros(2), nan)",
+    "L.normal(0., L.tensor([nan]))", "L.zeros(2).normal_(0, nan)", "L.normal(0., -1., (2,))",
+])
+def test_factories_refuse_what_torch_refuses(src):
+    assert _outcome_of(ember, src) == _outcome_of(torch, src)
+
+
+@pytest.mark.parametrize("src", [
+    "F.mse_loss(L.tensor([1, 2]), L.tensor([1, 3]))",
+    "F.mse_loss(L.tensor([True]), L.tensor([False]))",
+    "F.mse_loss(L.tensor([0.25, 0.5]), L.tensor([0, 1]))",
+    "F.mse_loss(L.tensor([0, 1]), L.tensor([0.25, 0.5]), reduction='none')",
+    "F.mse_loss(L.tensor([0.25, 0.5]), L.tensor([True, False]))",
+    "F.l1_loss(L.tensor([0.25, 0.5]), L.tensor([0, 1]))",
+    "F.huber_loss(L.tensor([0, 1]), L.tensor([0.25, 0.5]))",
+    "F.soft_margin_loss(L.tensor([0, 1]), L.tensor([0.25, 0.5]))",
+    "F.binary_cross_entropy(L.tensor([0, 1]), L.tensor([0.25, 0.5]))",
+    "F.binary_cross_entropy(L.tensor([0, 1]), L.tensor([0, 1]))",
+])
+def test_losses_of_integer_inputs_promote_or_refuse_as_torch(src):
+    assert _outcome_of(ember, src) == _outcome_of(torch, src)
+
+
+def test_batched_matmul_with_an_empty_inner_dim_differentiates():
+    def program(L):
+        out = []
+        for bshape in [(0,), (0, 2)]:
+            a = L.zeros(3, 3, 0, requires_grad=True)
+            b = L.zeros(*bshape, requires_grad=True)
+            y = a @ b
+            y.sum().backward()
+            out.append([tuple(y.shape), name(y), y.tolist(), tuple(a.grad.shape),
+                        tuple(b.grad.shape)])
+        return out
+    same(program)

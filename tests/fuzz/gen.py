@@ -34,6 +34,7 @@ behaviour, where any answer is right):
   place)."""
 import math
 import re
+import warnings
 
 import numpy as np
 import torch
@@ -100,7 +101,8 @@ class Gen:
         """The torch value of expr in the current scope (no grad recorded), or None if it
         raises or is not a tensor."""
         try:
-            with torch.no_grad():
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")     # (torch's deprecation warnings)
                 v = eval(expr, dict(self.ns))
         except Exception:   # noqa: BLE001 - a line that raises: torch's error is compared
             return None
