@@ -515,3 +515,34 @@ def test_batched_matmul_with_an_empty_inner_dim_differentiates():
                         tuple(b.grad.shape)])
         return out
     same(program)
+
+
+# ---------------------------------------------------------------- setitem overlap, as torch
+
+
+@pytest.mark.parametrize("src", [
+    "t=L.zeros(4); t[None]=t", "t=L.zeros(1); t[:2:3]=t", "t=L.zeros(4); t[:]=t",
+    "t=L.zeros(4); t[...]=t", "t=L.zeros(1,4); t[0]=t", "t=L.zeros(0); t[t>0]=t",
+    "t=L.zeros(0,3,1); t[:,:,[-1]]=t", "t=L.zeros(0); t[:]=t", "t=L.zeros(1); t[None,:2:3]=t",
+    "t=L.zeros(4); t[None,None]=t", "t=L.zeros(3,1); t[:, 0] = t[:, 0]",
+    "t=L.zeros(1,1); t[0::2] = t", "t=L.zeros(1); t[:]=t", "t=L.zeros(2,1); t[:]=t",
+    "t=L.zeros(0,1, dtype=L.bool); t[L.tensor([], dtype=L.int64)] = t",
+    "w=L.ones(3, requires_grad=True); t=w*2; t[None]=t; t.sum().backward(); r=w.grad",
+])
+def test_setitem_refuses_overlapping_values_as_torch(src):
+    def outcome(L):
+        ns = {"L": L}
+        try:
+            exec(src, ns)
+        except RuntimeError as e:
+            return str(e)
+        return repr(ns["t"].tolist()), repr(ns.get("r") is not None and ns["r"].tolist())
+    assert outcome(ember) == outcome(torch)
+
+
+def test_autograd_refusals_of_in_place_ops_come_before_argument_checks():
+    for src in ["t0 = L.tensor([[1.0, 4.0], [3.0, 0.25]], requires_grad=True); t0.mT.cumsum_(3)",
+                "t = L.tensor([0.0], requires_grad=True); t.index_fill_(1, L.tensor([0]), 0.5)",
+                "t = L.tensor([-3.0, 0.75], requires_grad=True); t.reshape(1, 2, 1).index_copy_("
+                "0, L.tensor([0]), L.tensor([-3.0], requires_grad=True))"]:
+        check_error(lambda L: exec(src, {"L": L}))

@@ -312,6 +312,9 @@ def inplace_source(self):
     """The operand an in-place op computes from (Note [In-place writes]): while recording, a
     copy carrying self's history, so that a node saving it keeps the values before the write."""
     if STATE.enabled and self._requires_grad:
+        # torch's autograd refusals (a leaf, a view of one, ...) come before the op's own
+        # argument checks, which run on the source
+        check_inplace(self, True, write=False)
         src = wrap(self._data.copy())
         src._requires_grad = True
         src._grad_fn = self._grad_fn

@@ -25,7 +25,8 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._views import check_overlap, check_overlap_arrays, inplace, inplace_source
+from ._views import (PARTIAL_OVERLAP, _overlap, check_overlap, check_overlap_arrays, inplace,
+                     inplace_source)
 from .convert import copy_, fill_, fill_value
 from .join import slice_dim, stack
 from .shape import alias, select, unsqueeze, expand, flatten, reshape
@@ -415,15 +416,40 @@ def _expand_error(vs, target):
 
 def _check_overlap(dst, src, same_ok):
     """torch refuses a write whose (dense) source overlaps the destination's memory: partly
-    (a copy into a basic index), or at all (index_put_ through advanced indices)."""
-    if not np.may_share_memory(dst, src):
+    (a copy into a basic index), or at all (index_put_ through advanced indices; the same
+    tensor overlaps itself even when empty)."""
+    if dst is not src and not np.may_share_memory(dst, src):
         return
     if same_ok:
         try:
             np.broadcast_shapes(src.shape, dst.shape)
         except ValueError:
             return     # the write itself reports the shape mismatch first
+        _check_copy_overlap(dst, src)
+        return
     check_overlap_arrays(dst, src, not same_ok)
+
+
+def _check_copy_overlap(dst, src):
+    """The copy of a basic setitem (found by experiment): a value of another shape loses its
+    leading size-1 dims and is expanded (stride 0) to dst's shape; the two then overlap fully
+    only where they start and end at the same address with the very same strides."""
+    if dst.size == 0 or src.size == 0:
+        return
+    strides = src.strides
+    if src.shape != dst.shape:
+        k = 0
+        while k < src.ndim and src.shape[k] == 1:
+            k += 1
+        shape, strides = src.shape[k:], src.strides[k:]
+        lead = dst.ndim - len(shape)
+        strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st for n, m, st in
+                                      zip(shape, dst.shape[lead:], strides))
+    if strides == dst.strides and dst.__array_interface__["data"][0] == \
+            src.__array_interface__["data"][0] and dst.nbytes == src.nbytes:
+        return
+    if _overlap(dst, src) is not None:      # (both dense: else torch cannot tell either)
+        raise RuntimeError(PARTIAL_OVERLAP)
 
 
 def _set(self, P, value, fill=False):
@@ -443,8 +469,9 @@ def _set(self, P, value, fill=False):
                                f"{type_name(vt._data.dtype)} for the source.")
         # (a 0-d value into a basic index is a fill: it reads the value first)
         if not fill and not (P.adv is None and vt._data.ndim == 0):
-            _check_overlap(self._data[P.basic] if P.adv is None else self._data, vt._data,
-                           P.adv is None)
+            # (torch's copy does not see the value's None dims: found by experiment)
+            _check_overlap(self._data[tuple(i for i in P.basic if i is not None)]
+                           if P.adv is None else self._data, vt._data, P.adv is None)
     target = _basic(self, P) if P.steps else self
     if vt is not None and vt._data.ndim:
         vs = vt._data.shape                 # torch drops the value's leading size-1 dims
@@ -474,6 +501,8 @@ def _set(self, P, value, fill=False):
                 ok = False
             if not ok:
                 raise _expand_error(list(vs), list(ts))
+        if np.may_share_memory(target._data, vt._data):
+            vt = vt.clone()     # a full overlap (checked above): copy_ would refuse it
         copy_(target, vt)
 
 
