@@ -243,11 +243,17 @@ class Tensor:
 
     @property
     def is_leaf(self):
-        return self._grad_fn is None
+        fn = self._grad_fn
+        if fn is not None and fn._refused:     # (Note [Refused views] in ops/_views.py)
+            raise RuntimeError(fn._refused)
+        return fn is None
 
     @property
     def grad_fn(self):
-        return self._grad_fn
+        fn = self._grad_fn
+        if fn is not None and fn._refused:
+            raise RuntimeError(fn._refused)
+        return fn
 
     @property
     def grad(self):

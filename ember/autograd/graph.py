@@ -151,6 +151,7 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_meta", "_freed", "_hooks", "_uses", "__weakref__")
     _saved_names = ()   # slots holding saved tensors, dropped after backward
     _n_outputs = 1
+    _refused = None     # a message: the grad_fn of a view torch refuses to regenerate
 
     def name(self):
         return type(self).__name__

@@ -72,6 +72,7 @@ def make_view(res, input, multi=False):
             # too, as a leaf whose gradient goes nowhere (AccumulateGrad skips it)
             res._requires_grad = True
             rx["sink"] = True
+            _register(base, res)    # (a later write refuses it: Note [Refused views])
     else:
         _register(base, res)
     return res
@@ -299,10 +300,57 @@ def _link_view_node(view, base):
     view._requires_grad = True
 
 
+# Note [Refused views]: torch cannot regenerate the history of a view that one of several
+# views an op returned (split, unbind, ...) or that was made in no_grad mode, once its base
+# was written with a history: reading its grad_fn or is_leaf, or using it in an op that
+# records, raises (the message says which case). Such a view gets a _RefusedView grad_fn.
+
+class _RefusedView(Node):
+    """The grad_fn of a refused view: its message raises wherever the node is read or used
+    (use() counts an edge through _uses, which raises here: no cost on the hot path)."""
+    __slots__ = ("_message", "_was")      # _was: the view's grad_fn before (or None)
+
+    @property
+    def _refused(self):
+        return self._message
+
+    @property
+    def _uses(self):
+        raise RuntimeError(self._message)
+
+
+def _refuse(v):
+    x = v._x
+    if "multi" in x:
+        fn = v._grad_fn
+        msg = "A view was created in no_grad mode and its base or another view of its base " \
+              "has been modified inplace with grad mode enabled. " if fn is None else \
+              f"Output {v._output_nr} of {fn.name().rsplit('Backward', 1)[0]} is a view " \
+              "and its base or another view of its base has been modified inplace. "
+        msg += MULTI_VIEW.split(". ", 1)[1]
+    else:
+        msg = NO_GRAD_VIEW.replace("and is being modified inplace",
+                                   "and its base or another view of its base has been "
+                                   "modified inplace")
+    node = _RefusedView()
+    node._message = msg
+    node._was = v._grad_fn
+    v._grad_fn = node           # (v keeps its output number: torch's messages name it)
+    v._requires_grad = True
+
+
 def _regenerate(base, done=None):
-    """After base's history changed, its live views made in grad mode read it anew."""
+    """After base's history changed, its live views read it anew (or are refused: Note
+    [Refused views])."""
     for v in _live_views(base):
-        if v is not done and not v._x.get("nograd"):
+        if v is done:
+            continue
+        x = v._x
+        if "multi" in x or x.get("nograd"):
+            fn = v._grad_fn
+            if fn is None or not fn._refused:
+                _refuse(v)
+        else:
             _link_view_node(v, base)
 
 
@@ -339,6 +387,8 @@ def check_inplace(self, recording, write=True):
                 raise RuntimeError("a view of " + LEAF_INPLACE)
             if "multi" in x:
                 fn = self._grad_fn
+                if fn is not None and fn._refused:
+                    fn = fn._was        # (Note [Refused views]: named as made)
                 raise RuntimeError(f"Output {self._output_nr} of "
                                    f"{fn.name().rsplit('Backward', 1)[0]} {MULTI_VIEW}"
                                    if fn is not None else
@@ -353,7 +403,7 @@ def check_inplace(self, recording, write=True):
             raise RuntimeError(LEAF_INPLACE)
     # (NumPy marks every view of an expanded array read-only; torch refuses only a write
     # into one whose elements share memory through a stride-0 dim, and writes the rest)
-    if write and not self._data.flags.writeable and any(
+    if write and not self._data.flags.writeable and self._data.size and any(
             st == 0 and n > 1 for n, st in zip(self._data.shape, self._data.strides)):
         raise RuntimeError(OVERLAP)
 

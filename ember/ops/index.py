@@ -25,8 +25,8 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._views import (PARTIAL_OVERLAP, _overlap, check_overlap, check_overlap_arrays, inplace,
-                     inplace_source)
+from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _overlap, check_inplace, check_overlap,
+                     check_overlap_arrays, inplace, inplace_source)
 from .convert import copy_, fill_, fill_value
 from .join import slice_dim, stack
 from .shape import alias, select, unsqueeze, expand, flatten, reshape
@@ -522,7 +522,24 @@ def _setitem(self, index, value):
     # t[mask] = a one-element tensor is a masked fill in torch, which reads no overlap
     fill = isinstance(index, Tensor) and index._data.dtype == np.bool_ and \
         index._data.ndim and isinstance(value, Tensor) and value._data.size == 1
-    _set(self, _parse(self._data.shape, index, getitem=False), value, fill)
+    try:
+        P = _parse(self._data.shape, index, getitem=False)
+    except IndexError:
+        # torch refuses a leaf (or the view its basic indices make of one) before it reads
+        # the advanced indices
+        parts = index if isinstance(index, tuple) else (index,)
+        if STATE.enabled and self._requires_grad and \
+                any(isinstance(i, (list, Tensor)) for i in parts):
+            if self._grad_fn is None and any(
+                    isinstance(i, int) and not isinstance(i, bool) or
+                    isinstance(i, slice) and i != slice(None) for i in parts):
+                raise RuntimeError("a view of " + LEAF_INPLACE) from None
+            check_inplace(self, True, write=False)
+        raise
+    if P.adv is not None and STATE.enabled and self._requires_grad:
+        # (torch refuses a leaf, or a view of one, before it reads the advanced indices)
+        check_inplace(_basic(self, P) if P.steps else self, True, write=False)
+    _set(self, P, value, fill)
 
 
 # ---------------------------------------------------------------- helpers for the index ops

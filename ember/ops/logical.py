@@ -350,8 +350,8 @@ def _compare_(fn, scalar_node, tensor_node):
         check_overlap(self, other)
         res = wrap(fn(self, other)._data.astype(self._data.dtype))
         t = other if isinstance(other, Tensor) else None
-        if STATE.enabled and self._data.dtype.kind in "fc" and (
-                self._requires_grad or t is not None and t._requires_grad):
+        # (an integral self too: torch records the node, and self then requires grad)
+        if STATE.enabled and (self._requires_grad or t is not None and t._requires_grad):
             if t is None:
                 link(res, scalar_node(), self)
             else:

@@ -50,7 +50,11 @@ MAX_NUMEL = 4096
 # - "ZeroTensors are immutable": the gradient of sgn/sign of a real tensor is torch's
 #   efficient zero tensor, and a later backward that accumulates into that .grad fails
 #   (the ZeroTensor-mutation family of pytorch/pytorch#69855 and #123996).
-TORCH_BUGS = ("ZeroTensors are immutable",)
+# - "Autograd not support dtype" / "isDifferentiableType": an in-place comparison of an
+#   integral or bool tensor with an operand that requires grad makes it require grad, with a
+#   history (as ember does), and torch then fails on that history (reading a view's grad_fn,
+#   or backward) with an internal assert: a state torch itself calls unsupported.
+TORCH_BUGS = ("ZeroTensors are immutable", "Autograd not support dtype", "isDifferentiableType")
 
 
 class TorchBug(Exception):
