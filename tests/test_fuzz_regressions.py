@@ -610,3 +610,10 @@ def test_in_place_writes_into_empty_expanded_tensors_are_allowed():
                                  "t = L.zeros(2, requires_grad=True); t[L.tensor([True])] = 1.0"])
 def test_setitem_on_a_leaf_refuses_before_reading_the_index(src):
     check_error(lambda L: exec(src, {"L": L}))
+
+
+def test_empty_tensors_have_torchs_contiguous_strides():
+    def program(L):
+        return [[L.zeros(s).stride(), L.zeros(s).int().stride()]
+                for s in [(0, 1, 2), (2, 0), (0,), (1, 3, 0), (0, 0)]]
+    same(program)
