@@ -114,6 +114,8 @@ class Gen:
 
     # ------------------------------------------------------------ scope
     def operands(self, pred=None):
+        if pred is not None:
+            pred = _refusing(pred)
         out = []
         for k, v in self.ns.items():
             if k in BASE_NAMES:
@@ -259,6 +261,16 @@ class Gen:
             return f"{name} = L.arange({n}, dtype=L.{dtype}).reshape({shape})" + \
                 (".requires_grad_()" if rg else "")
         return f"{name} = L.{f}({shape}, dtype=L.{dtype}{rgs})"
+
+
+def _refusing(pred):
+    """pred, false for a view whose history torch refuses to read (its grad_fn, is_leaf)."""
+    def safe(t):
+        try:
+            return pred(t)
+        except RuntimeError:
+            return False
+    return safe
 
 
 def _fmt(v):

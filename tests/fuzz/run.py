@@ -182,6 +182,11 @@ class Runner:
                 return
             self.fail("refused view", f"{what}: torch refuses its grad_fn ({err}); ember "
                       "gives it")
+        try:
+            e.grad_fn
+        except RuntimeError as err:
+            self.fail("refused view", f"{what}: ember refuses its grad_fn ({err}); torch "
+                      "gives it")
         if tuple(t.shape) != tuple(e.shape):
             self.fail("shape", f"{what}: shape torch {tuple(t.shape)}, ember {tuple(e.shape)}")
         if str(t.dtype) != str(e.dtype):
