@@ -617,3 +617,15 @@ def test_empty_tensors_have_torchs_contiguous_strides():
         return [[L.zeros(s).stride(), L.zeros(s).int().stride()]
                 for s in [(0, 1, 2), (2, 0), (0,), (1, 3, 0), (0, 0)]]
     same(program)
+
+
+def test_in_place_scans_of_empty_bool_tensors_count_a_write():
+    def program(L):
+        out = []
+        for op in ("cumsum_", "cumprod_"):
+            t = L.zeros((2, 0, 1), dtype=L.bool)
+            getattr(t, op)(-3)
+            out.append(t._version)
+        return out
+    same(program)
+    check_error(lambda L: L.zeros((2, 0, 1), dtype=L.bool).cumsum_(5))

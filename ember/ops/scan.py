@@ -9,7 +9,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
-from ._views import inplace, inplace_source
+from ._views import check_inplace, inplace, inplace_source, mark_written
 from .join import cat
 from .logical import where
 from .reduce import _kernel_check, _required_dim, _scatter_add, _sum_dtype
@@ -232,6 +232,9 @@ def _scan_(op, self, dim, dtype):
     if x.dtype.kind == "b":         # bool kernels: none (an empty tensor runs none)
         if x.size:
             raise NotImplementedError(f"\"{op.__name__}_out_cpu\" not implemented for 'Bool'")
+        wrap_dim(dim, x.ndim)
+        check_inplace(self, False)
+        mark_written(self)      # (torch counts the write of nothing)
         return self
     return inplace(self, op(inplace_source(self), dim, dtype=self.dtype))
 
