@@ -27,10 +27,10 @@ import numpy as np
 from ..dtypes import FROM_NP
 from ..tensor import wrap
 from .grad_mode import STATE, ANOMALY
-from .graph import (AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions,
-                    checked_hook_result, sum_to, sum_to_np, ZERO, plus, run_pre_hooks,
-                    run_post_hooks, unpack_saved, repack_saved, reachable, TASKS, Task,
-                    _MULTI, user_stacklevel)
+from .graph import (AccumulateGrad, NotImplementedBackward, SECOND_BACKWARD, INPLACE,
+                    check_versions, checked_hook_result, sum_to, sum_to_np, ZERO, plus,
+                    run_pre_hooks, run_post_hooks, unpack_saved, repack_saved, reachable, TASKS,
+                    Task, _MULTI, user_stacklevel)
 
 
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
@@ -56,7 +56,11 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
         tasks.append(Task([e[0][0] for e in roots], _targets(capture, only),
                           capture is not None and not accumulate))
     try:
-        _run(roots, retain_graph, not create_graph, capture, accumulate, only)
+        needed = None
+        if capture is not None or only is not None:     # Note [Needed nodes]
+            needed = _needed([e[0][0] for e in roots],
+                             {k[0] for k in capture or ()} | (only or set()))
+        _run(roots, retain_graph, not create_graph, capture, accumulate, only, needed)
     finally:
         STATE.enabled = prev
         if tasks is not None:
@@ -72,7 +76,7 @@ def _targets(capture, only):
     return {k[0] for k in capture or ()} | set(only or ())
 
 
-def _run(roots, retain_graph, arrays, capture, accumulate, only):
+def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
     """One backward pass. arrays: gradients are NumPy arrays and nodes run `np_apply`
     (without create_graph), else Tensors and `apply`. A node with a single incoming edge (a
     chain) gets its gradient handed over directly; only fan-in nodes and nodes waiting in the
@@ -96,21 +100,16 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
     pend_max = -1           # the newest pending node's sequence number
     # use counts only without create_graph: the formulas of a create_graph pass make new
     # edges to the nodes being run (Note [Uses])
-    targets = None if capture is None and only is None else _targets(capture, only)
-    skip = None
-    if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1 and targets is None:
-        (ready, _), g = roots[0]                                        # loss.backward()
+    if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1 and needed is None:
+        (ready, _), g = roots[0]
         rgrad = g._data
         deps = None
         starts = (ready,)
     else:
         for (node, nr), g in roots:
-            _add_to_buffer(buffers, node, nr, g._data if arrays else g)
-        starts = [e[0][0] for e in roots]
-        if targets is None:
-            deps = _dependencies(starts)
-        else:
-            deps, skip = _pruned_dependencies(starts, targets)
+            if needed is None or node in needed:
+                _add_to_buffer(buffers, node, nr, g._data if arrays else g)
+        deps = _dependencies([e[0][0] for e in roots], needed)
         for node in buffers:
             if not deps.get(node):
                 heappush(heap, (-node._seq, node))
@@ -133,9 +132,9 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
         if capture is not None and grad is not None:
             grad = _capture(capture, node, grad, arrays)
             pre_done = node
-            if skip is not None and node in skip:
-                grad = None     # captured only, or a root that leads to no target:
-                continue        # torch does not run it
+        if needed is not None and node not in needed.run and type(node) is not AccumulateGrad:
+            grad = None         # Note [Needed nodes]: captured, not run
+            continue
         if type(node) is AccumulateGrad:
             if grad is not None and accumulate and (only is None or node in only):
                 if grad is ZERO:
@@ -147,6 +146,8 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             grad = None
             continue
         if grad is None:        # the node received no gradient: only release its edges
+            if type(node) is NotImplementedBackward:
+                node.apply(grad)    # (torch runs it all the same, and it raises)
             edges = zip(node.next_functions, _NONES)
         elif grad is ZERO or node._n_outputs != 1 and (grad := _drop_zeros(grad)) is ZERO:
             # Note [Zero gradients]: ZERO passes on without running the node
@@ -186,7 +187,7 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             # (np_apply may leave out trailing entries for edges that lead nowhere)
             edges = zip(node.next_functions, outs)
         for (nxt, nr), g in edges:
-            if nxt is None:
+            if nxt is None or needed is not None and nxt not in needed:
                 continue
             single = nxt._n_outputs == 1
             if g is not None and g is not ZERO:
@@ -302,8 +303,42 @@ def _materialize(meta, arrays):
     return z if arrays else wrap(z)
 
 
-def _dependencies(starts):
-    """Number of edges arriving at each node reachable from the roots (iterative DFS)."""
+# Note [Needed nodes]: autograd.grad and backward(inputs=...) run only the nodes on a path
+# to the inputs asked for (torch's exec_info): a node whose gradient is captured but that
+# leads to no other input is not run (nor freed), and branches that lead to no input are
+# not entered, so their saved tensors, hooks and errors play no part.
+
+class _Needed(set):
+    """The nodes that lead to a target (or are one); .run: those with a needed input."""
+    __slots__ = ("run",)
+
+
+def _needed(starts, targets):
+    """Iterative post-order walk: a node is needed if it is a target or an input is."""
+    needed = _Needed()
+    needed.run = set()
+    done = set()
+    stack = [(n, iter(n.next_functions)) for n in set(starts)]
+    while stack:
+        node, it = stack[-1]
+        for nxt, _ in it:
+            if nxt is not None and nxt not in done:
+                stack.append((nxt, iter(nxt.next_functions)))
+                break
+        else:
+            stack.pop()
+            done.add(node)
+            if any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
+                needed.run.add(node)
+                needed.add(node)
+            elif node in targets:
+                needed.add(node)
+    return needed
+
+
+def _dependencies(starts, needed=None):
+    """Number of edges arriving at each node reachable from the roots (iterative DFS);
+    needed: count only the edges into those nodes (Note [Needed nodes])."""
     # A node enters `deps` with its first incoming edge and is visited then; only the roots
     # can be on the stack without an entry (one dict test per edge, no `seen` set).
     deps = {}
@@ -312,7 +347,7 @@ def _dependencies(starts):
     push, pop = stack.append, stack.pop
     while stack:
         for nxt, _ in pop().next_functions:
-            if nxt is None:
+            if nxt is None or needed is not None and nxt not in needed:
                 continue
             if nxt in deps:
                 deps[nxt] += 1
@@ -467,25 +502,6 @@ def _anomaly_warning(node, hooks):
         msg = (f"Error detected in {node.name()}. Traceback of forward call that caused the "
                "error:\n" + "".join(traceback.format_list(trace)).rstrip("\n"))
     warnings.warn(msg, UserWarning, stacklevel=user_stacklevel())
-
-
-def _pruned_dependencies(starts, targets):
-    """Dependency counts for a pass that only needs to reach `targets` (torch's exec_info):
-    nodes on no path to a target never become ready (their count never reaches zero). Also
-    returns the captured nodes that need not run (nothing below them is a target)."""
-    run, seen = reachable(starts, targets)
-    deps = {}
-    for node in run:
-        for nxt, _ in node.next_functions:
-            if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1 if nxt in run else _NEVER
-    skip = {n for n in targets if n in run and type(n) is not AccumulateGrad and
-            not any(c in run for c, _ in n.next_functions if c is not None)}
-    skip.update(n for n in starts if n not in run)
-    return deps, skip
-
-
-_NEVER = 1 << 60
 
 
 def _cast_np(d, dtype):
