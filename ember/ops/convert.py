@@ -356,3 +356,11 @@ def fill(input, value):
     if STATE.enabled and input._requires_grad:
         link(res, FillBackward0(), input)
     return res
+
+
+def module_load(self, other, assign=False):
+    """Tensor.module_load: how load_state_dict turns a state-dict value into a parameter's new
+    value (self.copy_(other).detach(), or other.detach() when assigning)."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
