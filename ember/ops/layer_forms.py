@@ -18,13 +18,14 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, NotImplementedBackward, link
-from ..tensor import Tensor, wrap
+from ..tensor import wrap
 from . import activation as _act
 from . import dropout as _drop
 from . import embedding as _emb
 from . import loss as _loss
 from . import normalization as _norm
 from . import pool as _pool
+from ._args import write_out
 from .distance import _norm_np
 from .normalization import _stats, _invstd      # (the statistics batch_norm computes)
 from .reduce import _norm_backward
@@ -249,8 +250,8 @@ def threshold_(input, threshold, value):
     return _act.threshold_(input, threshold, value)
 
 
-def hardshrink(input, lambd=0.5):
-    return _act.hardshrink(input, lambd)
+def hardshrink(input, lambd=0.5, *, out=None):
+    return write_out(_act.hardshrink(input, lambd), out)
 
 
 def prelu(input, weight):

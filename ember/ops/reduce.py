@@ -464,7 +464,7 @@ def _minmax(input, dim, keepdim, largest, out):
     if out is not None:
         write_out(values, out[0])
         write_out(indices, out[1])
-        values, indices = out
+        return (_RT.max_out if largest else _RT.min_out)(out)
     return (_RT.max if largest else _RT.min)((values, indices))
 
 
@@ -576,7 +576,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
     if out is not None:
         write_out(mn, out[0])
         write_out(mx, out[1])
-        mn, mx = out
+        return _RT.aminmax_out(out)
     return _RT.aminmax((mn, mx))
 
 
@@ -829,7 +829,7 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         return np.subtract(gy, r, out=r),
 
 
-def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
+def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
     dim = _required_dim("softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "softmax")
     ax = d if x.ndim else None
@@ -843,7 +843,7 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()
         link(res, node, input)
-    return res
+    return write_out(res, out)
 
 
 class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
@@ -863,7 +863,7 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
         return np.subtract(g, r, out=r),
 
 
-def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
+def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
     dim = _required_dim("log_softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "log_softmax")
     ax = d if x.ndim else None
@@ -877,7 +877,7 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()
         link(res, node, input)
-    return res
+    return write_out(res, out)
 
 # ---------------------------------------------------------------- all / any
 
