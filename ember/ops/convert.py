@@ -65,9 +65,10 @@ def _to_dtype(input, dtype, copy=False):
 def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
        memory_format=None):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other)."""
+    dtype = D.as_dtype(dtype, "to")
     for a in args:
-        if isinstance(a, D.dtype):
-            dtype = a
+        if isinstance(a, D.dtype) or a in (float, int, bool, complex):
+            dtype = D.as_dtype(a, "to")
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif isinstance(a, (str, _device_type(), int)) or a is None:

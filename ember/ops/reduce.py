@@ -150,6 +150,7 @@ class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
 
 def _sum_dtype(x, dtype, input=None):
     if dtype is not None:
+        dtype = D.as_dtype(dtype, "sum")
         if input is not None and dtype.np.kind not in "fc" and input._requires_grad and \
                 STATE.enabled:
             raise RuntimeError(f"Autograd not support dtype: {type_name(dtype.np)}")
@@ -233,6 +234,7 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    dtype = D.as_dtype(dtype, "mean")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     if dtype is not None:
@@ -278,6 +280,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    dtype = D.as_dtype(dtype, "nanmean")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     xd = x if dtype is None else x.astype(dtype.np)
@@ -358,6 +361,7 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    dtype = D.as_dtype(dtype, "prod")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     if dtype is not None and input._requires_grad and dtype.np != input._data.dtype:
         _sum_dtype(input._data, dtype, input)
@@ -684,6 +688,7 @@ def _norm_values(x, p, axis, keepdim):
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    dtype = D.as_dtype(dtype, "linalg_vector_norm")
     x = input._data
     _float_check(x, "linalg.vector_norm")
     if dtype is not None:
