@@ -125,7 +125,7 @@ def test_out_sweep():
                 if tuple(xo.shape) != tuple(yo.shape) or str(xo.dtype) != str(yo.dtype):
                     bad.append(f"{n}: out {tuple(xo.shape)} {xo.dtype} vs {tuple(yo.shape)} "
                                f"{yo.dtype}")
-                elif not np.allclose(xo.numpy().astype(float), np.asarray(yo._data, float),
+                elif not np.allclose(xo.numpy().astype(complex), np.asarray(yo._data, complex),
                                      equal_nan=True, rtol=1e-3 if n in LOOSE else 1e-5,
                                      atol=1e-5):
                     bad.append(f"{n}: values")
