@@ -45,6 +45,11 @@ from .ops.matrix import *    # noqa: F401,F403
 from .ops.convert import *   # noqa: F401,F403
 from .ops.distance import *  # noqa: F401,F403
 from .ops.rnn import *       # noqa: F401,F403
+from .ops.conv import *      # noqa: F401,F403
+from .ops.pad import *       # noqa: F401,F403
+from .ops.resize import *    # noqa: F401,F403
+from .ops.trilinear import *  # noqa: F401,F403
+from .ops.layer_forms import *  # noqa: F401,F403  (torch.dropout(input, p, train), ...)
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
 from . import autograd, linalg, nn, optim, random, utils
@@ -96,6 +101,7 @@ from .creation import (hann_window, hamming_window, blackman_window, bartlett_wi
                        empty_permuted, from_dlpack, to_dlpack, from_file)
 from .ops.complex import conj_physical_  # noqa: E402
 from .ops.convert import fill, fill_, zero_  # noqa: E402
+from .ops.matmul import addmv_  # noqa: E402
 from .ops.matrix import nuclear_norm, frobenius_norm  # noqa: E402
 from .storage import resize_as_  # noqa: E402
 from .ops.matrix import (_solve_removed as solve, _lstsq_removed as lstsq,  # noqa: E402

@@ -8,8 +8,9 @@ class in ember/tensor.py; its autograd methods are bound at the end of this tabl
 from . import creation, legacy, random, storage
 from .autograd import graph, tensor_backward
 from .tensor import is_inference
-from .ops import (_views, arith, binary, complex, convert, decomp, einsum, index, join, logical,
-                  matmul, matrix, reduce, scan, scatter, shape, solve, sort, special, stats, unary)
+from .ops import (_views, activation, arith, binary, complex, convert, decomp, einsum, index,
+                  join, logical, matmul, matrix, reduce, scan, scatter, shape, solve, sort,
+                  special, stats, unary)
 from .tensor import Tensor as T
 # ---- arithmetic (ops/arith.py)
 T.__add__ = T.__radd__ = T.add = arith.add
@@ -540,3 +541,6 @@ T.nonzero_static = index.nonzero_static
 T.geqrf = decomp.geqrf
 T.orgqr = decomp.orgqr
 T.ormqr = decomp.ormqr
+T.prelu = activation.prelu
+T.hardshrink = activation.hardshrink
+T.module_load = convert.module_load

@@ -65,9 +65,10 @@ def _to_dtype(input, dtype, copy=False):
 def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
        memory_format=None):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other)."""
+    dtype = D.as_dtype(dtype, "to")
     for a in args:
-        if isinstance(a, D.dtype):
-            dtype = a
+        if isinstance(a, D.dtype) or a in (float, int, bool, complex):
+            dtype = D.as_dtype(a, "to")
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif isinstance(a, (str, _device_type(), int)) or a is None:
@@ -359,3 +360,11 @@ def fill(input, value):
     if STATE.enabled and input._requires_grad:
         link(res, FillBackward0(), input)
     return res
+
+
+def module_load(self, other, assign=False):
+    """Tensor.module_load: how load_state_dict turns a state-dict value into a parameter's new
+    value (self.copy_(other).detach(), or other.detach() when assigning)."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()

@@ -781,7 +781,7 @@ def geqrf(input, *, out=None):
     if out is not None:
         write_out(a, out[0])
         write_out(t, out[1])
-        a, t = out
+        return _RT.geqrf_out(out)
     return _RT.geqrf((a, t))
 
 

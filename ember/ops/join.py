@@ -230,7 +230,7 @@ class NarrowCopyBackward0(Node):             # derivatives.yaml: narrow_copy
                               s + self._saved_length, 1),
 
 
-def narrow_copy(input, dim, start, length):
+def narrow_copy(input, dim, start, length, *, out=None):
     v = narrow(input.detach(), dim, start, length)
     res = wrap(v._data.copy())
     if STATE.enabled and input._requires_grad:
@@ -241,18 +241,18 @@ def narrow_copy(input, dim, start, length):
         node._saved_start = int(start) % x.shape[d] if int(start) < 0 else int(start)
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
-    return res
+    return write_out(res, out)
 
 
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
     start, end, step = slice(start, end, step).indices(x.shape[d])
     end = max(end, start)
     idx = (slice(None),) * d + (slice(start, end, step),)
-    return scatter_into(input, src, lambda a: a[idx], SliceScatterBackward0,
-                        lambda g, z: slice_scatter(g, z, d, start, end, step),
-                        lambda g: slice_dim(g, d, start, end, step))
+    return write_out(scatter_into(input, src, lambda a: a[idx], SliceScatterBackward0,
+                                  lambda g, z: slice_scatter(g, z, d, start, end, step),
+                                  lambda g: slice_dim(g, d, start, end, step)), out)
 
 
 # ------------------------------------------------------------------ block_diag / cartesian_prod

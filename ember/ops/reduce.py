@@ -150,6 +150,7 @@ class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
 
 def _sum_dtype(x, dtype, input=None):
     if dtype is not None:
+        dtype = D.as_dtype(dtype, "sum")
         if input is not None and dtype.np.kind not in "fc" and input._requires_grad and \
                 STATE.enabled:
             raise RuntimeError(f"Autograd not support dtype: {type_name(dtype.np)}")
@@ -234,6 +235,7 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    dtype = D.as_dtype(dtype, "mean")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     if dtype is not None:
@@ -279,6 +281,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    dtype = D.as_dtype(dtype, "nanmean")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     xd = x if dtype is None else x.astype(dtype.np)
@@ -359,6 +362,7 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    dtype = D.as_dtype(dtype, "prod")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     if dtype is not None and input._requires_grad and dtype.np != input._data.dtype:
         _sum_dtype(input._data, dtype, input)
@@ -467,7 +471,7 @@ def _minmax(input, dim, keepdim, largest, out):
     if out is not None:
         write_out(values, out[0])
         write_out(indices, out[1])
-        values, indices = out
+        return (_RT.max_out if largest else _RT.min_out)(out)
     return (_RT.max if largest else _RT.min)((values, indices))
 
 
@@ -582,7 +586,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
     if out is not None:
         write_out(mn, out[0])
         write_out(mx, out[1])
-        mn, mx = out
+        return _RT.aminmax_out(out)
     return _RT.aminmax((mn, mx))
 
 
@@ -690,6 +694,7 @@ def _norm_values(x, p, axis, keepdim):
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    dtype = D.as_dtype(dtype, "linalg_vector_norm")
     x = input._data
     _float_check(x, "linalg.vector_norm")
     if dtype is not None:
@@ -842,7 +847,7 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         return np.subtract(gy, r, out=r),
 
 
-def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
+def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
     dim = _required_dim("softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "softmax")
     ax = d if x.ndim else None
@@ -856,7 +861,7 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()
         link(res, node, input)
-    return res
+    return write_out(res, out)
 
 
 class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
@@ -876,7 +881,7 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
         return np.subtract(g, r, out=r),
 
 
-def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
+def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
     dim = _required_dim("log_softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "log_softmax")
     ax = d if x.ndim else None
@@ -890,7 +895,7 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()
         link(res, node, input)
-    return res
+    return write_out(res, out)
 
 # ---------------------------------------------------------------- all / any
 

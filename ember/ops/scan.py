@@ -13,7 +13,7 @@ from ._views import check_inplace, inplace, inplace_source, mark_written
 from .join import cat
 from .logical import where
 from .reduce import _kernel_check, _required_dim, _scatter_add, _sum_dtype
-from .sort import _rows, _unrows
+from .sort import _rows, _unrows, write_pair
 
 # ---------------------------------------------------------------- scans
 
@@ -215,12 +215,12 @@ def _cumext(input, dim, largest):
 
 def cummax(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("cummax", dim, axis)
-    return _cumext(input, dim, True)
+    return write_pair(_cumext(input, dim, True), out, _RT.cummax_out)
 
 
 def cummin(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("cummin", dim, axis)
-    return _cumext(input, dim, False)
+    return write_pair(_cumext(input, dim, False), out, _RT.cummin_out)
 
 
 def _scan_(op, self, dim, dtype):
@@ -263,7 +263,11 @@ def _floated(t):
     return t if t.is_floating_point() or t.is_complex() else t.to(D.get_default_dtype())
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    return write_out(_diff(input, n, dim, prepend, append), out)
+
+
+def _diff(input, n, dim, prepend, append):
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:

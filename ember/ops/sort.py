@@ -319,7 +319,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
     if out is not None:
         write_out(values, out[0])
         write_out(indices, out[1])
-        values, indices = out
+        return _RT.sort_out(out)
     return _RT.sort((values, indices))
 
 
@@ -334,8 +334,8 @@ def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
     return wrap(_sort_order(x, d, descending, stable))
 
 
-def msort(input):
-    return sort(input, 0)[0]
+def msort(input, *, out=None):
+    return write_out(sort(input, 0)[0], out)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
@@ -373,7 +373,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None:
         write_out(values, out[0])
         write_out(indices, out[1])
-        values, indices = out
+        return _RT.topk_out(out)
     return _RT.topk((values, indices))
 
 
@@ -451,7 +451,18 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=N
         shape = list(sx.shape)
         shape[d] = 1
         return np.full(shape, k - 1, np.int64)
-    return _select_kth(input, dim, keepdim, pos, KthvalueBackward0, _RT.kthvalue, "kthvalue")
+    return write_pair(_select_kth(input, dim, keepdim, pos, KthvalueBackward0, _RT.kthvalue,
+                                  "kthvalue"), out, _RT.kthvalue_out)
+
+
+def write_pair(res, out, rt):
+    """out=(values, indices): both written into (resized as torch resizes), that pair
+    returned as rt (torch's return_types.<name>_out)."""
+    if out is None:
+        return res
+    write_out(res[0], out[0])
+    write_out(res[1], out[1])
+    return rt((out[0], out[1]))
 
 
 def _median_pos(ignore_nan):
@@ -515,8 +526,8 @@ def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
         _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, False)
-    return _select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1, _RT.median,
-                       "median")
+    return write_pair(_select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1,
+                                  _RT.median, "median"), out, _RT.median_out)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -525,8 +536,8 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
         _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, True)
-    return _select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,
-                       _RT.nanmedian, "nanmedian")
+    return write_pair(_select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,
+                                  _RT.nanmedian, "nanmedian"), out, _RT.nanmedian_out)
 
 
 def _mode_row(row):
@@ -580,7 +591,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
         node._saved_indices = idx
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
-    return _RT.mode((values, indices))
+    return write_pair(_RT.mode((values, indices)), out, _RT.mode_out)
 
 
 # ================================================================ surface ops (issue 14):
@@ -754,11 +765,11 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
+def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
     e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     for a in (e, t):
         if a.dtype.kind == "c":
             raise RuntimeError(f"Unsupported input type encountered for isin(): "
                                f"{type_name(a.dtype)}")
-    return wrap(np.isin(e, t, invert=invert))
+    return write_out(wrap(np.isin(e, t, invert=invert)), out)

@@ -277,7 +277,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return write_out(wrap(hist), out)       # histc records no history (torch's does neither)
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     x = input._data
     _float_input(x, "histogramdd")
     _weight_check(x, weight)

@@ -991,5 +991,5 @@ def frexp(input, *, out=None):
     if out is not None:
         write_out(mant, out[0])
         write_out(expo, out[1])
-        mant, expo = out
+        return _RT.frexp_out(out)
     return _RT.frexp((mant, expo))
