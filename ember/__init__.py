@@ -45,6 +45,7 @@ from .ops.distance import *  # noqa: F401,F403
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
 from . import autograd, linalg, nn, optim, random, utils
+from .autograd import forward_ad as _forward_ad  # noqa: F401  (torch.autograd.forward_ad)
 from .serialization import save, load
 
 __version__ = "0.1.0"

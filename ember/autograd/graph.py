@@ -10,6 +10,7 @@ from numpy import ndarray
 
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap as _wrap
+from .forward import LEVELS, propagate, jvp_not_implemented
 from .grad_mode import STATE
 
 
@@ -163,6 +164,11 @@ class Node:
         from the gradient of the output (a list of them for a multi-output node), as Tensor
         formulas: with create_graph they record a graph of their own."""
         raise NotImplementedError(type(self).__name__ + ".apply")
+
+    def jvp(self, ts, xs, out):
+        """The output tangent(s) from the input tangents ts, primal inputs xs and output(s)
+        out (Note [Forward AD] in forward.py), as Tensor formulas."""
+        raise jvp_not_implemented(self)
 
     def np_apply(self, grad):
         """apply() on bare NumPy arrays, for a backward pass that records nothing. A node
@@ -432,7 +438,12 @@ def sum_to_np(d, shape):
 def link(out, node, *inputs, meta=None):
     """Make `node` the grad_fn of `out` with edges to `inputs` (tensors, or None for
     non-tensor arguments). meta: out's (shape, dtype) when the caller already has that tuple
-    (an op whose output matches its input's): sharing it saves two GC-tracked tuples."""
+    (an op whose output matches its input's): sharing it saves two GC-tracked tuples. With a
+    dual level open, out also gets its tangents, and the node is linked only when a gradient is
+    recorded (Note [Forward AD])."""
+    if LEVELS and not recording(inputs):
+        propagate(node, inputs, out)
+        return out
     n = len(inputs)     # (one- and two-input ops without map: the common cases)
     edges = (use(inputs[0]),) if n == 1 else (use(inputs[0]), use(inputs[1])) if n == 2 \
         else tuple(map(use, inputs))
@@ -443,7 +454,20 @@ def link(out, node, *inputs, meta=None):
     out._grad_fn = node
     out._output_nr = 0
     out._requires_grad = True
+    if LEVELS:
+        propagate(node, inputs, out)
     return out
+
+
+def recording(inputs):
+    """Whether an op on these inputs records a node (with a dual level open, an op makes one
+    for tangents alone too: Note [Forward AD])."""
+    if not STATE.enabled:
+        return False
+    for t in inputs:
+        if t is not None and t._requires_grad:
+            return True
+    return False
 
 
 def same_meta(t):
@@ -457,11 +481,16 @@ def same_meta(t):
 
 def link_multi(outs, node, *inputs):
     """Like link for a node with several differentiable outputs."""
+    if LEVELS and not recording(inputs):
+        propagate(node, inputs, list(outs))
+        return outs
     init_node(node, tuple(map(use, inputs)), [(o._data.shape, o._data.dtype) for o in outs])
     for i, o in enumerate(outs):
         o._grad_fn = node
         o._output_nr = i
         o._requires_grad = True
+    if LEVELS:
+        propagate(node, inputs, list(outs))
     return outs
 
 
@@ -474,6 +503,8 @@ def wrap_out(arr, node, t, pad):
     has made `node` because grad mode is on and t requires grad: wrap + link in one call.
     pad: give the node a second, empty edge (torch's node for `x + 2` has two inputs). The
     node shares the (shape, dtype) tuple of t's node, as link's meta= does."""
+    if LEVELS:
+        return link(_wrap(arr), node, t, None) if pad else link(_wrap(arr), node, t)
     e = use(t)
     fn = t._grad_fn
     meta = fn._meta if fn is not None and fn._n_outputs == 1 and t._x is None else \
@@ -484,6 +515,8 @@ def wrap_out(arr, node, t, pad):
 def wrap_out2(arr, node, a, b):
     """wrap_out for an op with two Tensor inputs (a node with two edges; the output's
     (shape, dtype) tuple is its own: it may broadcast)."""
+    if LEVELS:
+        return link(_wrap(arr), node, a, b)
     return _recorded(arr, node, (use(a), use(b)), (arr.shape, arr.dtype))
 
 

@@ -4,6 +4,7 @@ writes, dim normalisation. Kept small: every op's hot path calls into here at mo
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 
@@ -106,13 +107,13 @@ def needs(node, i):
 
 
 def requires(*ts):
-    """Whether an op on these arguments must record a node."""
-    if not STATE.enabled:
-        return False
-    for t in ts:
-        if isinstance(t, Tensor) and t._requires_grad:
-            return True
-    return False
+    """Whether an op on these arguments must record a node (or give its output a tangent:
+    Note [Forward AD])."""
+    if STATE.enabled:
+        for t in ts:
+            if isinstance(t, Tensor) and t._requires_grad:
+                return True
+    return bool(LEVELS) and dual(*ts)
 
 
 def can_cast(src, dst):

@@ -8,6 +8,7 @@ __all__ = ["add", "sub", "subtract", "rsub", "neg", "negative", "mul", "multiply
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, wrap_out, wrap_out2, NotImplementedBackward
 from ..dtypes import type_name
@@ -19,7 +20,8 @@ from .logical import where
 
 
 def _grad_needed(input, o):
-    return STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad))
+    return STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)) or \
+        LEVELS and dual(input, o)
 
 
 _np_mul, _np_sub = np.multiply, np.subtract    # (bound once: ufuncs with positional out=)
@@ -80,7 +82,7 @@ def add(input, other, *, alpha=1, out=None):
         # hot path: floating tensor + Python number (no promotion possible, no checks)
         x = input._data
         r = x + scalar_array(other, x.dtype)
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = AddBackward0()
             node._saved_alpha = 1
             return wrap_out(r, node, input, True)
@@ -94,7 +96,8 @@ def add(input, other, *, alpha=1, out=None):
                 r = x + y
             except ValueError:
                 raise broadcast_error(x, y) from None
-            if STATE.enabled and (input._requires_grad or other._requires_grad):
+            if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+                    LEVELS and dual(input, other):
                 node = AddBackward0()
                 node._saved_alpha = 1
                 return wrap_out2(r, node, input, other)
@@ -140,7 +143,7 @@ def sub(input, other, *, alpha=1, out=None):
             input._data.dtype.kind == "f":
         x = input._data
         r = x - scalar_array(other, x.dtype)         # hot path, as in add
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = SubBackward0()
             node._saved_alpha = 1
             return wrap_out(r, node, input, True)
@@ -211,7 +214,7 @@ def rsub(input, other, *, alpha=1):
         return res
     x, y = operands(input, other)
     res = wrap(y - x if alpha == 1 else y - x * alpha)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RsubBackward1()
         node._saved_alpha = alpha
         link(res, node, input)
@@ -232,7 +235,7 @@ def neg(input, *, out=None):
                            "operator instead.")
     x = input._data
     r = np.negative(x)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         if out is None and x.dtype.kind == "f":
             return wrap_out(r, NegBackward0(), input, False)
         res = wrap(r)
@@ -278,7 +281,7 @@ def mul(input, other, *, out=None):
             out is None and input._data.dtype.kind == "f":
         x = input._data
         r = x * scalar_array(other, x.dtype)         # hot path, as in add
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MulBackward0()
             node._saved_other = other
             node._saved_self = None
@@ -291,7 +294,8 @@ def mul(input, other, *, out=None):
                 r = x * y
             except ValueError:
                 raise broadcast_error(x, y) from None
-            if STATE.enabled and (input._requires_grad or other._requires_grad):
+            if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+                    LEVELS and dual(input, other):
                 node = MulBackward0()
                 node._saved_other = other if input._requires_grad else None
                 node._saved_self = input if other._requires_grad else None
@@ -306,7 +310,8 @@ def mul(input, other, *, out=None):
     except ValueError:
         raise broadcast_error(x, y) from None
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)):
+    if STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)) or \
+            LEVELS and dual(input, o):
         node = MulBackward0()
         # save each operand only if the other one's gradient needs it
         node._saved_other = other if input._requires_grad else None
@@ -435,7 +440,7 @@ def reciprocal(input, *, out=None):
         x = x.astype(D.get_default_dtype().np)
     with np.errstate(divide="ignore"):
         res = wrap(np.reciprocal(x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ReciprocalBackward0()
         node._saved_result = res.detach()
         link(res, node, input)
@@ -530,7 +535,7 @@ def _scalar_pow(base, exponent):
     y = exponent._data.astype(rt.np, copy=False)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         res = wrap(np.power(np.asarray(base, dtype=rt.np), y))
-    if STATE.enabled and exponent._requires_grad:
+    if STATE.enabled and exponent._requires_grad or LEVELS and dual(exponent):
         node = PowBackward2()
         node._saved_self = base
         node._saved_exponent = exponent
@@ -608,7 +613,7 @@ def remainder(input, other, *, out=None):
     if scalar_self:
         return write_out(_not_implemented(res, "remainder", input, o), out)
     if o is None:
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             link(res, RemainderBackward0(), input)
     elif _grad_needed(input, o):
         node = RemainderBackward1()
@@ -645,7 +650,7 @@ def fmod(input, other, *, out=None):
         raise broadcast_error(x, y) from None
     res = wrap(r)
     if o is None:
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             link(res, FmodBackward0(), input)
     elif _grad_needed(input, o):
         node = FmodBackward1()
@@ -764,7 +769,7 @@ def scalar_op(input, value, node_cls):
     """input (+, -, *, /) the Python number value, recorded as torch's .Scalar overload
     node_cls (a floating input keeps its dtype)."""
     res = wrap(_SCALAR_OPS[node_cls](input._data, value))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         if node_cls is MulBackward1 or node_cls is DivBackward1:
             node._saved_other = value

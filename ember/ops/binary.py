@@ -6,6 +6,7 @@ __all__ = ["atan2", "arctan2", "hypot", "copysign", "xlogy", "xlogy_", "maximum"
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
@@ -237,7 +238,8 @@ def _minmax(name, ufunc, node_cls):
             res = wrap(ufunc(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
-        if STATE.enabled and (input._requires_grad or other._requires_grad):
+        if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+                LEVELS and dual(input, other):
             node = node_cls()
             node._saved_self, node._saved_other = input, other
             link(res, node, input, other)

@@ -3,6 +3,7 @@ __all__ = ["view_as_real", "view_as_complex", "conj", "angle", "conj_physical", 
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -36,7 +37,7 @@ def angle(input, *, out=None):
         if x.dtype.kind == "f":
             r = np.where(np.isnan(x), x, r)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AngleBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -63,7 +64,7 @@ def conj(input):
     if input._data.dtype.kind != "c":
         return input
     res = wrap(np.conj(input._data))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ConjBackward0(), input)
     return res
 
@@ -72,7 +73,7 @@ def conj_physical(input, *, out=None):
     if input._data.dtype.kind != "c":
         return input if out is None else write_out(input, out)
     res = wrap(np.conj(input._data))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ConjPhysicalBackward0(), input)
     return write_out(res, out)
 
@@ -112,7 +113,7 @@ def view_as_real(input):
     re = x.real
     r = np.lib.stride_tricks.as_strided(re, x.shape + (2,), re.strides + (re.itemsize,))
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ViewAsRealBackward0(), input)
     return res
 
@@ -140,7 +141,7 @@ def view_as_complex(input):
     if not x.flags.writeable:
         r.flags.writeable = False
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ViewAsComplexBackward0(), input)
     return res
 

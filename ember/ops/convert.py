@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES
@@ -26,7 +27,7 @@ class CloneBackward0(Node):
 
 def clone(input, *, memory_format=None):
     res = wrap(input._data.copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, CloneBackward0(), input)
     return res
 
@@ -246,7 +247,7 @@ def fill_(self, value):
     elif not isinstance(value, (bool, int, float, complex)):
         raise _fill_type_error(value)
     value = fill_value(value, sd.dtype)
-    if STATE.enabled and self._requires_grad:
+    if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         res = wrap(np.full(sd.shape, value, sd.dtype))
         link(res, FillBackward2(), self)
         return inplace(self, res)
@@ -258,7 +259,7 @@ def fill_(self, value):
 
 def zero_(self):
     sd = self._data
-    if STATE.enabled and self._requires_grad:
+    if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         res = wrap(np.zeros(sd.shape, sd.dtype))
         link(res, ZeroBackward0(), self)
         return inplace(self, res)

@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
@@ -276,7 +277,7 @@ class IndexPutImplBackward0(Node):           # derivatives.yaml: _index_put_impl
 def _advanced(x, indices):
     """x[indices] for a tuple of NumPy index arrays (and full slices): a copy."""
     res = wrap(x._data[indices])
-    if STATE.enabled and x._requires_grad:
+    if STATE.enabled and x._requires_grad or LEVELS and dual(x):
         node = IndexBackward0()
         node._indices = indices
         node._self_sym_sizes = x._data.shape
@@ -289,7 +290,7 @@ def _index_grad(grad, shape, indices):
     out = np.zeros(shape, grad._data.dtype)
     np.add.at(out, indices, grad._data)
     res = wrap(out)
-    if STATE.enabled and grad._requires_grad:
+    if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
         node = IndexPutImplBackward0()
         node._indices = indices
         link(res, node, grad)
@@ -599,7 +600,7 @@ def index_select(input, dim, index, *, out=None):
             raise IndexError("index out of range in self")
         r = np.take(x, i1, axis=d)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = IndexSelectBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -697,7 +698,8 @@ def index_put(input, indices, values, accumulate=False):
 def _index_put(input, P, values, accumulate):
     res = wrap(input._data.copy())
     _write(res, P, values, accumulate)
-    if STATE.enabled and (input._requires_grad or values._requires_grad):
+    if STATE.enabled and (input._requires_grad or values._requires_grad) or \
+            LEVELS and dual(input, values):
         node = IndexPutBackward0()
         node._P = P
         node._vshape = values._data.shape
@@ -752,7 +754,7 @@ def masked_select(input, mask, *, out=None):
     xb = np.broadcast_to(x, shape) if x.shape != shape else x
     mb = np.broadcast_to(m, shape) if m.shape != shape else m
     res = wrap(xb[mb])
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaskedSelectBackward0()
         node._saved_mask = mask
         node._shape = shape
@@ -792,7 +794,7 @@ def take(input, index):
     if x.size == 0 and i.size:
         raise IndexError("take(): tried to take from an empty tensor")
     res = wrap(x.reshape(-1)[i])
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TakeBackward0()
         node._saved_index = index
         node._self_sym_sizes = x.shape

@@ -9,6 +9,7 @@ __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_sta
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
@@ -123,7 +124,7 @@ def stack(tensors, dim=0, *, axis=None, out=None):
         if t.dtype is not rt:
             rt = D.promote_types(rt, t.dtype)
     res = wrap(np.stack([t._data for t in tensors], axis=d, dtype=rt.np))
-    if STATE.enabled and any(t._requires_grad for t in tensors):
+    if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = StackBackward0()
         node._saved_dim = d
         link(res, node, *tensors)
@@ -192,7 +193,7 @@ def slice_dim(input, dim, start, end, step=1):
     start, end, step = slice(start, end, step).indices(x.shape[dim])
     end = max(end, start)
     res = make_view(wrap(x[(slice(None),) * dim + (slice(start, end, step),)]), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SliceBackward0()
         node._saved_dim, node._saved_start = dim, start
         node._saved_end, node._saved_step = end, step
@@ -233,7 +234,7 @@ class NarrowCopyBackward0(Node):             # derivatives.yaml: narrow_copy
 def narrow_copy(input, dim, start, length):
     v = narrow(input.detach(), dim, start, length)
     res = wrap(v._data.copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NarrowCopyBackward0()
         x = input._data
         d = wrap_dim(dim, x.ndim)
@@ -292,7 +293,7 @@ def block_diag(*tensors):
         r += m.shape[0]
         c += m.shape[1]
     res = wrap(out)
-    if STATE.enabled and any(t._requires_grad for t in tensors):
+    if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = BlockDiagBackward0()
         node._blocks = blocks
         link(res, node, *tensors)
@@ -353,7 +354,7 @@ def _split_parts(input, d, sizes, node, unsafe=False):
         # unsafe_*: shared memory, but no _base
         outs.append(part if unsafe else make_view(part, input, multi=True))
         start += n
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node._saved_dim = d
         node._saved_self_sym_sizes = x.shape
         node._n_outputs = len(outs)

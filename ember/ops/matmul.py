@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, sum_to_np
 from ..dtypes import C_NAMES, type_name
@@ -101,7 +102,8 @@ def mm(input, mat2, *, out=None):
     if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
         _check_mm(a, b)
     res = wrap(np.matmul(a, b))
-    if STATE.enabled and (input._requires_grad or mat2._requires_grad):
+    if STATE.enabled and (input._requires_grad or mat2._requires_grad) or \
+            LEVELS and dual(input, mat2):
         node = MmBackward0()
         node._saved_self = input if mat2._requires_grad else None
         node._saved_mat2 = mat2 if input._requires_grad else None
@@ -150,7 +152,8 @@ def bmm(input, mat2, *, out=None):
             or a.shape[2] != b.shape[1] or a.dtype.kind == "b"):
         _check_bmm(a, b)
     res = wrap(np.matmul(a, b))
-    if STATE.enabled and (input._requires_grad or mat2._requires_grad):
+    if STATE.enabled and (input._requires_grad or mat2._requires_grad) or \
+            LEVELS and dual(input, mat2):
         node = BmmBackward0()
         node._saved_self = input if mat2._requires_grad else None
         node._saved_mat2 = mat2 if input._requires_grad else None
@@ -200,7 +203,8 @@ def mv(input, vec, *, out=None):
             or a.dtype.kind == "b":
         _check_mv(a, v)
     res = wrap(np.matmul(a, v))
-    if STATE.enabled and (input._requires_grad or vec._requires_grad):
+    if STATE.enabled and (input._requires_grad or vec._requires_grad) or \
+            LEVELS and dual(input, vec):
         node = MvBackward0()
         node._saved_self = input if vec._requires_grad else None
         node._saved_vec = vec if input._requires_grad else None
@@ -241,7 +245,8 @@ def dot(input, tensor, *, out=None):
             or a.dtype.kind == "b":
         _check_dot(a, b)
     res = wrap(np.matmul(a, b))
-    if STATE.enabled and (input._requires_grad or tensor._requires_grad):
+    if STATE.enabled and (input._requires_grad or tensor._requires_grad) or \
+            LEVELS and dual(input, tensor):
         node = DotBackward0()
         node._saved_self = input if tensor._requires_grad else None
         node._saved_tensor = tensor if input._requires_grad else None
@@ -265,7 +270,8 @@ def vdot(input, other, *, out=None):
             or a.dtype.kind == "b":
         _check_dot(a, b, "vdot" if a.ndim == 1 == b.ndim and a.dtype == b.dtype else "dot")
     res = wrap(np.asarray(np.vdot(a, b)))
-    if STATE.enabled and (input._requires_grad or other._requires_grad):
+    if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+            LEVELS and dual(input, other):
         node = VdotBackward0()
         node._saved_self = input if other._requires_grad else None
         node._saved_other = other if input._requires_grad else None
@@ -460,7 +466,8 @@ def matmul(input, other, *, out=None):
         if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
             _check_mm(a, b)
         res = wrap(np.matmul(a, b))
-        if STATE.enabled and (input._requires_grad or other._requires_grad):
+        if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+                LEVELS and dual(input, other):
             node = MmBackward0()
             node._saved_self = input if other._requires_grad else None
             node._saved_mat2 = other if input._requires_grad else None
@@ -479,7 +486,8 @@ def matmul(input, other, *, out=None):
     except ValueError:
         _matmul_error(input, other)
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or other._requires_grad):
+    if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+            LEVELS and dual(input, other):
         if d1 == 1 and d2 == 2:
             node = SqueezeBackward4()
         else:

@@ -11,6 +11,7 @@ import builtins
 import numpy as np
 
 from .. import dtypes as D, return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
@@ -162,14 +163,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     if dim is None and not keepdim:
         # np.sum's arithmetic (add.reduce over everything) without its Python wrapper
         res = wrap(np.add.reduce(x, axis=None, dtype=_sum_dtype(x, dtype, input)))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = SumBackward0()
             node._saved_self_sym_sizes = x.shape
             link(res, node, input)
         return write_out(res, out)
     dims, axis = _red_dims(dim, x.ndim)
     res = wrap(np.sum(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SumBackward1()
         node._saved_dim = dims
         node._saved_keepdim = keepdim
@@ -196,7 +197,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
         raise RuntimeError("nansum on CPU does not support complex inputs")
     res = wrap(np.asarray(np.nansum(x, axis=axis, dtype=_sum_dtype(x, dtype, input),
                                     keepdims=keepdim and x.ndim > 0)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NansumBackward0()
         node._saved_self = input
         node._saved_dim = dims
@@ -247,7 +248,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         else:
             with np.errstate(invalid="ignore", divide="ignore"):
                 res = wrap(np.mean(x) if x.size else np.asarray(np.nan, x.dtype))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MeanBackward0()
             node._saved_self_sym_sizes = x.shape
             node._saved_self_sym_numel = x.size
@@ -259,7 +260,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     else:
         res = wrap(np.asarray(np.mean(x, axis=axis, keepdims=keepdim)).astype(x.dtype,
                                                                              copy=False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MeanBackward1()
         node._saved_dim = dims
         node._saved_keepdim = keepdim
@@ -361,7 +362,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     rd = _sum_dtype(x, dtype, input)
     if dim is None:
         res = wrap(np.prod(x, dtype=rd))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = ProdBackward0()
             node._saved_self = input
             node._saved_result = res.detach()
@@ -373,7 +374,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     d = wrap_dim(dim, x.ndim)
     res = wrap(np.prod(x, axis=d if x.ndim else None, dtype=rd,
                        keepdims=keepdim and x.ndim > 0))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ProdBackward1()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -432,7 +433,7 @@ def _minmax(input, dim, keepdim, largest, out):
         if x.size == 0:
             raise _reduce_empty_error(name, x)
         res = wrap(np.asarray(np.max(x) if largest else np.min(x)))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MaxBackward1() if largest else MinBackward1()
             node._saved_self = input
             node._saved_result = res.detach()
@@ -450,7 +451,7 @@ def _minmax(input, dim, keepdim, largest, out):
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
     values, indices = wrap(vals), wrap(idx.astype(np.int64))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxBackward0() if largest else MinBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
         node._saved_indices = indices._data
@@ -506,7 +507,7 @@ def _amaxmin(input, dim, keepdim, largest, out):
         raise _reduce_empty_error(name, x)
     f = np.max if largest else np.min
     res = wrap(np.asarray(f(x, axis=axis, keepdims=keepdim and x.ndim > 0)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AmaxBackward0() if largest else AminBackward0()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -561,7 +562,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         kd = keepdim and x.ndim > 0
     mn = wrap(np.asarray(np.min(x, axis=axis, keepdims=kd)))
     mx = wrap(np.asarray(np.max(x, axis=axis, keepdims=kd)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AminmaxBackward0()
         node._saved_self = input
         node._saved_min, node._saved_max = mn.detach(), mx.detach()
@@ -691,7 +692,7 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
                            "tensor because the operation does not have an identity")
     res = wrap(_norm_values(x, p, axis, keepdim and x.ndim > 0))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LinalgVectorNormBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
         node._saved_ord = p
@@ -733,7 +734,8 @@ def dist(input, other, p=2):
                            f"Got {type_name(diff.dtype)} instead.")
     p = float(p)
     res = wrap(_norm_values(diff, p, None, False))
-    if STATE.enabled and (input._requires_grad or other._requires_grad):
+    if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+            LEVELS and dual(input, other):
         node = DistBackward0()
         node._saved_self, node._saved_other = input, other
         node._saved_p = p
@@ -784,7 +786,7 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
         if not keepdim and x.ndim:
             r = r.squeeze(axis)
     res = wrap(np.asarray(r, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogsumexpBackward0()
         node._saved_self = input
         node._saved_dim, node._saved_keepdim = dims, keepdim
@@ -833,7 +835,7 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
         e = np.exp(x - m)
         y = e / np.sum(e, axis=ax, keepdims=True)
     res = wrap(np.asarray(y, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SoftmaxBackward0()
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()
@@ -867,7 +869,7 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
         sh = x - m
         y = sh - np.log(np.add.reduce(np.exp(sh), axis=ax, keepdims=True))
     res = wrap(np.asarray(y, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogSoftmaxBackward0()
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()

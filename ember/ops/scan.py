@@ -4,6 +4,7 @@ __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]
 import numpy as np
 
 from .. import return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -31,7 +32,7 @@ def _rev_cumsum(input, dim):
         res = wrap(x.copy())
     else:
         res = wrap(np.flip(np.cumsum(np.flip(x, dim), dim), dim).copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = _RevCumsumBackward()
         node._saved_dim = dim
         link(res, node, input)
@@ -51,7 +52,7 @@ def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
     res = wrap(np.cumsum(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumsumBackward0()
         node._saved_dim = d
         link(res, node, input)
@@ -122,7 +123,7 @@ def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
     res = wrap(np.cumprod(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumprodBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
         node._saved_dim = d
@@ -159,7 +160,7 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
     d = wrap_dim(dim, x.ndim)
     with np.errstate(invalid="ignore"):
         res = wrap(np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogcumsumexpBackward0()
         node._saved_self, node._saved_dim = input, d
         node._saved_result = res.detach()
@@ -205,7 +206,7 @@ def _cumext(input, dim, largest):
                 vals[..., i], idx[..., i] = cur, ci
         vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
         node._saved_dim, node._saved_indices = d, idx
         node._saved_self_sym_sizes = x.shape

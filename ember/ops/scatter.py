@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, NotImplementedBackward
 from ..dtypes import type_name
@@ -37,7 +38,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     xv, iv = _as1d(x), _as1d(i)
     _scatter_checks(xv, d, iv, None, "gather")
     res = wrap(xv[_grid(iv, d)].reshape(i.shape))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = GatherBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -95,7 +96,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
         else:
             _REDUCE_AT[reduce].at(_as1d(r), loc, np.broadcast_to(v, iv.shape))
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (st is not None and st._requires_grad)):
+    if STATE.enabled and (input._requires_grad or (st is not None and st._requires_grad)) or \
+            LEVELS and dual(input, st):
         if reduce is not None:
             node = NotImplementedBackward()
             node._op = "scatter"
@@ -135,7 +137,8 @@ def scatter_add(input, dim, index, src, *, out=None):
     if i.size:
         np.add.at(_as1d(r), _grid(iv, d), _src_part(sv, iv))
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
+    if STATE.enabled and (input._requires_grad or src._requires_grad) or \
+            LEVELS and dual(input, src):
         node = ScatterAddBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -235,7 +238,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
             else:
                 r = (rv // cnt).reshape(x.shape)
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
+    if STATE.enabled and (input._requires_grad or src._requires_grad) or \
+            LEVELS and dual(input, src):
         node = ScatterReduceBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -361,7 +365,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         else:
             np.add.at(r, _dim_loc(x, d, i), v.reshape(s.shape) if s.ndim else v)
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
+    if STATE.enabled and (input._requires_grad or source._requires_grad) or \
+            LEVELS and dual(input, source):
         node = IndexAddBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -403,7 +408,8 @@ def index_copy(input, dim, index, source, *, out=None):
         else:
             r[_dim_loc(x, d, i)] = s
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
+    if STATE.enabled and (input._requires_grad or source._requires_grad) or \
+            LEVELS and dual(input, source):
         node = IndexCopyBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -448,7 +454,8 @@ def index_fill(input, dim, index, value):
         else:
             r[_dim_loc(x, d, i)] = v
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)):
+    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)) or \
+            LEVELS and dual(input, vt):
         node = IndexFillBackward1() if vt is not None else IndexFillBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -497,7 +504,8 @@ def masked_fill(input, mask, value):
     except ValueError:
         raise broadcast_error(m, x) from None
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)):
+    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)) or \
+            LEVELS and dual(input, vt):
         node = MaskedFillBackward1() if vt is not None else MaskedFillBackward0()
         node._saved_mask = mask
         if vt is not None:
@@ -545,7 +553,7 @@ def _masked_scatter_backward(grad, mask, shape):
     sel = g[m]
     flat[:sel.size] = sel
     res = wrap(flat.reshape(shape))
-    if STATE.enabled and grad._requires_grad:
+    if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
         node = MaskedScatterBackwardBackward0()
         node._saved_mask = mask
         node._grad_shape = g.shape
@@ -571,7 +579,8 @@ def masked_scatter(input, mask, source):
         raise RuntimeError("Number of elements of source < number of ones in mask")
     r[mb] = s.reshape(-1)[:n]
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
+    if STATE.enabled and (input._requires_grad or source._requires_grad) or \
+            LEVELS and dual(input, source):
         node = MaskedScatterBackward0()
         node._saved_mask = mask
         node._source_sym_sizes = s.shape
@@ -613,7 +622,8 @@ def put(input, index, source, accumulate=False):
     else:
         flat[i.reshape(-1)] = s.reshape(-1)
     res = wrap(flat.reshape(x.shape))
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
+    if STATE.enabled and (input._requires_grad or source._requires_grad) or \
+            LEVELS and dual(input, source):
         node = PutBackward0()
         node._saved_index = index
         node._saved_accumulate = accumulate

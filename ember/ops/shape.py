@@ -14,6 +14,7 @@ from operator import index as _index
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
@@ -134,7 +135,7 @@ def _view_dtype(input, dtype):
 
 def _view_result(input, r):
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ViewBackward0()
         node._saved_self_sym_sizes = input._data.shape
         link(res, node, input)
@@ -165,7 +166,7 @@ def reshape(input, *shape, **kwargs):
 
 def _reshape_copy(copied, shape):
     res = wrap(np.reshape(copied._data, shape))
-    if STATE.enabled and copied._requires_grad:
+    if STATE.enabled and copied._requires_grad or LEVELS and dual(copied):
         node = UnsafeViewBackward0()
         node._saved_self_sym_sizes = copied._data.shape
         link(res, node, copied)
@@ -229,7 +230,7 @@ class AliasBackward0(Node):                  # derivatives.yaml: alias
 def alias(input):
     """A view of the whole tensor (x[...], x[()]): torch's alias."""
     res = make_view(wrap(input._data.view()), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, AliasBackward0(), input, meta=same_meta(input))
     return res
 
@@ -248,7 +249,7 @@ def unsqueeze(input, dim):
     d = wrap_dim(dim, x.ndim + 1)
     shp = x.shape
     res = make_view(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnsqueezeBackward0()
         node._saved_dim = d
         link(res, node, input)
@@ -289,7 +290,7 @@ def squeeze(input, dim=None):
         axes = tuple(d for d in dims if x.ndim and x.shape[d] == 1)
     r = np.squeeze(x, axis=axes) if axes else x.view()
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res
@@ -319,7 +320,7 @@ def permute(input, *dims, **kwargs):
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     res = make_view(wrap(np.transpose(x, dims)), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = PermuteBackward0()
         node._saved_dims = dims
         link(res, node, input)
@@ -338,7 +339,7 @@ def transpose(input, dim0, dim1):
     n = x.ndim
     d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
     res = make_view(wrap(np.swapaxes(x, d0, d1) if n else x.view()), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TransposeBackward0()
         node._saved_dim0, node._saved_dim1 = d0, d1
         link(res, node, input)
@@ -363,7 +364,7 @@ def t(input):
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     res = make_view(wrap(x.T if x.ndim == 2 else x.view()), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, TBackward0(), input)
     return res
 
@@ -509,7 +510,7 @@ def expand(input, *sizes, size=None, implicit=False):
             # expanded only along size-1 dims: no element is shared, so it stays writable
             r = np.lib.stride_tricks.as_strided(x, target, r.strides)
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ExpandBackward0()
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
@@ -600,7 +601,7 @@ def repeat(input, *repeats, **kwargs):
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
     res = wrap(np.tile(x, reps) if x.size and all(reps) else np.empty(target, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RepeatBackward0()
         node._saved_repeats = reps
         node._saved_self_sym_sizes = x.shape
@@ -650,7 +651,7 @@ def embed(grad, sizes, writer, node_cls, fwd):
     z = np.zeros(sizes, grad._data.dtype)
     writer(z, grad._data)
     res = wrap(z)
-    if STATE.enabled and grad._requires_grad:
+    if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
         node = node_cls()
         node._fwd = fwd
         link(res, node, grad)
@@ -684,7 +685,7 @@ def select(input, dim, index):
     if index < 0:
         index += n
     res = make_view(wrap(x[(slice(None),) * d + (index, Ellipsis)]), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SelectBackward0()
         node._saved_dim, node._saved_index = d, index
         node._saved_self_sym_sizes = x.shape
@@ -744,7 +745,7 @@ def flip(input, *dims, **kwargs):
     else:
         r = np.flip(x, dims).copy(order="K")     # torch keeps the input's memory layout
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FlipBackward0()
         node._saved_dims = dims
         link(res, node, input)
@@ -788,7 +789,7 @@ def roll(input, shifts, dims=None):
         dims = tuple(wrap_dim(d, x.ndim) for d in dims)
         r = np.roll(x, shifts, dims) if x.ndim else x.copy()
     res = wrap(np.ascontiguousarray(r) if r.ndim else r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RollBackward0()
         node._saved_shifts, node._saved_dims = shifts, dims
         link(res, node, input)
@@ -825,7 +826,7 @@ def rot90(input, k=1, dims=(0, 1)):
     else:
         r = np.ascontiguousarray(x).copy() if x.flags.c_contiguous else np.ascontiguousarray(x)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = Rot90Backward0()
         node._saved_k, node._saved_dims = k, dims
         link(res, node, input)
@@ -855,7 +856,7 @@ def _tri(name, npfn, node_cls):
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         diagonal = int(diagonal)
         res = wrap(npfn(x, diagonal))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = node_cls()
             node._saved_diagonal = diagonal
             link(res, node, input)
@@ -919,7 +920,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2 = _diag_dims(x.ndim, offset, dim1, dim2)
     offset = int(offset)
     res = make_view(wrap(_diag_view(x, offset, d1, d2)), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagonalBackward0()
         node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
         node._saved_self_sym_sizes = x.shape
@@ -948,7 +949,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     z = np.zeros(shape, x.dtype)
     _diag_view(z, offset, d1, d2)[...] = x
     res = wrap(z)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagEmbedBackward0()
         node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
         link(res, node, input)
@@ -961,7 +962,7 @@ def diag(input, diagonal=0, *, out=None):
         res = diag_embed(input, diagonal, 0, 1)
     elif x.ndim == 2:
         res = wrap(np.diagonal(x, int(diagonal)).copy())
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = DiagonalBackward0_copy()
             node._saved_offset, node._saved_dim1, node._saved_dim2 = int(diagonal), 0, 1
             node._saved_self_sym_sizes = x.shape
@@ -994,7 +995,7 @@ def trace(input):
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     dt = np.int64 if x.dtype.kind in "biu" else x.dtype
     res = wrap(np.trace(x, dtype=dt))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TraceBackward0()
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
@@ -1042,7 +1043,7 @@ def unfold(input, dimension, size, step):
     if x.ndim == 0:
         r = r.reshape(size)
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnfoldBackward0()
         node._saved_dimension, node._saved_size, node._saved_step = d, size, step
         node._saved_self_sym_sizes = x.shape
@@ -1160,7 +1161,8 @@ def scatter_into(input, src, region, node_cls, op, view_op):
                            f"{list(src._data.shape)}, slice size = {list(v.shape)}")
     v[...] = src._data
     res = wrap(out)
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
+    if STATE.enabled and (input._requires_grad or src._requires_grad) or \
+            LEVELS and dual(input, src):
         node = node_cls()
         node._op, node._view, node._src_shape = op, view_op, src._data.shape
         link(res, node, input, src)

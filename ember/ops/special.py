@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -155,7 +156,7 @@ def erf(input, *, out=None):
     x = floating(input._data)
     _check_real(x, "erf")
     res = wrap(_apply_kernel(erf_kernel, x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ErfBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -175,7 +176,7 @@ def erfc(input, *, out=None):
     x = floating(input._data)
     _check_real(x, "erfc")
     res = wrap(_apply_kernel(erfc_kernel, x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ErfcBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -197,7 +198,7 @@ def erfinv(input, *, out=None):
         raise NotImplementedError(f"\"erfinv_vml_cpu\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
     res = wrap(_apply_kernel(erfinv_kernel, x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ErfinvBackward0()
         node._saved_self = input
         link(res, node, input)

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..tensor import wrap
@@ -114,7 +115,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *,
     dim, c = _var_args(dim, unbiased, correction, "var")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "var")
     res = wrap(v)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = VarBackward0()
         _var_node(node, input, dim, dims, c, keepdim)
         link(res, node, input)
@@ -127,7 +128,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *,
     dim, c = _var_args(dim, unbiased, correction, "std")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "std")
     res = wrap(np.sqrt(v))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = StdBackward0()
         _var_node(node, input, dim, dims, c, keepdim)
         node._saved_result = res.detach()
@@ -182,7 +183,7 @@ def _var_mean(input, dim, unbiased, keepdim, correction, name):
     is_std = name == "std_mean"
     first = wrap(np.sqrt(v) if is_std else v)
     mres = wrap(m)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = StdMeanBackward0() if is_std else VarMeanBackward0()
         _var_node(node, input, dim, dims, c, keepdim)
         if is_std:

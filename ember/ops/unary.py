@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, same_meta, ZERO, wrap_out
 from ..dtypes import type_name
@@ -50,13 +51,13 @@ def exp(input, *, out=None):
     x = input._data
     if out is None and x.dtype.kind == "f":        # hot path: a real floating input
         r = np.exp(x)
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = ExpBackward0()
             node._saved_result = wrap(r)
             return wrap_out(r, node, input, False)
         return wrap(r)
     res = wrap(np.exp(floating(x)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ExpBackward0()
         node._saved_result = res.detach()
         link(res, node, input, meta=same_meta(input) if x.dtype.kind == "f" else None)
@@ -74,7 +75,7 @@ class LogBackward0(Node):
 def log(input, *, out=None):
     with np.errstate(divide="ignore", invalid="ignore"):
         res = wrap(np.log(floating(input._data)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -92,7 +93,7 @@ class SqrtBackward0(Node):
 def sqrt(input, *, out=None):
     with np.errstate(invalid="ignore"):
         res = wrap(np.sqrt(floating(input._data)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SqrtBackward0()
         node._saved_result = res.detach()
         link(res, node, input)
@@ -110,7 +111,7 @@ def _float_unary(input, ufunc, node_cls, saves_result, out, quiet=True):
     x = input._data
     if out is None and not quiet and x.dtype.kind == "f":     # hot path: as in exp
         r = ufunc(x)
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = node_cls()
             if saves_result:
                 node._saved_result = wrap(r)
@@ -123,7 +124,7 @@ def _float_unary(input, ufunc, node_cls, saves_result, out, quiet=True):
             res = wrap(ufunc(floating(x)))
     else:
         res = wrap(ufunc(floating(x)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         if saves_result:
             node._saved_result = res.detach()
@@ -146,7 +147,7 @@ def abs(input, *, out=None):
     if x.dtype.kind == "b":
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     res = wrap(np.abs(x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AbsBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -192,7 +193,7 @@ def sign(input, *, out=None):
         raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
                                   "numbers. Please use torch.sgn instead.")
     res = wrap(_sign_data(x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, SignBackward0(), input)
     return write_out(res, out)
 
@@ -206,7 +207,7 @@ def sgn(input, *, out=None):
     else:
         r = _sign_data(x)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SgnBackward0()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -479,7 +480,7 @@ def logit(input, eps=None, *, out=None):
         if eps is not None:
             x = np.clip(x, eps, 1 - eps)
         res = wrap(np.log(x / (1 - x)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogitBackward0()
         node._saved_self = input
         node._saved_eps = eps
@@ -520,7 +521,7 @@ def relu(input, inplace=False):
             raise NotImplementedError(_CLAMP_COMPLEX)
         raise RuntimeError("Boolean inputs not supported for relu")
     r = np.maximum(x, 0)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ReluBackward0()
         node._saved_result = wrap(r)
         if x.dtype.kind == "f":
@@ -542,7 +543,7 @@ def _rounding(input, ufunc, node_cls, kernel_name, out):
                                   if kernel_name == "round" else
                                   f"{kernel_name} is not supported for complex inputs")
     res = wrap(ufunc(x) if x.dtype.kind in "fc" else x.copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, node_cls(), input)
     return write_out(res, out)
 
@@ -600,7 +601,7 @@ def round(input, *, decimals=None, out=None):
             r = np.rint(h * p) / p if decimals > 0 else np.rint(h / p) * p
         r = r.astype(x.dtype, copy=False)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RoundBackward1()
         node._saved_decimals = decimals
         link(res, node, input)
@@ -620,7 +621,7 @@ def frac(input, *, out=None):
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{type_name(x.dtype)}'")
     with np.errstate(all="ignore"):
         res = wrap(x - np.trunc(x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, FracBackward0(), input)
     return write_out(res, out)
 
@@ -720,7 +721,7 @@ def clamp(input, min=None, max=None, *, out=None):
             node._saved_min = min
             node._saved_max = max
             link(res, node, input, min, max)
-    elif STATE.enabled and input._requires_grad:
+    elif STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ClampBackward1()
         node._saved_self = input
         node._saved_min = min
@@ -773,7 +774,7 @@ def clamp_min(input, min, *, out=None):
             node = ClampMinBackward1()
             node._saved_self, node._saved_min = input, min
             link(res, node, input, min)
-    elif STATE.enabled and input._requires_grad:
+    elif STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ClampMinBackward0()
         node._saved_self, node._saved_min = input, min
         link(res, node, input)
@@ -787,7 +788,7 @@ def clamp_max(input, max, *, out=None):
             node = ClampMaxBackward1()
             node._saved_self, node._saved_max = input, max
             link(res, node, input, max)
-    elif STATE.enabled and input._requires_grad:
+    elif STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ClampMaxBackward0()
         node._saved_self, node._saved_max = input, max
         link(res, node, input)
@@ -809,7 +810,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         res = wrap(x.copy())
     else:
         res = wrap(np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NanToNumBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -841,7 +842,7 @@ def _scale_unary(input, factor, node_cls, name, out):
     if x.dtype.kind == "c":
         raise RuntimeError(f"{name} is not supported for complex tensors.")
     res = wrap(floating(x) * factor)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, node_cls(), input)
     return write_out(res, out)
 

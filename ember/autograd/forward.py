@@ -1,0 +1,178 @@
+"""Forward-mode AD below the ops: the dual levels, the tangents tensors carry, and the one
+function that gives an op's outputs their tangents (`propagate`, called where a node is linked).
+
+Note [Forward AD]: a dual tensor carries, per open dual level, a tangent: a Tensor of its
+shape kept in `t._x["fw"]` ({level: tangent}; no slot on the hot path). `LEVELS` lists the
+visible levels, outermost first; while it is empty forward AD costs an op one falsy test, in
+the branch where the op already asks whether to record (`STATE.enabled and x._requires_grad
+or LEVELS and dual(x)`). An op that takes that branch makes its node as usual; the linking
+functions of graph.py then call `propagate`, which asks the node's `jvp` rule (written beside
+its `apply`, as derivatives.yaml's `result:` lines sit beside the backward formula) for the
+output tangent at each level where an input has one, and link the node only when a gradient
+is also being recorded (grad mode on and an input requiring grad): forward AD works under
+no_grad, and a dual tensor that does not require grad gets no history, as in torch.
+
+A rule is `jvp(self, ts, xs, out)`: ts are the input tangents (aligned with the inputs given
+to link; an input without one gets zeros when some other has one, None for inputs that are
+not floating tensors), xs the primal inputs, out the output (a list of them for a node with
+several); it returns the output tangent (a list for several outputs; None: no tangent). Rules
+are written with ember ops on the primals and tangents, so a tangent records its dependence
+on the primals (backward through a jvp works) and carries the tangents of outer levels.
+Levels nest (ember.func.jvp inside jvp): while level k's tangents are computed only the
+levels outside it are visible, so that each mixed term is counted once (a tangent of level k
+may carry tangents of outer levels, never of inner ones)."""
+import itertools
+import weakref
+
+import numpy as np
+
+from ..tensor import Tensor, wrap
+
+LEVELS = []         # ids of the visible dual levels, outermost first (Note [Forward AD])
+_OPEN = []          # ids of the open levels (all of them, visible or not)
+_HOLDERS = {}       # level id -> weak references to the tensors holding a tangent of it
+_ids = itertools.count()
+
+NOT_IMPLEMENTED = ("Trying to use forward AD with {} that does not support it because it has not "
+                   "been implemented yet.\nPlease file an issue to PyTorch at "
+                   "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
+                   "so that we can prioritize its implementation or submit a PR adding the "
+                   "implementation to derivatives.yaml")
+
+
+def open_level():
+    """Open a new innermost dual level (visible at once); returns its id."""
+    lv = next(_ids)
+    _OPEN.append(lv)
+    LEVELS.append(lv)
+    _HOLDERS[lv] = []
+    return lv
+
+
+def close_level(lv):
+    """Close level lv: every tangent of it is dropped (torch frees them on exit)."""
+    _OPEN.remove(lv)
+    if lv in LEVELS:
+        LEVELS.remove(lv)
+    for ref in _HOLDERS.pop(lv, ()):
+        t = ref()
+        if t is not None and t._x:
+            fw = t._x.get("fw")
+            if fw is not None:
+                fw.pop(lv, None)
+                if not fw:
+                    del t._x["fw"]
+
+
+def tangent(t, lv):
+    """t's tangent at level lv, or None."""
+    x = t._x
+    fw = x.get("fw") if x else None
+    return fw.get(lv) if fw else None
+
+
+def set_tangent(t, lv, tan):
+    """Give t the tangent tan at level lv (None removes it)."""
+    x = t._extra()
+    fw = x.get("fw")
+    if tan is None:
+        if fw:
+            fw.pop(lv, None)
+            if not fw:
+                del x["fw"]
+        return
+    if fw is None:
+        fw = x["fw"] = {}
+    if lv not in fw:
+        _HOLDERS[lv].append(weakref.ref(t))
+    fw[lv] = tan
+
+
+def dual(*ts):
+    """Whether one of ts (tensors or other values) has a tangent at a visible level."""
+    for t in ts:
+        if isinstance(t, Tensor):
+            x = t._x
+            fw = x.get("fw") if x else None
+            if fw:
+                for lv in LEVELS:
+                    if lv in fw:
+                        return True
+        elif isinstance(t, (list, tuple)) and dual(*t):
+            return True
+    return False
+
+
+class hidden:
+    """Within it only the levels outside `lv` are visible (None: none is)."""
+
+    def __init__(self, lv=None):
+        self.lv = lv
+
+    def __enter__(self):
+        self.saved = LEVELS[:]
+        k = LEVELS.index(self.lv) if self.lv in LEVELS else 0
+        del LEVELS[k:]
+
+    def __exit__(self, *exc):
+        LEVELS[:] = self.saved
+        return False
+
+
+def differentiable(t):
+    return isinstance(t, Tensor) and t._data.dtype.kind in "fc"
+
+
+def input_tangents(xs, lv):
+    """The tangents of xs at level lv (zeros for floating tensors without one), or None when
+    none of xs has one."""
+    ts = [tangent(x, lv) if isinstance(x, Tensor) else None for x in xs]
+    if all(t is None for t in ts):
+        return None
+    return [t if t is not None or not differentiable(x) else wrap(np.zeros_like(x._data))
+            for t, x in zip(ts, xs)]
+
+
+def fit(tan, out):
+    """A rule's tangent as out's tangent: of out's shape (a broadcast one materialised) and,
+    for a floating output, of its dtype."""
+    if tan._data.shape != out._data.shape:
+        tan = tan.expand(out._data.shape).contiguous()
+    od, td = out._data.dtype, tan._data.dtype
+    if od != td and od.kind == td.kind:
+        tan = tan.to(out.dtype)
+    return tan
+
+
+def propagate(node, xs, out):
+    """Give node's output(s) (a Tensor, or a list) their tangents at every visible level where
+    one of the inputs xs has one (Note [Forward AD])."""
+    levels = LEVELS[:]
+    for k, lv in enumerate(levels):
+        ts = input_tangents(xs, lv)
+        if ts is None:
+            continue
+        del LEVELS[k:]          # compute level lv's tangents seeing only the outer levels
+        try:
+            res = node.jvp(ts, xs, out)
+            if type(out) is list:
+                res = [None if r is None or not differentiable(o) else fit(r, o)
+                       for o, r in zip(out, res)]
+            elif res is not None and differentiable(out):
+                res = fit(res, out)
+            else:
+                res = None
+        finally:
+            LEVELS[:] = levels
+        if type(out) is list:
+            for o, r in zip(out, res):
+                if r is not None:
+                    set_tangent(o, lv, r)
+        elif res is not None:
+            set_tangent(out, lv, res)
+
+
+def jvp_not_implemented(node):
+    name = node.name()
+    op = name.rsplit("Backward", 1)[0] if "Backward" in name else name
+    return RuntimeError(NOT_IMPLEMENTED.format(op))
