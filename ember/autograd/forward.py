@@ -123,11 +123,12 @@ def differentiable(t):
     return isinstance(t, Tensor) and t._data.dtype.kind in "fc"
 
 
-def input_tangents(xs, lv):
+def input_tangents(xs, lv, uses=None):
     """The tangents of xs at level lv (zeros for floating tensors without one), or None when
-    none of xs has one."""
+    none of xs has one (none of those at the indices `uses`, the inputs whose tangent the
+    rule reads: torch gives no tangent when only the others have one)."""
     ts = [tangent(x, lv) if isinstance(x, Tensor) else None for x in xs]
-    if all(t is None for t in ts):
+    if all(t is None for t in ts) if uses is None else all(ts[i] is None for i in uses):
         return None
     return [t if t is not None or not differentiable(x) else wrap(np.zeros_like(x._data))
             for t, x in zip(ts, xs)]
@@ -149,7 +150,7 @@ def propagate(node, xs, out):
     one of the inputs xs has one (Note [Forward AD])."""
     levels = LEVELS[:]
     for k, lv in enumerate(levels):
-        ts = input_tangents(xs, lv)
+        ts = input_tangents(xs, lv, node._jvp_uses)
         if ts is None:
             continue
         del LEVELS[k:]          # compute level lv's tangents seeing only the outer levels

@@ -152,6 +152,7 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_meta", "_freed", "_hooks", "_uses", "__weakref__")
     _saved_names = ()   # slots holding saved tensors, dropped after backward
     _n_outputs = 1
+    _jvp_uses = None    # the inputs whose tangents jvp reads (None: all; Note [Forward AD])
 
     def name(self):
         return type(self).__name__

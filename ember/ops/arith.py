@@ -56,6 +56,12 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
         a = self._saved_alpha
         return grad, (grad if a == 1 else grad * a)
 
+    def jvp(self, ts, xs, out):                 # result: self_t + maybe_multiply(other_t, alpha)
+        a = self._saved_alpha
+        if ts[1] is None:
+            return ts[0].clone()
+        return ts[0] + (ts[1] if a == 1 else ts[1] * a)
+
     def np_apply(self, grad):
         if self.next_functions[1][0] is None:
             return grad,        # (the engine reads a missing entry as None)
@@ -129,6 +135,12 @@ class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
         a = self._saved_alpha
         return grad, (-grad if a == 1 else grad * -a)
 
+    def jvp(self, ts, xs, out):
+        a = self._saved_alpha
+        if ts[1] is None:
+            return ts[0].clone()
+        return ts[0] - (ts[1] if a == 1 else ts[1] * a)
+
     def np_apply(self, grad):
         if self.next_functions[1][0] is None:
             return grad,
@@ -177,6 +189,10 @@ class RsubBackward1(Node):                   # derivatives.yaml: rsub.Scalar
         a = self._saved_alpha
         return (-grad if a == 1 else grad * -a),
 
+    def jvp(self, ts, xs, out):
+        a = self._saved_alpha
+        return -ts[0] if a == 1 else ts[0] * -a
+
 
 class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
     __slots__ = ("_saved_alpha",)
@@ -184,6 +200,10 @@ class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
     def apply(self, grad):
         a = self._saved_alpha
         return ((-grad if a == 1 else grad * -a) if needs(self, 0) else None), grad
+
+    def jvp(self, ts, xs, out):
+        a = self._saved_alpha
+        return ts[1] - (ts[0] if a == 1 else ts[0] * a)
 
 
 def _check_bool_sub(a, b):
@@ -227,6 +247,9 @@ class NegBackward0(Node):
     def apply(self, grad):
         return -grad,
 
+    def jvp(self, ts, xs, out):
+        return -ts[0]
+
 
 def neg(input, *, out=None):
     if input._data.dtype.kind == "b":
@@ -258,6 +281,12 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
         a, b = nf[0][0] is not None, nf[1][0] is not None
         return (grad * conj_if_complex(self._saved_other) if a else None,
                 grad * conj_if_complex(self._saved_self) if b else None)
+
+    def jvp(self, ts, xs, out):                 # result: other_t * self_p + self_t * other_p
+        (st, ot), (s, o) = ts, xs
+        if o is None:
+            return st * self._saved_other
+        return st * o + ot * s
 
     def np_apply(self, g):
         # the same arithmetic straight in NumPy, when no promotion rule could differ (real
@@ -313,8 +342,8 @@ def mul(input, other, *, out=None):
     if STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)) or \
             LEVELS and dual(input, o):
         node = MulBackward0()
-        # save each operand only if the other one's gradient needs it
-        node._saved_other = other if input._requires_grad else None
+        # save each operand only if the other one's gradient needs it (a number: always)
+        node._saved_other = other if input._requires_grad or o is None else None
         node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
@@ -334,12 +363,21 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
                 -grad * conj_if_complex(self._saved_self) / (other * other)
                 if nf[1][0] is not None else None)
 
+    def jvp(self, ts, xs, out):                 # result: (self_t - other_t * result) / other_p
+        (st, ot), (s, o) = ts, xs
+        if o is None:
+            return st / self._saved_other
+        return (st - ot * out) / o
+
 
 class DivBackward2(Node):                    # derivatives.yaml: div.Tensor_mode (zero gradient)
     __slots__ = ()
 
     def apply(self, grad):
         return tuple(_zeros(grad) if nf[0] is not None else None for nf in self.next_functions)
+
+    def jvp(self, ts, xs, out):
+        return _zeros(out)
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -433,6 +471,9 @@ class ReciprocalBackward0(Node):
         r = conj_if_complex(saved_output(self, self._saved_result))
         return -grad * r * r,
 
+    def jvp(self, ts, xs, out):
+        return -ts[0] * out * out
+
 
 def reciprocal(input, *, out=None):
     x = input._data
@@ -463,6 +504,12 @@ class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scal
             return grad * 0,
         return grad * (e * conj_if_complex(self._saved_self) ** (e - 1)),
 
+    def jvp(self, ts, xs, out):
+        e = self._saved_exponent
+        if e == 0:
+            return ts[0] * 0
+        return ts[0] * (e * xs[0] ** (e - 1))
+
 
 class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tensor
     __slots__ = ("_saved_self", "_saved_exponent", "_saved_result")
@@ -477,6 +524,11 @@ class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tens
             r = self._result()
             ge = grad * where((s == 0) & (e >= 0), 0.0, r * s.log())
         return gs, ge
+
+    def jvp(self, ts, xs, out):
+        (st, et), (s, e) = ts, xs
+        return (st * where(e == 0, 0.0, e * s ** where(e == 0, 1.0, e - 1))
+                + et * where((s == 0) & (e >= 0), 0.0, out * s.log()))
 
     def _result(self):
         return saved_output(self, self._saved_result)
@@ -493,6 +545,13 @@ class PowBackward2(Node):                    # derivatives.yaml: pow.Scalar
             return grad * where(self._saved_exponent >= 0, 0.0, r * np.log(base + 0j).real),
         return grad * r * float(np.log(base)) if not isinstance(base, complex) else \
             grad * r * complex(np.log(base)),
+
+    def jvp(self, ts, xs, out):
+        base = self._saved_self
+        if base == 0:
+            return ts[0] * where(xs[0] >= 0, 0.0, out * np.log(base + 0j).real)
+        return ts[0] * out * (complex(np.log(base)) if isinstance(base, complex) else
+                              float(np.log(base)))
 
 
 def pow(input, exponent, *, out=None):
@@ -540,8 +599,7 @@ def _scalar_pow(base, exponent):
         node._saved_self = base
         node._saved_exponent = exponent
         node._saved_result = res.detach()
-        link(res, node, None, exponent)
-        node.next_functions = node.next_functions[1:]
+        link(res, node, exponent)
     return res
 
 # ---------------------------------------------------------------- remainder / fmod
@@ -579,6 +637,9 @@ class RemainderBackward0(Node):              # derivatives.yaml: remainder.Scala
     def apply(self, grad):
         return grad,
 
+    def jvp(self, ts, xs, out):
+        return ts[0].clone()
+
 
 class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tensor
     __slots__ = ("_saved_other",)
@@ -588,6 +649,10 @@ class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tenso
         return (grad if needs(self, 0) else None,
                 -grad * div(self._saved_self, self._saved_other, rounding_mode="floor")
                 if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        return st - ot * div(s, o, rounding_mode="floor")
 
 
 def remainder(input, other, *, out=None):
@@ -635,6 +700,10 @@ class FmodBackward1(_SavesSelf):             # derivatives.yaml: fmod.Tensor
         return (grad if needs(self, 0) else None,
                 -grad * div(self._saved_self, self._saved_other, rounding_mode="trunc")
                 if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        return st - ot * div(s, o, rounding_mode="trunc")
 
 
 def fmod(input, other, *, out=None):
@@ -742,6 +811,9 @@ class AddBackward1(Node):                    # derivatives.yaml: add.Scalar
     def apply(self, grad):
         return grad,
 
+    def jvp(self, ts, xs, out):
+        return ts[0].clone()
+
 
 class SubBackward1(AddBackward1):            # derivatives.yaml: sub.Scalar
     __slots__ = ()
@@ -753,12 +825,18 @@ class MulBackward1(Node):                    # derivatives.yaml: mul.Scalar
     def apply(self, grad):
         return grad * self._saved_other,
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * self._saved_other
+
 
 class DivBackward1(Node):                    # derivatives.yaml: div.Scalar
     __slots__ = ("_saved_other",)
 
     def apply(self, grad):
         return grad / self._saved_other,
+
+    def jvp(self, ts, xs, out):
+        return ts[0] / self._saved_other
 
 
 _SCALAR_OPS = {AddBackward1: np.add, SubBackward1: np.subtract, MulBackward1: np.multiply,

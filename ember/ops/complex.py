@@ -26,6 +26,13 @@ class AngleBackward0(_SavesSelf):
         g = grad * s / where(a2 == 0, 1.0, a2) * 1j
         return where(a2 == 0, 0.0, g),
 
+    def jvp(self, ts, xs, out):                 # d angle(z) = Im(conj(z) dz) / |z|^2
+        s = xs[0]
+        if s._data.dtype.kind != "c":
+            return _zeros(out)
+        a2 = real(s * s.conj())
+        return where(a2 == 0, 0.0, imag(s.conj() * ts[0]) / where(a2 == 0, 1.0, a2))
+
 
 def angle(input, *, out=None):
     x = input._data
@@ -52,12 +59,18 @@ class ConjBackward0(Node):
     def apply(self, grad):
         return conj(grad),
 
+    def jvp(self, ts, xs, out):
+        return conj(ts[0])
+
 
 class ConjPhysicalBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         return conj_physical(grad),
+
+    def jvp(self, ts, xs, out):
+        return conj_physical(ts[0])
 
 
 def conj(input):
@@ -98,12 +111,18 @@ class ViewAsRealBackward0(Node):             # derivatives.yaml: view_as_real
     def apply(self, grad):
         return view_as_complex(grad.contiguous()),
 
+    def jvp(self, ts, xs, out):
+        return view_as_real(ts[0])
+
 
 class ViewAsComplexBackward0(Node):          # derivatives.yaml: view_as_complex
     __slots__ = ()
 
     def apply(self, grad):
         return view_as_real(grad),
+
+    def jvp(self, ts, xs, out):
+        return view_as_complex(ts[0].contiguous())
 
 
 def view_as_real(input):

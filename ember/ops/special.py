@@ -151,6 +151,10 @@ class ErfBackward0(Node):                    # derivatives.yaml: erf
         s = self._saved_self
         return grad * (_TWO_OVER_SQRT_PI * (-(s * s)).exp()),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * (_TWO_OVER_SQRT_PI * (-(s * s)).exp())
+
 
 def erf(input, *, out=None):
     x = floating(input._data)
@@ -171,6 +175,10 @@ class ErfcBackward0(Node):                   # derivatives.yaml: erfc
         s = self._saved_self
         return grad * (-_TWO_OVER_SQRT_PI * (-(s * s)).exp()),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * (-_TWO_OVER_SQRT_PI * (-(s * s)).exp())
+
 
 def erfc(input, *, out=None):
     x = floating(input._data)
@@ -190,6 +198,9 @@ class ErfinvBackward0(Node):                 # derivatives.yaml: erfinv
     def apply(self, grad):
         r = erfinv(self._saved_self)
         return grad * (_SQRT_PI_OVER_TWO * (r * r).exp()),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * (_SQRT_PI_OVER_TWO * (out * out).exp())
 
 
 def erfinv(input, *, out=None):

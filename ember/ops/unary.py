@@ -40,6 +40,9 @@ class ExpBackward0(Node):
     def apply(self, grad):
         return grad * conj_if_complex(saved_output(self, self._saved_result)),
 
+    def jvp(self, ts, xs, out):                 # result: self_t * result
+        return ts[0] * out
+
     def np_apply(self, g):
         r = plain_operand(self._saved_result, g)
         if r is not None:
@@ -71,6 +74,9 @@ class LogBackward0(Node):
     def apply(self, grad):
         return grad / conj_if_complex(self._saved_self),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] / xs[0]
+
 
 def log(input, *, out=None):
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -88,6 +94,9 @@ class SqrtBackward0(Node):
 
     def apply(self, grad):
         return grad / (2 * conj_if_complex(saved_output(self, self._saved_result))),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] / (2 * out)
 
 
 def sqrt(input, *, out=None):
@@ -141,6 +150,12 @@ class AbsBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * sgn(self._saved_self),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        if s._data.dtype.kind == "c":           # |z|' = Re(conj(sgn z) t)
+            return real(sgn(s).conj() * ts[0])
+        return ts[0] * sgn(s)
+
 
 def abs(input, *, out=None):
     x = input._data
@@ -163,6 +178,9 @@ class SignBackward0(Node):
     def apply(self, grad):
         return _zeros(grad),
 
+    def jvp(self, ts, xs, out):
+        return _zeros(ts[0])
+
 
 class SgnBackward0(_SavesSelf):
     __slots__ = ("_saved_result",)
@@ -177,6 +195,14 @@ class SgnBackward0(_SavesSelf):
         a = s.abs()
         g = (grad - r * real(r.conj() * grad)) / where(a == 0, 1.0, a)
         return where(a == 0, 0.0, g),
+
+    def jvp(self, ts, xs, out):
+        s, t = xs[0], ts[0]
+        if s._data.dtype.kind != "c":
+            return _zeros(t)
+        a = s.abs()             # the projection of apply is symmetric: the same formula
+        g = (t - out * real(out.conj() * t)) / where(a == 0, 1.0, a)
+        return where(a == 0, 0.0, g)
 
 
 def _sign_data(x):
@@ -222,6 +248,9 @@ class RsqrtBackward0(_SavesResult):
         r = self._result()
         return -0.5 * grad * conj_if_complex(r * r * r),
 
+    def jvp(self, ts, xs, out):
+        return -0.5 * ts[0] * (out * out * out)
+
 
 def rsqrt(input, *, out=None):
     return _float_unary(input, _np_rsqrt, RsqrtBackward0, True, out)
@@ -243,6 +272,9 @@ class Exp2Backward0(_SavesResult):
     def apply(self, grad):
         return grad * (conj_if_complex(self._result()) * _LN2),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * (out * _LN2)
+
 
 def exp2(input, *, out=None):
     return _float_unary(input, np.exp2, Exp2Backward0, True, out)
@@ -253,6 +285,9 @@ class Expm1Backward0(_SavesResult):
 
     def apply(self, grad):
         return grad * (conj_if_complex(self._result()) + 1),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * (out + 1)
 
 
 def expm1(input, *, out=None):
@@ -265,6 +300,9 @@ class Log2Backward0(_SavesSelf):
     def apply(self, grad):
         return grad / (conj_if_complex(self._saved_self) * _LN2),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] / (xs[0] * _LN2)
+
 
 def log2(input, *, out=None):
     return _float_unary(input, np.log2, Log2Backward0, False, out)
@@ -275,6 +313,9 @@ class Log10Backward0(_SavesSelf):
 
     def apply(self, grad):
         return grad / (conj_if_complex(self._saved_self) * _LN10),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] / (xs[0] * _LN10)
 
 
 def log10(input, *, out=None):
@@ -287,6 +328,9 @@ class Log1PBackward0(_SavesSelf):
     def apply(self, grad):
         return grad / (conj_if_complex(self._saved_self) + 1),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] / (xs[0] + 1)
+
 
 def log1p(input, *, out=None):
     return _float_unary(input, np.log1p, Log1PBackward0, False, out)
@@ -298,6 +342,9 @@ class SinBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * conj_if_complex(cos(self._saved_self)),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * cos(xs[0])
+
 
 def sin(input, *, out=None):
     return _float_unary(input, np.sin, SinBackward0, False, out, quiet=False)
@@ -308,6 +355,9 @@ class CosBackward0(_SavesSelf):
 
     def apply(self, grad):
         return grad * -conj_if_complex(sin(self._saved_self)),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * -sin(xs[0])
 
 
 def cos(input, *, out=None):
@@ -321,6 +371,9 @@ class TanBackward0(_SavesResult):
         r = self._result()
         return grad * conj_if_complex(r * r + 1),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * (out * out + 1)
+
 
 def tan(input, *, out=None):
     return _float_unary(input, np.tan, TanBackward0, True, out)
@@ -332,6 +385,10 @@ class AsinBackward0(_SavesSelf):
     def apply(self, grad):
         s = self._saved_self
         return grad * conj_if_complex(rsqrt(1 - s * s)),
+
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * rsqrt(1 - s * s)
 
 
 def asin(input, *, out=None):
@@ -345,6 +402,10 @@ class AcosBackward0(_SavesSelf):
         s = self._saved_self
         return grad * -conj_if_complex(rsqrt(1 - s * s)),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * -rsqrt(1 - s * s)
+
 
 def acos(input, *, out=None):
     return _float_unary(input, np.arccos, AcosBackward0, False, out)
@@ -357,6 +418,10 @@ class AtanBackward0(_SavesSelf):
         s = self._saved_self
         return grad / conj_if_complex(s * s + 1),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] / (s * s + 1)
+
 
 def atan(input, *, out=None):
     return _float_unary(input, np.arctan, AtanBackward0, False, out, quiet=False)
@@ -367,6 +432,9 @@ class SinhBackward0(_SavesSelf):
 
     def apply(self, grad):
         return grad * conj_if_complex(cosh(self._saved_self)),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * cosh(xs[0])
 
 
 def sinh(input, *, out=None):
@@ -379,6 +447,9 @@ class CoshBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * conj_if_complex(sinh(self._saved_self)),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * sinh(xs[0])
+
 
 def cosh(input, *, out=None):
     return _float_unary(input, np.cosh, CoshBackward0, False, out)
@@ -390,6 +461,9 @@ class TanhBackward0(_SavesResult):
     def apply(self, grad):
         r = self._result()
         return grad * conj_if_complex(1 - r * r),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * (1 - out * out)
 
     def np_apply(self, g):
         r = plain_operand(self._saved_result, g)
@@ -412,6 +486,10 @@ class AsinhBackward0(_SavesSelf):
         s = self._saved_self
         return grad * conj_if_complex(rsqrt(s * s + 1)),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * rsqrt(s * s + 1)
+
 
 def asinh(input, *, out=None):
     return _float_unary(input, np.arcsinh, AsinhBackward0, False, out, quiet=False)
@@ -424,6 +502,10 @@ class AcoshBackward0(_SavesSelf):
         s = self._saved_self
         return grad * conj_if_complex(rsqrt(s * s - 1)),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * rsqrt(s * s - 1)
+
 
 def acosh(input, *, out=None):
     return _float_unary(input, np.arccosh, AcoshBackward0, False, out)
@@ -435,6 +517,10 @@ class AtanhBackward0(_SavesSelf):
     def apply(self, grad):
         s = self._saved_self
         return grad / conj_if_complex(1 - s * s),
+
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] / (1 - s * s)
 
 
 def atanh(input, *, out=None):
@@ -450,6 +536,9 @@ class SigmoidBackward0(_SavesResult):
     def apply(self, grad):
         r = self._result()
         return grad * conj_if_complex(r * (1 - r)),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * (out * (1 - out))
 
 
 def _np_sigmoid(x):
@@ -470,6 +559,13 @@ class LogitBackward0(_SavesSelf):
             return where((s < 0) | (s > 1), math.nan, g),
         # NaN inputs get 0 (torch's vectorised kernel; its scalar tail loop gives NaN)
         return where((s >= eps) & (s <= 1 - eps), g, 0.0),
+
+    def jvp(self, ts, xs, out):
+        s, eps = xs[0], self._saved_eps
+        g = ts[0] / (s * (1 - s))
+        if eps is None:
+            return where((s < 0) | (s > 1), math.nan, g)
+        return where((s >= eps) & (s <= 1 - eps), g, 0.0)
 
 
 def logit(input, eps=None, *, out=None):
@@ -493,6 +589,9 @@ class ReluBackward0(_SavesResult):
 
     def apply(self, grad):
         return where(self._result() <= 0, 0.0, grad),
+
+    def jvp(self, ts, xs, out):                 # result: threshold_backward(self_t, result, 0)
+        return where(out <= 0, 0.0, ts[0])
 
     def np_apply(self, g):
         r = plain_operand(self._saved_result, g)
@@ -554,6 +653,9 @@ class FloorBackward0(Node):
     def apply(self, grad):
         return _zeros(grad),
 
+    def jvp(self, ts, xs, out):
+        return _zeros(ts[0])
+
 
 class CeilBackward0(FloorBackward0):
     __slots__ = ()
@@ -614,6 +716,9 @@ class FracBackward0(Node):
     def apply(self, grad):
         return grad,
 
+    def jvp(self, ts, xs, out):
+        return ts[0].clone()
+
 
 def frac(input, *, out=None):
     x = input._data
@@ -641,6 +746,16 @@ class ClampBackward1(_SavesSelf):            # derivatives.yaml: clamp (Scalar b
             mask = s <= hi
         return where(mask, grad, 0.0),
 
+    def jvp(self, ts, xs, out):
+        s, lo, hi = xs[0], self._saved_min, self._saved_max
+        if lo is not None and hi is not None:
+            mask = (s >= lo) & (s <= hi)
+        elif lo is not None:
+            mask = s >= lo
+        else:
+            mask = s <= hi
+        return where(mask, ts[0], 0.0)
+
 
 class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
     __slots__ = ("_saved_min", "_saved_max")
@@ -667,6 +782,15 @@ class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
             if needs(self, 2):
                 g2 = where(s > hi, grad, 0.0)
         return g0, g1, g2
+
+    def jvp(self, ts, xs, out):                 # the masks of apply, each input's tangent on its own
+        (s, lo, hi), (st, lt, ht) = xs, ts
+        if lo is not None and hi is not None:
+            return (where((s >= lo) & (s <= hi), st, 0.0) + where((s < lo) & (lo < hi), lt, 0.0)
+                    + where((s > hi) | (hi < lo), ht, 0.0))
+        if lo is not None:
+            return where(s >= lo, st, 0.0) + where(s < lo, lt, 0.0)
+        return where(s <= hi, st, 0.0) + where(s > hi, ht, 0.0)
 
 
 _CLAMP_COMPLEX = "clamp is not supported for complex types"
@@ -715,7 +839,7 @@ def clamp(input, min=None, max=None, *, out=None):
     res = _clamp_data(input, min, max)
     if tmin or tmax:
         if STATE.enabled and (input._requires_grad or (tmin and min._requires_grad) or
-                              (tmax and max._requires_grad)):
+                              (tmax and max._requires_grad)) or LEVELS and dual(input, min, max):
             node = ClampBackward0()
             node._saved_self = input
             node._saved_min = min
@@ -739,6 +863,9 @@ class ClampMinBackward0(_SavesSelf):
     def apply(self, grad):
         return where(self._saved_self >= self._saved_min, grad, 0.0),
 
+    def jvp(self, ts, xs, out):
+        return where(xs[0] >= self._saved_min, ts[0], 0.0)
+
 
 class ClampMinBackward1(_SavesSelf):
     __slots__ = ("_saved_min",)
@@ -749,12 +876,19 @@ class ClampMinBackward1(_SavesSelf):
         return (where(s >= lo, grad, 0.0) if needs(self, 0) else None,
                 where(s < lo, grad, 0.0) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (s, lo), (st, lt) = xs, ts
+        return where(s >= lo, st, 0.0) + where(s < lo, lt, 0.0)
+
 
 class ClampMaxBackward0(_SavesSelf):
     __slots__ = ("_saved_max",)
 
     def apply(self, grad):
         return where(self._saved_self <= self._saved_max, grad, 0.0),
+
+    def jvp(self, ts, xs, out):
+        return where(xs[0] <= self._saved_max, ts[0], 0.0)
 
 
 class ClampMaxBackward1(_SavesSelf):
@@ -765,6 +899,10 @@ class ClampMaxBackward1(_SavesSelf):
         s, hi = self._saved_self, self._saved_max
         return (where(s <= hi, grad, 0.0) if needs(self, 0) else None,
                 where(s > hi, grad, 0.0) if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        (s, hi), (st, ht) = xs, ts
+        return where(s <= hi, st, 0.0) + where(s > hi, ht, 0.0)
 
 
 def clamp_min(input, min, *, out=None):
@@ -803,6 +941,9 @@ class NanToNumBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * isfinite(self._saved_self),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * isfinite(xs[0])
+
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     x = input._data
@@ -829,12 +970,18 @@ class Deg2RadBackward0(Node):
     def apply(self, grad):
         return grad * (math.pi / 180.0),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * (math.pi / 180.0)
+
 
 class Rad2DegBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
         return grad * (180.0 / math.pi),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * (180.0 / math.pi)
 
 
 def _scale_unary(input, factor, node_cls, name, out):
