@@ -13,9 +13,9 @@ is also being recorded (grad mode on and an input requiring grad): forward AD wo
 no_grad, and a dual tensor that does not require grad gets no history, as in torch.
 
 A rule is `jvp(self, ts, xs, out)`: ts are the input tangents (aligned with the inputs given
-to link; an input without one gets zeros when some other has one, None for inputs that are
-not floating tensors), xs the primal inputs, out the output (a list of them for a node with
-several); it returns the output tangent (a list for several outputs; None: no tangent). Rules
+to link; a tensor input without one gets zeros when some other has one, None stands for an
+input that is not a tensor), xs the primal inputs, out the output (a list of them for a node
+with several); it returns the output tangent (a list for several outputs; None: no tangent). Rules
 are written with ember ops on the primals and tangents, so a tangent records its dependence
 on the primals (backward through a jvp works) and carries the tangents of outer levels.
 Levels nest (ember.func.jvp inside jvp): while level k's tangents are computed only the
@@ -65,10 +65,70 @@ def close_level(lv):
 
 
 def tangent(t, lv):
-    """t's tangent at level lv, or None."""
+    """t's tangent at level lv, or None. A view without one of its own whose base has one gets
+    the same view of the base's tangent (torch derives a view's forward grad from its base's,
+    so that in-place writes to either show in both)."""
     x = t._x
-    fw = x.get("fw") if x else None
-    return fw.get(lv) if fw else None
+    if not x:
+        return None
+    fw = x.get("fw")
+    if fw:
+        tan = fw.get(lv)
+        if tan is not None:
+            return tan
+    base = x.get("base")
+    if base is not None:
+        bx = base._x
+        bfw = bx.get("fw") if bx else None
+        bt = bfw.get(lv) if bfw else None
+        if bt is not None:
+            tan = view_of_tangent(t._data, base._data, bt)
+            if tan is not None:
+                set_tangent(t, lv, tan)
+            return tan
+    return None
+
+
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def _memory(a):
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def view_of_tangent(view, base, bt):
+    """The view of base's tangent bt that `view` (an array) is of `base` (None when bt's
+    layout differs from base's)."""
+    b = bt._data
+    if b.shape != base.shape or b.strides != base.strides or b.dtype != base.dtype:
+        return None
+    mem = _memory(b)
+    try:
+        arr = np.ndarray(view.shape, b.dtype, buffer=mem,
+                         offset=_address(b) - _address(mem) + _address(view) - _address(base),
+                         strides=view.strides)
+    except (TypeError, ValueError):
+        return None
+    res = wrap(arr)
+    bx = bt._x
+    res._x = {"base": bx.get("base", bt) if bx else bt,
+              "vroot": bx.get("vroot", bt) if bx else bt}
+    return res
+
+
+def zeros_like_layout(a):
+    """Zeros with the shape, dtype and strides of array a (a tangent that views of a's tangent
+    can be read from as the views read a)."""
+    mem = _memory(a)
+    buf = np.zeros(mem.nbytes, np.uint8)
+    try:
+        return np.ndarray(a.shape, a.dtype, buffer=buf, offset=_address(a) - _address(mem),
+                          strides=a.strides)
+    except (TypeError, ValueError):
+        return np.zeros_like(a)
 
 
 def set_tangent(t, lv, tan):
@@ -89,17 +149,24 @@ def set_tangent(t, lv, tan):
 
 
 def dual(*ts):
-    """Whether one of ts (tensors or other values) has a tangent at a visible level."""
+    """Whether one of ts (tensors, lists of them, other values) has a tangent at a visible
+    level (a view: or its base)."""
     for t in ts:
         if isinstance(t, Tensor):
             x = t._x
-            fw = x.get("fw") if x else None
-            if fw:
-                for lv in LEVELS:
-                    if lv in fw:
-                        return True
+            if x and (_has(x.get("fw")) or "base" in x and x["base"]._x and
+                      _has(x["base"]._x.get("fw"))):
+                return True
         elif isinstance(t, (list, tuple)) and dual(*t):
             return True
+    return False
+
+
+def _has(fw):
+    if fw:
+        for lv in LEVELS:
+            if lv in fw:
+                return True
     return False
 
 
@@ -124,13 +191,13 @@ def differentiable(t):
 
 
 def input_tangents(xs, lv, uses=None):
-    """The tangents of xs at level lv (zeros for floating tensors without one), or None when
+    """The tangents of xs at level lv (zeros for tensors without one), or None when
     none of xs has one (none of those at the indices `uses`, the inputs whose tangent the
     rule reads: torch gives no tangent when only the others have one)."""
     ts = [tangent(x, lv) if isinstance(x, Tensor) else None for x in xs]
     if all(t is None for t in ts) if uses is None else all(ts[i] is None for i in uses):
         return None
-    return [t if t is not None or not differentiable(x) else wrap(np.zeros_like(x._data))
+    return [t if t is not None or not isinstance(x, Tensor) else wrap(np.zeros_like(x._data))
             for t, x in zip(ts, xs)]
 
 
@@ -174,6 +241,9 @@ def propagate(node, xs, out):
 
 
 def jvp_not_implemented(node):
+    """torch's error for an op without a forward rule, naming the op as aten does
+    (IndexReduceBackward0: index_reduce)."""
     name = node.name()
     op = name.rsplit("Backward", 1)[0] if "Backward" in name else name
-    return RuntimeError(NOT_IMPLEMENTED.format(op))
+    op = "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(op))
+    return NotImplementedError(NOT_IMPLEMENTED.format(op))

@@ -260,6 +260,9 @@ class IndexBackward0(Node):                  # derivatives.yaml: index.Tensor
     def apply(self, grad):
         return _index_grad(grad, self._self_sym_sizes, self._indices),
 
+    def jvp(self, ts, xs, out):
+        return _advanced(ts[0], self._indices)
+
     def np_apply(self, grad):
         out = np.zeros(self._self_sym_sizes, grad.dtype)
         np.add.at(out, self._indices, grad)
@@ -272,6 +275,9 @@ class IndexPutImplBackward0(Node):           # derivatives.yaml: _index_put_impl
 
     def apply(self, grad):
         return _advanced(grad, self._indices),
+
+    def jvp(self, ts, xs, out):
+        return _index_grad(ts[0], out._data.shape, self._indices)
 
 
 def _advanced(x, indices):
@@ -341,6 +347,9 @@ class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _in
         if needs(self, 1):
             gv = _value_grad(_get(grad, P), self._vshape)
         return gs, gv
+
+    def jvp(self, ts, xs, out):                 # the values' tangent put into the input's
+        return _index_put(ts[0], self._P, ts[1], self._saved_accumulate)
 
 
 def _value_grad(g, vshape):
@@ -574,6 +583,9 @@ class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return z.index_add(self._saved_dim, self._saved_index, grad),
 
+    def jvp(self, ts, xs, out):
+        return index_select(ts[0], self._saved_dim, self._saved_index)
+
 
 def index_select(input, dim, index, *, out=None):
     x = input._data
@@ -741,6 +753,9 @@ class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
             m = wrap(np.broadcast_to(m._data, self._shape))
         return z.masked_scatter(m, grad),
 
+    def jvp(self, ts, xs, out):
+        return masked_select(ts[0], self._saved_mask)
+
 
 def masked_select(input, mask, *, out=None):
     x = input._data
@@ -786,6 +801,9 @@ class TakeBackward0(Node):                   # derivatives.yaml: take
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return z.put(self._saved_index, grad, accumulate=True),
+
+    def jvp(self, ts, xs, out):
+        return take(ts[0], self._saved_index)
 
 
 def take(input, index):

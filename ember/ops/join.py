@@ -37,6 +37,9 @@ class CatBackward0(Node):                    # derivatives.yaml: cat
             start += n
         return tuple(out)
 
+    def jvp(self, ts, xs, out):
+        return cat(list(ts), self._saved_dim)
+
 
 def _tensor_list(tensors, name):
     if isinstance(tensors, Tensor):
@@ -81,15 +84,11 @@ def cat(tensors, dim=0, *, axis=None, out=None):
                                        f"Expected size {ref.shape[j]} but got size {s[j]} for "
                                        f"tensor number {i} in the list.")
         res = wrap(np.concatenate([t._data for t in parts], axis=d, dtype=rt.np))
-    if STATE.enabled:
-        for t in tensors:
-            if t._requires_grad:
-                node = CatBackward0()
-                node._saved_dim = d
-                node._sizes = [None if sk else u._data.shape[d]
-                               for u, sk in zip(tensors, skip)]
-                link(res, node, *tensors)
-                break
+    if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
+        node = CatBackward0()
+        node._saved_dim = d
+        node._sizes = [None if sk else u._data.shape[d] for u, sk in zip(tensors, skip)]
+        link(res, node, *tensors)
     if out is not None:
         return write_out(res, out)
     return res
@@ -105,6 +104,9 @@ class StackBackward0(Node):                  # derivatives.yaml: stack
         d = self._saved_dim
         return tuple(select(grad, d, i) if node is not None else None
                      for i, (node, _) in enumerate(self.next_functions))
+
+    def jvp(self, ts, xs, out):
+        return stack(list(ts), self._saved_dim)
 
 
 def stack(tensors, dim=0, *, axis=None, out=None):
@@ -176,6 +178,10 @@ class SliceBackward0(Node):                  # derivatives.yaml: slice.Tensor
         return slice_backward(grad, self._saved_self_sym_sizes, self._saved_dim,
                               self._saved_start, self._saved_end, self._saved_step),
 
+    def jvp(self, ts, xs, out):
+        return slice_dim(ts[0], self._saved_dim, self._saved_start, self._saved_end,
+                         self._saved_step)
+
 
 def slice_backward(grad, sizes, dim, start, end, step):
     idx = (slice(None),) * dim + (slice(start, end, step),)
@@ -230,6 +236,10 @@ class NarrowCopyBackward0(Node):             # derivatives.yaml: narrow_copy
         return slice_backward(grad, self._saved_self_sym_sizes, self._saved_dim, s,
                               s + self._saved_length, 1),
 
+    def jvp(self, ts, xs, out):
+        s = self._saved_start
+        return slice_dim(ts[0], self._saved_dim, s, s + self._saved_length, 1).clone()
+
 
 def narrow_copy(input, dim, start, length):
     v = narrow(input.detach(), dim, start, length)
@@ -270,6 +280,9 @@ class BlockDiagBackward0(Node):              # derivatives.yaml: block_diag
             g = slice_dim(slice_dim(grad, 0, r, r + h, 1), 1, c, c + w, 1)
             out.append(g.reshape(shape) if len(shape) != 2 else g)
         return tuple(out)
+
+    def jvp(self, ts, xs, out):
+        return block_diag(*ts)
 
 
 def block_diag(*tensors):
@@ -319,6 +332,11 @@ class SplitBackward0(Node):                  # derivatives.yaml: split.Tensor
     def apply(self, grads):
         return _split_backward(grads, self._sizes, self._saved_dim),
 
+    def jvp(self, ts, xs, out):                 # the same parts of the tangent
+        d = self._saved_dim
+        parts = split_with_sizes(ts[0], [s[d] for s in self._sizes], d)
+        return list(parts) if type(out) is list else parts[0]
+
 
 class SplitWithSizesBackward0(Node):         # derivatives.yaml: split_with_sizes
     __slots__ = ("_saved_dim", "_saved_split_sizes", "_saved_self_sym_sizes", "_n_outputs",
@@ -326,6 +344,11 @@ class SplitWithSizesBackward0(Node):         # derivatives.yaml: split_with_size
 
     def apply(self, grads):
         return _split_backward(grads, self._sizes, self._saved_dim),
+
+    def jvp(self, ts, xs, out):
+        d = self._saved_dim
+        parts = split_with_sizes(ts[0], [s[d] for s in self._sizes], d)
+        return list(parts) if type(out) is list else parts[0]
 
 
 class UnsafeSplitBackward0(SplitBackward0):          # derivatives.yaml: unsafe_split

@@ -13,7 +13,7 @@ from ._args import wrap_dim, write_out, saved_output, conj_if_complex
 from ._views import inplace, inplace_source
 from .join import cat
 from .logical import where
-from .reduce import _kernel_check, _required_dim, _scatter_add, _sum_dtype
+from .reduce import _kernel_check, _prod_others_t, _required_dim, _scatter_add, _sum_dtype
 from .sort import _rows, _unrows
 
 # ---------------------------------------------------------------- scans
@@ -24,6 +24,9 @@ class _RevCumsumBackward(Node):              # grad of cumsum: reversed cumulati
 
     def apply(self, grad):
         return cumsum(grad, self._saved_dim),
+
+    def jvp(self, ts, xs, out):
+        return _rev_cumsum(ts[0], self._saved_dim)
 
 
 def _rev_cumsum(input, dim):
@@ -44,6 +47,10 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
 
     def apply(self, grad):
         return _rev_cumsum(grad, self._saved_dim),
+
+    def jvp(self, ts, xs, out):
+        t = ts[0]
+        return cumsum(t, self._saved_dim) if t._data.ndim else t.clone()
 
 
 def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
@@ -101,6 +108,18 @@ class CumprodBackward0(Node):                # derivatives.yaml: cumprod
         res = _cumprod_grad_zeros(x, g, self._saved_result._data, d)
         return wrap(res.astype(grad._data.dtype, copy=False)),
 
+    def jvp(self, ts, xs, out):
+        # out_k' = sum_{i<=k} t_i prod_{j<=k, j!=i} x_j: out * cumsum(t / x) without zeros
+        s, t, d = self._saved_self, ts[0], self._saved_dim
+        x = s._data
+        if x.ndim == 0 or x.size == 0:
+            return t.clone()
+        if not (x == 0).any():
+            return out * cumsum(t / s, d)
+        parts = [(t.narrow(d, 0, k + 1) * _prod_others_t(s.narrow(d, 0, k + 1), d))
+                 .sum(d, keepdim=True) for k in range(x.shape[d])]
+        return cat(parts, d)
+
 
 def _cumprod_grad_graph(g, s, d):
     """grad_k = prod_{i<k} x_i * sum_{j>=k} g_j prod_{k<m<=j} x_m, with ember ops."""
@@ -150,6 +169,18 @@ class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
             rev = lambda t: logcumsumexp(t.flip(d), d).flip(d)  # noqa: E731
             return (rev(pos) + s).exp() - (rev(neg) + s).exp(),
 
+    def jvp(self, ts, xs, out):
+        # out_k' = sum_{i<=k} t_i exp(x_i - out_k), positive and negative t apart in log space
+        d, s, t = self._saved_dim, xs[0], ts[0]
+        if s._data.ndim == 0:
+            return t.clone()
+        lowest = float(np.finfo(t._data.dtype).min)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_abs = t.abs().log() + s
+            pos = logcumsumexp(where(t > 0, log_abs, lowest), d) - out
+            neg = logcumsumexp(where(t < 0, log_abs, lowest), d) - out
+            return pos.exp() - neg.exp()
+
 
 def logcumsumexp(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("logcumsumexp", dim, axis)
@@ -176,6 +207,11 @@ class CummaxBackward0(Node):                 # derivatives.yaml: cummax
             return grad,
         return _scatter_add(grad, self._saved_dim, self._saved_indices,
                             self._saved_self_sym_sizes, unique=False),
+
+    def jvp(self, ts, xs, out):                 # the tangent at the running extreme
+        t = ts[0]
+        return t.gather(self._saved_dim, wrap(self._saved_indices)) if t._data.ndim \
+            else t.clone()
 
 
 class CumminBackward0(CummaxBackward0):      # derivatives.yaml: cummin

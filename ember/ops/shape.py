@@ -85,6 +85,9 @@ class ViewBackward0(Node):                   # derivatives.yaml: view
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):                 # a view of the tangent where its layout allows
+        return ts[0].reshape(out._data.shape)
+
 
 VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
@@ -147,6 +150,9 @@ class UnsafeViewBackward0(Node):             # derivatives.yaml: _unsafe_view
 
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].reshape(out._data.shape)
 
 
 def reshape(input, *shape, **kwargs):
@@ -226,6 +232,9 @@ class AliasBackward0(Node):                  # derivatives.yaml: alias
     def apply(self, grad):
         return grad,
 
+    def jvp(self, ts, xs, out):
+        return alias(ts[0])
+
 
 def alias(input):
     """A view of the whole tensor (x[...], x[()]): torch's alias."""
@@ -242,6 +251,9 @@ class UnsqueezeBackward0(Node):              # derivatives.yaml: unsqueeze
 
     def apply(self, grad):
         return grad.squeeze(self._saved_dim),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].unsqueeze(self._saved_dim)
 
 
 def unsqueeze(input, dim):
@@ -262,6 +274,9 @@ class SqueezeBackward0(Node):                # squeeze(): all size-1 dims
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].squeeze()
+
 
 class SqueezeBackward1(Node):                # squeeze.dim
     __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
@@ -269,12 +284,18 @@ class SqueezeBackward1(Node):                # squeeze.dim
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].squeeze(self._saved_dim)
+
 
 class SqueezeBackward2(Node):                # squeeze.dims
     __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
 
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].squeeze(self._saved_dim)
 
 
 def squeeze(input, dim=None):
@@ -303,6 +324,9 @@ class PermuteBackward0(Node):                # derivatives.yaml: permute
 
     def apply(self, grad):
         return grad.permute(tuple(np.argsort(self._saved_dims).tolist())),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].permute(self._saved_dims)
 
 
 def permute(input, *dims, **kwargs):
@@ -333,6 +357,9 @@ class TransposeBackward0(Node):              # derivatives.yaml: transpose.int
     def apply(self, grad):
         return grad.transpose(self._saved_dim0, self._saved_dim1),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].transpose(self._saved_dim0, self._saved_dim1)
+
 
 def transpose(input, dim0, dim1):
     x = input._data
@@ -354,6 +381,9 @@ class TBackward0(Node):                      # derivatives.yaml: t
 
     def apply(self, grad):
         return grad.t(),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].t()
 
     def np_apply(self, g):      # a gradient is a temporary: no view bookkeeping needed
         return g.T,
@@ -471,6 +501,9 @@ class ExpandBackward0(Node):                 # derivatives.yaml: expand
     def apply(self, grad):
         return sum_to(grad, self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].expand(out._data.shape)
+
 
 def expand(input, *sizes, size=None, implicit=False):
     if size is not None:
@@ -582,6 +615,9 @@ class RepeatBackward0(Node):                 # derivatives.yaml: repeat
         g = grad.reshape(inter).sum(tuple(range(0, len(inter), 2)))
         return g.reshape(sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].repeat(self._saved_repeats)
+
 
 def repeat(input, *repeats, **kwargs):
     if "repeats" in kwargs:
@@ -623,10 +659,14 @@ def tile(input, dims):
 # of the input's shape through the same view; its own derivative is the view op again.
 
 class _EmbedNode(Node):
-    __slots__ = ("_fwd",)
+    __slots__ = ("_fwd", "_embed")
 
     def apply(self, grad):
         return self._fwd(grad),
+
+    def jvp(self, ts, xs, out):                 # linear: the same embedding of the tangent
+        sizes, writer = self._embed
+        return embed(ts[0], sizes, writer, type(self), self._fwd)
 
 
 class SelectBackwardBackward0(_EmbedNode):
@@ -654,6 +694,7 @@ def embed(grad, sizes, writer, node_cls, fwd):
     if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
         node = node_cls()
         node._fwd = fwd
+        node._embed = (sizes, writer)
         link(res, node, grad)
     return res
 
@@ -670,6 +711,9 @@ class SelectBackward0(Node):                 # derivatives.yaml: select.int
             z[(slice(None),) * d + (i,)] = g
         return embed(grad, self._saved_self_sym_sizes, writer, SelectBackwardBackward0,
                      lambda gg: select(gg, d, i)),
+
+    def jvp(self, ts, xs, out):
+        return select(ts[0], self._saved_dim, self._saved_index)
 
 
 def select(input, dim, index):
@@ -705,6 +749,10 @@ class UnbindBackward0(Node):                 # derivatives.yaml: unbind.int
         from .join import stack   # join.py imports this module: stack is needed only here
         return stack(parts, self._saved_dim),
 
+    def jvp(self, ts, xs, out):
+        parts = unbind(ts[0], self._saved_dim)
+        return list(parts) if type(out) is list else parts[0]
+
 
 def unbind(input, dim=0):
     x = input._data
@@ -713,7 +761,7 @@ def unbind(input, dim=0):
     d = wrap_dim(dim, x.ndim)
     pre = (slice(None),) * d
     outs = [make_view(wrap(x[pre + (i, Ellipsis)]), input, multi=True) for i in range(x.shape[d])]
-    if STATE.enabled and input._requires_grad and outs:
+    if (STATE.enabled and input._requires_grad or LEVELS and dual(input)) and outs:
         node = UnbindBackward0()
         node._saved_dim = d
         node._n_outputs = len(outs)
@@ -731,6 +779,9 @@ class FlipBackward0(Node):                   # derivatives.yaml: flip
 
     def apply(self, grad):
         return grad.flip(self._saved_dims),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].flip(self._saved_dims)
 
 
 def flip(input, *dims, **kwargs):
@@ -770,6 +821,9 @@ class RollBackward0(Node):                   # derivatives.yaml: roll
     def apply(self, grad):
         return grad.roll(tuple(-s for s in self._saved_shifts), self._saved_dims),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].roll(self._saved_shifts, self._saved_dims)
+
 
 def roll(input, shifts, dims=None):
     x = input._data
@@ -801,6 +855,9 @@ class Rot90Backward0(Node):                  # derivatives.yaml: rot90
 
     def apply(self, grad):
         return grad.rot90(-self._saved_k, self._saved_dims),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].rot90(self._saved_k, self._saved_dims)
 
 
 def rot90(input, k=1, dims=(0, 1)):
@@ -841,12 +898,18 @@ class TrilBackward0(Node):                   # derivatives.yaml: tril
     def apply(self, grad):
         return grad.tril(self._saved_diagonal),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].tril(self._saved_diagonal)
+
 
 class TriuBackward0(Node):                   # derivatives.yaml: triu
     __slots__ = ("_saved_diagonal",)
 
     def apply(self, grad):
         return grad.triu(self._saved_diagonal),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].triu(self._saved_diagonal)
 
 
 def _tri(name, npfn, node_cls):
@@ -903,9 +966,15 @@ class DiagonalBackward0(Node):               # derivatives.yaml: diagonal
         return diagonal_backward(grad, self._saved_self_sym_sizes, self._saved_offset,
                                  self._saved_dim1, self._saved_dim2),
 
+    def jvp(self, ts, xs, out):
+        return diagonal(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2)
+
 
 class DiagonalBackward0_copy(DiagonalBackward0):   # derivatives.yaml: diagonal_copy
     __slots__ = ()
+
+    def jvp(self, ts, xs, out):
+        return diagonal(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2).clone()
 
 
 def diagonal_backward(grad, sizes, offset, d1, d2):
@@ -933,6 +1002,9 @@ class DiagEmbedBackward0(Node):              # derivatives.yaml: diag_embed
 
     def apply(self, grad):
         return diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2),
+
+    def jvp(self, ts, xs, out):
+        return diag_embed(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -986,6 +1058,9 @@ class TraceBackward0(Node):                  # derivatives.yaml: trace
         k = min(sizes)
         return diagonal_backward(grad.expand(k), sizes, 0, 0, 1),
 
+    def jvp(self, ts, xs, out):
+        return trace(ts[0])
+
 
 def trace(input):
     x = input._data
@@ -1010,6 +1085,9 @@ class UnfoldBackward0(Node):                 # derivatives.yaml: unfold
     def apply(self, grad):
         return unfold_backward(grad, self._saved_self_sym_sizes, self._saved_dimension,
                                self._saved_size, self._saved_step),
+
+    def jvp(self, ts, xs, out):
+        return unfold(ts[0], self._saved_dimension, self._saved_size, self._saved_step)
 
 
 def unfold_backward(grad, sizes, d, size, step):
@@ -1139,6 +1217,9 @@ class _ScatterNode(Node):
             gs = self._view(grad)
         return gi, gs
 
+    def jvp(self, ts, xs, out):                 # src's tangent written into input's
+        return self._op(ts[0], ts[1])
+
 
 class SelectScatterBackward0(_ScatterNode):
     __slots__ = ()
@@ -1254,6 +1335,8 @@ def _meta_inplace(op):
                                "in-place operation.")
         res = op(self, *args, **kwargs)
         self._data = res._data
+        if res._x and "fw" in res._x:    # the tangents change shape with self
+            self._extra()["fw"] = res._x["fw"]
         node = res._grad_fn
         if node is not None:
             node.__class__ = _INPLACE_NODE[type(node)]

@@ -266,6 +266,11 @@ class SortBackward0(Node):                   # derivatives.yaml: sort.stable
         return _scatter_add(grad, self._saved_dim, self._saved_indices,
                             self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):                 # the tangent in the sorted order
+        t = ts[0]
+        return t.gather(self._saved_dim, wrap(self._saved_indices)) if t._data.ndim \
+            else t.clone()
+
 
 class SortBackward1(SortBackward0):          # derivatives.yaml: sort.stable (stable= given)
     __slots__ = ()

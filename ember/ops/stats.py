@@ -91,6 +91,22 @@ class VarBackward0(Node):                    # derivatives.yaml: var.correction
         return _var_backward(grad, self._saved_self, self._saved_dim, self._saved_keepdim,
                              self._n, self._saved_correction, self._all),
 
+    def jvp(self, ts, xs, out):                 # var_backward read against the tangent
+        return _var_jvp(self, ts[0], wrap(np.ones(out._data.shape, out._data.dtype)))
+
+
+def _var_jvp(node, t, g):
+    """The tangent of var (g: ones) or std (g: 1 / (2 std)): the sum over the reduced dims of
+    the elementwise derivative var_backward gives, times t (Re(conj(d) t) for complex)."""
+    s = node._saved_self
+    d = _var_backward(g, s, node._saved_dim, node._saved_keepdim, node._n,
+                      node._saved_correction, node._all)
+    with np.errstate(invalid="ignore", over="ignore"):
+        dt = (d.conj() * t).real if d._data.dtype.kind == "c" else d * t
+        if node._all:
+            return dt.sum()
+        return dt.sum(node._saved_dim, keepdim=node._saved_keepdim)
+
 
 def _std_grad(grad, result):
     """grad / (2 * std), zero where std == 0 (torch's masked_fill)."""
@@ -107,6 +123,10 @@ class StdBackward0(Node):                    # derivatives.yaml: std.correction
         gv = _std_grad(grad, saved_output(self, self._saved_result))
         return _var_backward(gv, self._saved_self, self._saved_dim, self._saved_keepdim,
                              self._n, self._saved_correction, self._all),
+
+    def jvp(self, ts, xs, out):
+        return _var_jvp(self, ts[0], _std_grad(wrap(np.ones(out._data.shape, out._data.dtype)),
+                                               out))
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *,
@@ -153,6 +173,17 @@ class VarMeanBackward0(Node):                # derivatives.yaml: var_mean.correc
             out = g if out is None else out + g
         return out,
 
+    def jvp(self, ts, xs, out):
+        v = out[0]
+        return [_var_jvp(self, ts[0], wrap(np.ones(v._data.shape, v._data.dtype))),
+                _mean_jvp(self, ts[0])]
+
+
+def _mean_jvp(node, t):
+    if node._all:
+        return t.sum() / node._count
+    return t.sum(node._saved_dim, keepdim=node._saved_keepdim) / node._count
+
 
 class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correction
     __slots__ = ("_saved_self", "_saved_result0", "_saved_dim", "_saved_correction",
@@ -175,6 +206,11 @@ class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correc
             g = _expand_to(_unsqueeze_dims(gm, dims, k), s._data.shape) / self._count
             out = g if out is None else out + g
         return out,
+
+    def jvp(self, ts, xs, out):
+        r = out[0]
+        return [_var_jvp(self, ts[0], _std_grad(wrap(np.ones(r._data.shape, r._data.dtype)), r)),
+                _mean_jvp(self, ts[0])]
 
 
 def _var_mean(input, dim, unbiased, keepdim, correction, name):
