@@ -42,11 +42,23 @@ from .ops.decomp import *    # noqa: F401,F403
 from .ops.matrix import *    # noqa: F401,F403
 from .ops.convert import *   # noqa: F401,F403
 from .ops.distance import *  # noqa: F401,F403
+from .ops.rnn import *       # noqa: F401,F403
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
 from . import autograd, linalg, nn, optim, random, utils
 from .autograd import forward_ad as _forward_ad  # noqa: F401  (torch.autograd.forward_ad)
 from .serialization import save, load
+from . import backends, cuda, accelerator, special, fft, testing
+from .cuda import OutOfMemoryError
+from .runtime import (set_default_device, get_default_device, set_num_threads, get_num_threads,
+                      set_num_interop_threads, get_num_interop_threads, init_num_threads,
+                      use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                      is_deterministic_algorithms_warn_only_enabled,
+                      set_deterministic_debug_mode, get_deterministic_debug_mode,
+                      set_float32_matmul_precision, get_float32_matmul_precision,
+                      set_warn_always, is_warn_always_enabled, set_flush_denormal)
+from .legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor,
+                     CharTensor, ByteTensor, BoolTensor, set_default_tensor_type, typename)
 
 __version__ = "0.1.0"
 
@@ -73,3 +85,76 @@ def result_type(tensor1, tensor2):
 
 def can_cast(from_, to):
     return _can_cast(from_.np, to.np)
+
+
+# ---- the everyday surface (issue 14)
+import math as _math  # noqa: E402
+
+from .creation import (hann_window, hamming_window, blackman_window, bartlett_window,  # noqa: E402
+                       kaiser_window, scalar_tensor, empty_strided, frombuffer, range,
+                       empty_permuted, from_dlpack, to_dlpack, from_file)
+from .ops.complex import conj_physical_  # noqa: E402
+from .ops.convert import fill, fill_, zero_  # noqa: E402
+from .ops.matrix import nuclear_norm, frobenius_norm  # noqa: E402
+from .storage import resize_as_  # noqa: E402
+from .ops.matrix import (_solve_removed as solve, _lstsq_removed as lstsq,  # noqa: E402
+                         _symeig_removed as symeig, _eig_removed as eig,
+                         _matrix_rank_removed as matrix_rank,   # (removed in 1.9: they raise)
+                         torch_vander as vander)
+from .storage import (UntypedStorage, TypedStorage, FloatStorage, DoubleStorage,  # noqa: E402
+                      HalfStorage, LongStorage, IntStorage, ShortStorage, CharStorage,
+                      ByteStorage, BoolStorage, ComplexFloatStorage, ComplexDoubleStorage,
+                      is_storage)
+from .tensor import (layout, memory_format, strided, sparse_coo, sparse_csr,  # noqa: E402
+                     sparse_csc, sparse_bsr, sparse_bsc, jagged, contiguous_format,
+                     channels_last, channels_last_3d, preserve_format)
+from .typeinfo import finfo, iinfo  # noqa: E402
+from . import storage  # noqa: E402,F811
+
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
+has_lapack, has_spectral, has_mkl, has_openmp = True, True, False, False
+
+
+def is_signed(input):
+    return input.is_signed()
+
+
+def is_nonzero(input):
+    return input.is_nonzero()
+
+
+def is_same_size(input, other):
+    return input.is_same_size(other)
+
+
+def is_conj(input):
+    return input.is_conj()
+
+
+def is_neg(input):
+    return input.is_neg()
+
+
+def is_distributed(input):
+    return False
+
+
+def get_device(input):
+    return input.get_device()
+
+
+def is_vulkan_available():
+    return False
+
+
+def detach(input):
+    return input.detach()
+
+
+def detach_(input):
+    return input.detach_()
+
+
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: raised by accelerator runtimes (never by ember, which has none)."""

@@ -1,14 +1,19 @@
 """Tensor creation: tensor(), factories, *_like (the random ones are in ember/random.py)."""
+import builtins
+import os
 import numbers
 import pickle
+import warnings
 
 import numpy as np
 
 from . import dtypes as D
 from .autograd.grad_mode import STATE
-from .dtypes import type_name
+from .dtypes import C_NAMES, type_name
+from .ops.special import i0_kernel
 from .ops.shape import size_args
-from .tensor import Tensor, device as _device, wrap, wrap as _w
+from .runtime import SETTINGS, factory_device, get_num_threads
+from .tensor import Tensor, check_device, device as _device, wrap, wrap as _w
 
 
 def _finish(arr, requires_grad):
@@ -21,9 +26,10 @@ def _finish(arr, requires_grad):
     return t
 
 
-def _check_device(device):
-    if device is not None:
-        _device(device)
+def _check_device(device, factory=True):
+    """A factory's device argument (else the default device): the CPU or torch's error."""
+    if device is not None or SETTINGS.device is not None:
+        check_device(factory_device(device), factory)
 
 
 def _infer(data, exact=False):
@@ -36,6 +42,8 @@ def _infer(data, exact=False):
         return data.copy()
     if isinstance(data, np.generic):
         return np.array(data)
+    if hasattr(data, "_as_array"):          # a storage (ember/storage.py): its elements
+        return data._as_array()
     if isinstance(data, (list, tuple)):
         _check_ragged(data, 0)
         if _contains_tensor(data):
@@ -103,7 +111,7 @@ def _check_ragged(data, dim):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    _check_device(device)
+    _check_device(device, False)
     dtype = D.as_dtype(dtype, "tensor")
     python = not isinstance(data, (Tensor, np.ndarray, np.generic))
     arr = _infer(data, exact=python and dtype is not None)
@@ -151,7 +159,7 @@ def _from_python(arr, dtype):
 
 
 def as_tensor(data, dtype=None, device=None):
-    _check_device(device)
+    _check_device(device, False)
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
     if isinstance(data, np.ndarray):
@@ -178,6 +186,22 @@ def _dtype(dtype, fill=None, fn="tensor"):
     if isinstance(fill, Tensor):
         return fill.dtype if fill.ndim else D.result_type(fill.item())
     return D.result_type(fill)
+
+
+_NO_SIZE = object()
+builtins_range = builtins.range    # (this module defines torch.range)
+
+
+def _sizes(sizes, size, fn):
+    """A factory's sizes given as varargs, or as the keyword size= (a tuple or list)."""
+    if size is _NO_SIZE:
+        return sizes
+    if sizes:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return (size,)
 
 
 def _shape(size, fn):
@@ -215,26 +239,29 @@ def _empty(size, np_dtype, fn):
                            f"{n} bytes. Error code 12 (Cannot allocate memory)") from None
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+def zeros(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, memory_format=None):
+    size = _sizes(sizes, size, "zeros")
     _check_device(device)
     arr = _empty(size, _dtype(dtype, fn="zeros").np, "zeros")
     arr.fill(0)
     return _finish(arr, requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False, memory_format=None):
-    if device is not None:
-        _device(device)
+def ones(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False, memory_format=None):
+    size = _sizes(sizes, size, "ones")
+    if device is not None or SETTINGS.device is not None:
+        _check_device(device)
     arr = _empty(size, D.get_default_dtype().np if dtype is None else
                  _dtype(dtype, fn="ones").np, "ones")
     arr.fill(1)             # np.ones does the same behind a Python layer (1.4 us vs 0.6 us)
     return _finish(arr, requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+def empty(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, memory_format=None):
+    size = _sizes(sizes, size, "empty")
     _check_device(device)
     # zero-filled: uninitialised memory would make results depend on allocator history
     arr = _empty(size, _dtype(dtype, fn="empty").np, "empty")
@@ -264,6 +291,59 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     return _finish(np.eye(n, n if m is None else m, dtype=_dtype(dtype).np), requires_grad)
 
 
+# Note [Range values]: torch's float ranges are exact functions of (start, step, index) that
+# its CPU kernels evaluate with fused multiply-adds (one rounding each), found by experiment:
+# - linspace: step = (end - start) / (steps - 1) in the output dtype; the first steps // 2
+#   values are fma(step, i, start), the rest fma(-step, steps - 1 - i, end) (filled from both
+#   ends), computed in the output dtype;
+# - arange: in double precision, by vectors of W = 32 bytes / itemsize elements, two vectors a
+#   loop step: a vector's first value is fma(step, p, start) rounded to the output dtype, its
+#   others fma(step, lane, first); the elements after the last whole pair of vectors are
+#   fma(step, i, start). Above 32768 elements torch splits the range between its threads, each
+#   part vectorised from its own start; ember splits it as torch does at get_num_threads()
+#   threads;
+# - logspace: base ** (start + step * i) from both ends as linspace but without fusing, in
+#   double precision (exact for float64; torch's float32 kernel rounds its power differently,
+#   by a few ulps).
+# NumPy has no fma: _fma emulates one exactly with Dekker's product and Knuth's sum.
+
+_SPLIT = 134217729.0        # 2**27 + 1: splits a double into two 26-bit halves
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _fma(x, y, z):
+    """x * y + z with one rounding, for float64 arrays (error-free transformations)."""
+    p = x * y
+    c = _SPLIT * x
+    xh = c - (c - x)
+    c = _SPLIT * y
+    yh = c - (c - y)
+    xl, yl = x - xh, y - yh
+    pe = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+    s, se = _two_sum(p, z)
+    with np.errstate(all="ignore"):
+        r = s + (se + pe)
+    return np.where(np.isfinite(p) & np.isfinite(s), r, x * y + z)
+
+
+def _fma32(x, y, z):
+    """x * y + z with one rounding to float32, for float32 arrays: the product is exact in
+    double; the double sum's error decides the rounding where the sum is a float32 tie."""
+    p = x.astype(np.float64) * y.astype(np.float64)
+    s, e = _two_sum(p, z.astype(np.float64))
+    r = s.astype(np.float32)
+    with np.errstate(all="ignore"):
+        back = r.astype(np.float64)
+        other = np.nextafter(r, np.where(s > back, np.float32(np.inf), np.float32(-np.inf)))
+        tie = (s == (back + other.astype(np.float64)) / 2) & (e != 0)
+    return np.where(tie & ((e > 0) == (other > r)), other, r)
+
+
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     _check_device(device)
@@ -271,51 +351,103 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
-    n = int(np.ceil((end - start) / step))
-    # torch computes start + i * step in double (or int64) precision, then casts
-    if dtype.category <= D.INT and all(isinstance(v, int) for v in vals):
-        arr = start + np.arange(n, dtype=np.int64) * step
     else:
-        arr = start + np.arange(n, dtype=np.float64) * step
-    return _finish(arr.astype(dtype.np), requires_grad)
+        dtype = D.as_dtype(dtype, "arange")
+    if dtype.category <= D.INT and not all(isinstance(v, int) for v in (start, step)):
+        # torch converts start and step to the integer dtype (the size from the originals)
+        n = int(np.ceil((end - start) / step)) if step else 0
+        start, step = int(start), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+    elif step == 0:
+        raise RuntimeError("step must be nonzero")
+    else:
+        n = None
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if n is None:
+        n = int(np.ceil((end - start) / step))
+    if dtype.category <= D.INT:
+        arr = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
+    else:
+        arr = _arange_float(float(start), float(step), n, dtype.np)
+    return _finish(arr, requires_grad)
 
 
-def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
-    n = int(np.floor((end - start) / step)) + 1
-    arr = start + np.arange(n, dtype=np.float64) * step
-    return _finish(arr.astype(_dtype(dtype).np), requires_grad)
+def _arange_float(start, step, n, np_dtype):
+    """torch's arange values in a float dtype (Note [Range values])."""
+    out = np.empty(n, np_dtype)
+    parts = 1
+    if n > 32768:
+        parts = max(1, min(get_num_threads(), -(-n // 32768)))
+    size = -(-n // parts) if parts else n
+    width = max(1, 32 // np.dtype(np_dtype).itemsize)
+    for begin in builtins_range(0, n, max(size, 1)):
+        stop = min(n, begin + size)
+        i = np.arange(begin, stop)
+        rel = i - begin
+        lane = rel % width
+        first = _fma(np.full(i.size, step), (i - lane).astype(np.float64),
+                     np.full(i.size, start)).astype(np_dtype).astype(np.float64)
+        vals = _fma(np.full(i.size, step), lane.astype(np.float64), first)
+        tail = begin + (rel.size // (2 * width)) * (2 * width)
+        t = i >= tail
+        vals[t] = _fma(np.full(t.sum(), step), i[t].astype(np.float64),
+                       np.full(t.sum(), start))
+        out[begin:stop] = vals.astype(np_dtype)
+    return out
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     _check_device(device)
+    start, end = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dt = _dtype(dtype)
+    dt = _dtype(dtype, fn="linspace")
     if dt.category <= D.INT:
         arr = np.linspace(start, end, steps).astype(dt.np)
         return _finish(arr, requires_grad)
-    # torch fills the first half forwards from start and the second half backwards from end
     ft = dt.np
     if steps == 1:
         return _finish(np.full(1, start, ft), requires_grad)
-    step = (ft.type(end) - ft.type(start)) / ft.type(steps - 1) if steps > 1 else ft.type(0)
+    if ft.kind == "c" or ft == np.float16:
+        return _finish(_linspace_plain(start, end, steps, ft), requires_grad)
+    # torch fills the first half forwards from start and the second half backwards from end
+    # (Note [Range values])
+    t = ft.type
+    step = (t(end) - t(start)) / t(steps - 1)
     i = np.arange(steps)
     half = steps // 2
-    arr = np.where(i < half, ft.type(start) + step * i.astype(ft),
-                   ft.type(end) - step * (steps - 1 - i).astype(ft)).astype(ft)
-    return _finish(arr, requires_grad)
+    fma = _fma if ft == np.float64 else _fma32
+    k = np.where(i < half, i, steps - 1 - i).astype(ft)
+    sgn = np.where(i < half, step, -step).astype(ft)
+    origin = np.where(i < half, t(start), t(end)).astype(ft)
+    return _finish(fma(sgn, k, origin).astype(ft), requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    lin = linspace(start, end, steps, dtype=D.float64)
-    arr = np.power(base, lin._data).astype(_dtype(dtype).np)
+def _linspace_plain(start, end, steps, ft):
+    """linspace from both ends without fused rounding (logspace's exponents; complex and half
+    linspaces)."""
+    t = ft.type
+    if steps == 1:
+        return np.full(1, start, ft)
+    step = (t(end) - t(start)) / t(steps - 1)
+    i = np.arange(steps)
+    return np.where(i < steps // 2, t(start) + step * i.astype(ft),
+                    t(end) - step * (steps - 1 - i).astype(ft)).astype(ft)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    _check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    lin = _linspace_plain(start, end, steps, np.dtype(np.float64)) if steps else np.zeros(0)
+    with np.errstate(all="ignore"):
+        arr = np.power(float(base), lin).astype(_dtype(dtype, fn="logspace").np)
     return _finish(arr, requires_grad)
 
 
@@ -340,7 +472,10 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
 
 
 def _new(factory):
-    def new(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+    def new(self, *sizes, size=_NO_SIZE, dtype=None, device=None, requires_grad=False,
+            **kwargs):
+        size = _sizes(sizes, size, "new_" + factory.__name__)
+        _check_device(device)
         return factory(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
     new.__name__ = "new_" + factory.__name__
     return new
@@ -354,23 +489,226 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def legacy_init(self, *args, **kwargs):
-    """torch.Tensor(...) legacy constructor: data or sizes, default dtype."""
-    if kwargs.pop("device", None) not in (None, "cpu"):
-        raise RuntimeError("ember runs on the CPU only")
-    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray, Tensor)) and not \
-            (isinstance(args[0], tuple) and all(isinstance(a, int) for a in args[0])
-             and type(args[0]) is not tuple):
-        arr = _infer(args[0])
-        arr = arr.astype(D.get_default_dtype().np) if arr.dtype.kind != "c" else arr
-    else:
-        arr = np.zeros(size_args(args), D.get_default_dtype().np)
-    self._data = arr
-    self._requires_grad = False
-    self._grad_fn = None
-    self._grad = None
-    self._acc = None
-    self._x = None
-
-
 new_zeros, new_ones, new_empty = _new(zeros), _new(ones), _new(empty)
+
+
+# ================================================================ surface factories (issue 14):
+# window functions, scalar_tensor, empty_strided, frombuffer, range
+
+def _window_length(name, window_length, dtype):
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got "
+                           f"window_length={window_length}")
+    dt = _dtype(dtype, fn=name)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype="
+                           f"{C_NAMES[dt.name]}, device=cpu, layout=Strided (default), "
+                           f"requires_grad=false (default), pinned_memory=false, "
+                           f"memory_format=(nullopt))")
+    return dt.np
+
+
+def _cos_rounded(x):
+    """cos of a float array, rounded once to its dtype (torch's float32 cos is accurate to
+    within an ulp; NumPy's own float32 cos is less so)."""
+    return np.cos(x.astype(np.float64)).astype(x.dtype)
+
+
+def _window(name, window_length, periodic, dtype, device, requires_grad, fill):
+    """A window of window_length points: fill(M, n, ft) gives the symmetric window of M
+    points; a periodic window is the symmetric one of window_length + 1 points, cut."""
+    _check_device(device)
+    ft = _window_length(name, window_length, dtype)
+    if window_length <= 1:
+        return _finish(np.ones(window_length, ft), requires_grad)
+    m = window_length + 1 if periodic else window_length
+    n = np.arange(m, dtype=ft)
+    return _finish(np.ascontiguousarray(fill(m, n, ft.type)[:window_length]), requires_grad)
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        return ft(alpha) - ft(beta) * _cos_rounded(n * ft(2 * np.pi / (m - 1)))
+    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
+                   fill)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        return ft(0.5) - ft(0.5) * _cos_rounded(n * ft(2 * np.pi / (m - 1)))
+    return _window("hann_window", window_length, periodic, dtype, device, requires_grad, fill)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        w = n * ft(np.pi / (m - 1))
+        return ft(0.08) * _cos_rounded(w * ft(4)) - ft(0.5) * _cos_rounded(w * ft(2)) + ft(0.42)
+    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad,
+                   fill)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        w = n * ft(2.0 / (m - 1))
+        first = (m - 1) // 2 + 1
+        w[first:] = ft(2) - w[first:]
+        return w
+    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
+                   fill)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+                  device=None, pin_memory=False, requires_grad=False):
+    def fill(m, n, ft):
+        alpha = (m - 1) / 2.0
+        r = (n.astype(np.float64) - alpha) / alpha
+        w = i0_kernel(beta * np.sqrt(np.maximum(1.0 - r * r, 0.0))) / i0_kernel(np.float64(beta))
+        return w.astype(n.dtype)
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, fill)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    _check_device(device)
+    if isinstance(s, Tensor):
+        s = s.item()
+    elif isinstance(s, np.generic):
+        s = s.item()
+    if not isinstance(s, (bool, int, float, complex)):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not "
+                        f"{type(s).__name__}")
+    dt = _dtype(dtype, fn="scalar_tensor")
+    if isinstance(s, complex) and not dt.is_complex:
+        raise RuntimeError(f"value cannot be converted to type {C_NAMES[dt.name]} without "
+                           f"overflow")
+    return _finish(np.array(s, dt.np), requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
+                  requires_grad=False, pin_memory=False):
+    _check_device(device)
+    shape = _shape((size,), "empty_strided")
+    strides = size_args((stride,), "empty_strided", "stride")
+    if len(shape) != len(strides):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(strides)})")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
+                           f"strides={list(strides)}")
+    dt = _dtype(dtype, fn="empty_strided").np
+    n = 0 if 0 in shape else 1 + sum((d - 1) * s for d, s in zip(shape, strides))
+    # zero-filled, as empty(): results must not depend on allocator history
+    buf = np.zeros(n, dt)
+    arr = np.ndarray(shape, dt, buffer=buf, strides=tuple(s * dt.itemsize for s in strides))
+    return _finish(arr, requires_grad)
+
+
+_READONLY_BUFFER_WARNED = []
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    mem = memoryview(buffer)
+    n = mem.nbytes
+    dt = D.as_dtype(dtype, "frombuffer").np
+    if n == 0 and count == -1 or count == 0:
+        raise ValueError(f"both buffer length ({n}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= n:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({n} bytes) minus 1")
+    if count < 0:
+        if (n - offset) % dt.itemsize:
+            raise ValueError(f"buffer length ({n - offset} bytes) after offset ({offset} bytes) "
+                             f"must be a multiple of element size ({dt.itemsize})")
+        count = (n - offset) // dt.itemsize
+    elif count * dt.itemsize > n - offset:
+        raise ValueError(f"requested buffer length ({count} * {dt.itemsize} bytes) after "
+                         f"offset ({offset} bytes) must not be greater than actual buffer "
+                         f"length ({n} bytes)")
+    arr = np.frombuffer(mem.cast("B") if mem.format != "B" or mem.ndim != 1 else mem,
+                        dtype=dt, count=count, offset=offset)
+    if not arr.flags.writeable:
+        if not _READONLY_BUFFER_WARNED:
+            _READONLY_BUFFER_WARNED.append(True)
+            warnings.warn("The given buffer is not writable, and PyTorch does not support "
+                          "non-writable tensors. This means you can write to the underlying "
+                          "(supposedly non-writable) buffer using the tensor. You may want to "
+                          "copy the buffer to protect its data or make it writable before "
+                          "converting it to a tensor. This type of warning will be suppressed "
+                          "for the rest of this program.", UserWarning, stacklevel=2)
+        arr = arr.copy()        # ember never writes into memory its owner marked read-only
+    return _finish(arr, requires_grad)
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
+    """torch.range (deprecated): like arange, but the end is included."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    _check_device(device)
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    dt = _dtype(dtype, fn="range")
+    n = int(np.floor((end - start) / step)) + 1
+    arr = start + np.arange(n, dtype=np.float64) * step
+    return _finish(arr.astype(dt.np), requires_grad)
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
+                       requires_grad=False, pin_memory=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device,
+                         requires_grad=requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An (zero-filled) tensor of `size` whose memory holds its dims in physical_layout order."""
+    _check_device(device)
+    shape = _shape((size,), "empty_permuted")
+    perm = tuple(physical_layout)
+    if sorted(perm) != list(builtins_range(len(shape))):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; expected {len(shape)} dims, but got "
+                           f"{list(perm)}")
+    phys = np.zeros([shape[p] for p in perm], _dtype(dtype, fn="empty_permuted").np)
+    return _finish(phys.transpose(np.argsort(perm)), requires_grad)
+
+
+def from_dlpack(ext_tensor):
+    """A tensor sharing the memory of any object with the DLPack protocol (NumPy arrays,
+    torch tensors, ember tensors)."""
+    if isinstance(ext_tensor, Tensor):
+        return ext_tensor
+    arr = np.from_dlpack(ext_tensor)
+    D.from_numpy_dtype(arr.dtype)
+    return wrap(arr)
+
+
+def to_dlpack(tensor):
+    return tensor._data.__dlpack__()
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False):
+    """size elements of `dtype` read from a file: a memory map of it when shared (writes go
+    to the file), else a copy."""
+
+    _check_device(device)
+    dt = _dtype(dtype, fn="from_file").np
+    need = size * dt.itemsize
+    have = os.path.getsize(filename)
+    if have < need:
+        raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required "
+                           f"mapping size <{need}>")
+    if shared:
+        return wrap(np.memmap(filename, dt, mode="r+", shape=(size,)))
+    return wrap(np.fromfile(filename, dt, count=size))

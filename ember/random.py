@@ -52,7 +52,7 @@ import numpy as np
 
 from . import dtypes as D
 from .autograd.grad_mode import STATE
-from .autograd.graph import Node, link
+from .autograd.graph import Node, NotImplementedBackward, link
 from .tensor import Tensor, device as _device, wrap
 # Core helpers this module needs beyond Tensor/wrap/Node/link/STATE, in one place so that
 # they are easy to re-point: in-place bookkeeping and torch's type names, size parsing.
@@ -1059,15 +1059,11 @@ class PoissonBackward0(_ZeroBackward):
     __slots__ = ()
 
 
-class _NotImplementedBackward(Node):
+def _bernoulli_not_implemented():
     """torch's node for bernoulli(input, p) with an input that requires grad."""
-    __slots__ = ()
-
-    def apply(self, grad):
-        raise RuntimeError("derivative for aten::bernoulli is not implemented")
-
-
-_NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
+    node = NotImplementedBackward()
+    node._op = "bernoulli"
+    return node
 
 
 def _result(arr, node_cls, *inputs):
@@ -1606,7 +1602,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
     vals = sample_bernoulli(g, x.size, x.dtype, p).reshape(x.shape)
-    res = _result(vals, _NotImplementedBackward, input)
+    res = _result(vals, _bernoulli_not_implemented, input)
     return _with_out(res, out)
 
 

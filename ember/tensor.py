@@ -1,6 +1,7 @@
 """Tensor: a NumPy array plus autograd state. This file holds the class, its properties and
 conversions; every op method and operator (x.sum(), x + y, ...) is bound to it in one table,
 ember/tensor_methods.py, after the ops are defined (ember/ops/)."""
+import re
 import warnings
 import weakref
 
@@ -45,18 +46,52 @@ class Size(tuple):
         return Size(tuple(other) + tuple(self))
 
 
+# torch's device types, in the order its error message lists them
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+
+
 class device:
+    """torch.device: any of torch's device types can be named; only the CPU holds tensors
+    (check_device says what a CPU-only torch says for the others)."""
     __slots__ = ("type", "index")
 
     def __init__(self, type="cpu", index=None):
-        if isinstance(type, device):
+        if builtins_type(type) is device:
+            if index is not None:
+                raise TypeError("device(): argument 'type' (position 1) must be str, not "
+                                "torch.device")
             type, index = type.type, type.index
-        type = str(type)
-        if ":" in type:
-            type, idx = type.split(":", 1)
-            index = int(idx)
-        if type != "cpu":
-            raise RuntimeError(f"ember runs on the CPU only; device '{type}' is not available")
+        elif isinstance(type, int) and not isinstance(type, bool):
+            raise RuntimeError(NO_ACCELERATOR)     # a bare index names the accelerator
+        elif not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({builtins_type(type).__name__}), but expected one of:\n"
+                            f" * (torch.device device)\n * (str type, int index = -1)\n")
+        else:
+            if not type:
+                raise RuntimeError("Device string must not be empty")
+            m = _DEVICE_STRING.match(type)
+            if m is None:
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            name, idx = m.groups()
+            if name not in DEVICE_TYPES:
+                raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at "
+                                   f"start of device string: {name}")
+            if idx is not None:
+                if index is not None:
+                    raise RuntimeError(f"type (string) must not include an index because "
+                                       f"index was passed explicitly: {type}")
+                index = int(idx)
+            type = name
+        if index is not None:
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                                f"{builtins_type(index).__name__}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
         self.type, self.index = type, index
 
     def __repr__(self):
@@ -67,15 +102,96 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):
         return hash((self.type, self.index))
 
 
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::(0|[1-9][0-9]*))?\Z")
+builtins_type = type
+_DEVICE = device
+
+
+def check_device(d, factory=False):
+    """The device argument of a factory (factory=True) or of a copy to a device (tensor(),
+    .to(), .cuda()): None or a CPU device passes; any other device gets the error a CPU-only
+    torch gives for it."""
+    if d is None or d is CPU or (builtins_type(d) is str and d == "cpu"):
+        return
+    kind = device(d).type
+    if kind == "cpu":
+        return
+    if kind == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if kind == "xpu":
+        raise AssertionError("Torch not compiled with XPU enabled")
+    if kind == "mtia":
+        raise AssertionError("Torch not compiled with MTIA enabled. Ensure you have `import "
+                             "mtia.host_runtime.torch_mtia.dynamic_library` in your python src "
+                             "file and include `//mtia/host_runtime/torch_mtia:torch_mtia` as "
+                             "your target dependency!")
+    if kind == "meta":
+        raise NotImplementedError("ember has no meta tensors (they hold no data); use a CPU "
+                                  "tensor")
+    if factory:
+        raise NotImplementedError(f"Could not run 'aten::empty.memory_format' with arguments "
+                                  f"from the '{_BACKENDS.get(kind, kind.upper())}' backend.")
+    raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
+
+
+_BACKENDS = {"mps": "MPS", "ipu": "IPU", "hip": "HIP", "xla": "XLA", "vulkan": "Vulkan",
+             "lazy": "Lazy", "maia": "MAIA", "fpga": "FPGA", "ve": "VE", "hpu": "HPU",
+             "mtia": "MTIA", "privateuseone": "PrivateUse1"}
+
+
 CPU = device("cpu")
+
+
+class layout:
+    """torch.layout: how a tensor's elements are stored (ember's are all strided)."""
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args):
+        raise TypeError("cannot create 'torch.layout' instances")
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return self._name
+
+
+class memory_format:
+    """torch.memory_format: the dimension order a tensor's strides follow."""
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args):
+        raise TypeError("cannot create 'torch.memory_format' instances")
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return self._name
+
+
+def _named(cls, name):
+    obj = object.__new__(cls)
+    obj._name = name
+    return obj
+
+
+strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged = (
+    _named(layout, n) for n in ("strided", "sparse_coo", "sparse_csr", "sparse_csc",
+                                "sparse_bsr", "sparse_bsc", "jagged"))
+contiguous_format, channels_last, channels_last_3d, preserve_format = (
+    _named(memory_format, n) for n in ("contiguous_format", "channels_last",
+                                       "channels_last_3d", "preserve_format"))
 
 
 def wrap(arr):
@@ -226,7 +342,7 @@ class Tensor:
 
     @property
     def layout(self):
-        return "torch.strided"
+        return strided
 
     @property
     def ndim(self):
@@ -250,6 +366,19 @@ class Tensor:
         return st if dim is None else st[self._wrap_dim(dim)]
 
     def is_contiguous(self, memory_format=None):
+        if memory_format is channels_last or memory_format is channels_last_3d:
+            d = self._data
+            n = 4 if memory_format is channels_last else 5
+            if d.ndim != n:
+                return False
+            # channels last: dims ordered N, spatial..., C in memory (C fastest)
+            order = (0,) + tuple(range(2, n)) + (1,)
+            expect, acc = [0] * n, 1
+            for dim in reversed(order):
+                expect[dim] = acc
+                acc *= d.shape[dim]
+            st = [x // d.itemsize for x in d.strides]
+            return all(st[i] == expect[i] or d.shape[i] == 1 for i in range(n))
         return self._data.flags.c_contiguous
 
     def data_ptr(self):
@@ -263,6 +392,104 @@ class Tensor:
 
     def is_signed(self):
         return self.dtype.is_signed
+
+    # ---- device and layout predicates: a dense CPU tensor, as torch reports one
+    is_cpu = property(lambda self: True)
+    is_meta = is_mps = is_xpu = is_ipu = is_xla = is_mtia = is_maia = is_vulkan = \
+        is_sparse = is_sparse_csr = is_quantized = is_mkldnn = is_nested = \
+        property(lambda self: False)
+
+    def get_device(self):
+        return -1           # torch's answer for a CPU tensor
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    def is_conj(self):
+        return False        # ember conjugates eagerly: no tensor carries a lazy conj bit
+
+    def is_neg(self):
+        return False        # nor a lazy negation bit
+
+    def is_pinned(self, device=None):
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError(NO_ACCELERATOR)
+
+    def is_distributed(self):
+        return False
+
+    def dim_order(self, *, ambiguity_check=False):
+        st = self._data.strides
+        return tuple(sorted(range(self._data.ndim), key=lambda d: -st[d]))
+
+    def dense_dim(self):
+        return self._data.ndim
+
+    def sparse_dim(self):
+        return 0
+
+    def const_data_ptr(self):
+        return self.data_ptr()
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return self if dtype is None else self.to(dtype)
+
+    @property
+    def volatile(self):
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @property
+    def name(self):
+        return None
+
+    def is_nonzero(self):
+        n = self._data.size
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def is_same_size(self, other):
+        return self._data.shape == other._data.shape
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def reinforce(self, reward):
+        raise RuntimeError("reinforce() was removed.\nUse torch.distributions instead.\nSee "
+                           "https://pytorch.org/docs/main/distributions.html\n\nInstead of:"
+                           "\n\nprobs = policy_network(state)\naction = probs.multinomial()\n"
+                           "next_state, reward = env.step(action)\naction.reinforce(reward)\n"
+                           "action.backward()\n\nUse:\n\nprobs = policy_network(state)\n# NOTE: "
+                           "categorical is equivalent to what used to be called multinomial\n"
+                           "m = torch.distributions.Categorical(probs)\naction = m.sample()\n"
+                           "next_state, reward = env.step(action)\nloss = -m.log_prob(action) "
+                           "* reward\nloss.backward()")
+
+    def record_stream(self, stream):
+        raise RuntimeError("unknown parameter type")    # only CUDA streams are accepted
+
+    def ipu(self, device=None, non_blocking=False, memory_format=None):
+        raise RuntimeError("PyTorch is not linked with support for ipu devices")
+
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        raise AssertionError("Torch not compiled with XPU enabled")
+
+    def mtia(self, device=None, non_blocking=False, memory_format=None):
+        check_device("mtia")
 
     def _wrap_dim(self, dim, ndim=None):
         n = self._data.ndim if ndim is None else ndim
@@ -376,8 +603,12 @@ class Tensor:
     def cpu(self):
         return self
 
-    def cuda(self, *args, **kwargs):
-        raise RuntimeError("ember runs on the CPU only")
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        if isinstance(device, int) and not isinstance(device, bool):
+            raise RuntimeError(NO_ACCELERATOR)
+        if device is not None and _DEVICE(device).type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
+        raise AssertionError("Torch not compiled with CUDA enabled")
 
 
 def _rebuild(data, requires_grad):

@@ -5,7 +5,7 @@ Plain class attributes, assigned once at import: calling `x.exp()` costs what ca
 above their own as Tensor methods, since this table is filled before any op runs. The Tensor's
 own state and conversions (requires_grad, grad, shape, item, numpy, ...) are defined on the
 class in ember/tensor.py; its autograd methods are bound at the end of this table."""
-from . import creation, random
+from . import creation, legacy, random, storage
 from .autograd import graph, tensor_backward
 from .ops import (_views, arith, binary, complex, convert, decomp, einsum, index, join, logical,
                   matmul, matrix, reduce, scan, scatter, shape, solve, sort, special, stats, unary)
@@ -369,7 +369,6 @@ T.fill_ = convert.fill_
 T.zero_ = convert.zero_
 T.contiguous = convert.contiguous
 T.to = convert.to
-T.type = convert.type_
 T.float = convert.float_
 T.double = convert.double
 T.half = convert.half
@@ -459,4 +458,82 @@ T.backward = tensor_backward
 T.detach = _views.make_alias
 T._version = property(graph.version)
 T.register_hook = graph.register_tensor_hook
-T.__init__ = creation.legacy_init
+
+# ---- legacy API (legacy.py): torch.Tensor(...), Tensor.new(...), Tensor.type(...)
+T.__new__ = staticmethod(legacy.tensor_new)
+T.__init__ = legacy.tensor_init
+T.new = legacy.new
+T.type = legacy.type_
+
+
+# ---- the everyday surface (issue 14): ops added to the families, storages, legacy forms
+T.gcd = binary.gcd
+T.gcd_ = binary.gcd_
+T.lcm = binary.lcm
+T.lcm_ = binary.lcm_
+T.heaviside = binary.heaviside
+T.heaviside_ = binary.heaviside_
+T.nextafter = binary.nextafter
+T.nextafter_ = binary.nextafter_
+T.ldexp = binary.ldexp
+T.ldexp_ = binary.ldexp_
+T.logaddexp = binary.logaddexp
+T.logaddexp2 = binary.logaddexp2
+T.frexp = unary.frexp
+T.lgamma = special.lgamma
+T.lgamma_ = special.lgamma_
+T.digamma = special.digamma
+T.digamma_ = special.digamma_
+T.polygamma = special._polygamma_method
+T.polygamma_ = special.polygamma_
+T.mvlgamma = special.mvlgamma
+T.mvlgamma_ = special.mvlgamma_
+T.i0 = special.i0
+T.i0_ = special.i0_
+T.sinc = special.sinc
+T.sinc_ = special.sinc_
+T.igamma = special.igamma
+T.igamma_ = special.igamma_
+T.igammac = special.igammac
+T.igammac_ = special.igammac_
+T.diff = scan.diff
+T.histc = stats.histc
+T.histogram = stats.histogram
+T.bincount = stats.bincount
+T.quantile = stats.quantile
+T.nanquantile = stats.nanquantile
+T.cov = stats.cov
+T.corrcoef = stats.corrcoef
+T.unique = sort.unique
+T.unique_consecutive = sort.unique_consecutive
+T.lstsq = matrix._lstsq_removed
+T.symeig = matrix._symeig_removed
+T.solve = matrix._solve_removed
+T.renorm = reduce.renorm
+T.renorm_ = reduce.renorm_
+T.sum_to_size = reduce.sum_to_size
+T.as_strided = shape.as_strided
+T.as_strided_ = shape.as_strided_
+T.as_strided_scatter = shape.as_strided_scatter
+T.fill_diagonal_ = scatter.fill_diagonal_
+T.apply_ = convert.apply_
+T.map_ = convert.map_
+T.map2_ = convert.map2_
+T.new_empty_strided = creation._new_empty_strided
+T.as_subclass = legacy.as_subclass
+T.untyped_storage = storage.untyped_storage
+T.storage = storage.storage
+T.storage_type = storage.storage_type
+T.storage_offset = storage.storage_offset
+T.set_ = storage.set_
+T.resize_ = storage.resize_
+T.resize_as_ = storage.resize_as_
+T.resize = storage.resize
+T.resize_as = storage.resize_as
+T.is_set_to = storage.is_set_to
+T.share_memory_ = storage.share_memory_
+T.is_shared = storage.is_shared
+T.nonzero_static = index.nonzero_static
+T.geqrf = decomp.geqrf
+T.orgqr = decomp.orgqr
+T.ormqr = decomp.ormqr

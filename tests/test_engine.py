@@ -291,7 +291,46 @@ def _det(E, x):
     return E.linalg.det(x) + E.linalg.det(x[:2, :2].detach().requires_grad_() * 0 + x[:2, :2])
 
 
+# ---- conv family (ember/ops/conv.py, pool.py, pad.py, resize.py)
+def _convolutions(E, x):
+    x4, w = x.reshape(1, 1, 4, 4), x[:2, :3].reshape(1, 1, 2, 3)
+    cols = _F(E).unfold(x4, 2, padding=1)
+    return (_F(E).conv2d(x4, w, x[0, :1], padding=1).sum() +
+            (_F(E).conv_transpose2d(x4, w.reshape(1, 1, 3, 2), stride=2) ** 2).sum() +
+            (_F(E).fold(cols * cols, (4, 4), 2, padding=1) * x4).sum())
+
+
+def _pools(E, x):
+    x4 = x.reshape(1, 1, 4, 4) * x.reshape(1, 1, 4, 4)
+    y, i = _F(E).max_pool2d(x4, 2, return_indices=True)
+    return (_F(E).max_pool2d(x4, 3, 1, 1).sum() + _F(E).avg_pool2d(x4, 3, 2, 1).sum() +
+            (_F(E).adaptive_avg_pool2d(x4, 3) * x[:3, :3]).sum() +
+            (_F(E).adaptive_max_pool2d(x4, (2, 3)) * x[:2, :3]).sum() +
+            (_F(E).max_unpool2d(y * 3, i, 2) * x).sum())
+
+
+def _pads_and_resampling(E, x):
+    x3, x4 = x.reshape(1, 4, 4), x.reshape(1, 4, 2, 2)
+    return ((_F(E).pad(x3, (1, 2), value=2.0) * _F(E).pad(x3, (1, 2), "reflect")).sum() +
+            (_F(E).pad(x3, (2, 1, 0, 1), "replicate") ** 2).sum() +
+            (_F(E).interpolate(x3, scale_factor=1.5, mode="linear") ** 2).sum() +
+            (_F(E).pixel_unshuffle(_F(E).pixel_shuffle(x4, 2) ** 2, 2) * x4).sum())
+
+
+def _lstm(E, x):
+    # a bidirectional LSTM (MkldnnRnnLayerBackward0 per direction in float32) and packing
+    w, b = x.repeat(4, 1) * 0.3, x.reshape(-1) * 0.1
+    seq = x.reshape(2, 2, 4)
+    out, h, c = E.lstm(seq, (seq * 0.5, seq * 0.25), [w, w * 0.5, b, b * 2, w * 0.7, w, b * 3,
+                                                        b], True, 1, 0.0, True, True, False)
+    packed = E.nn.utils.rnn.pack_padded_sequence(seq, [2, 1]).data
+    return (out * out).sum() + h.sum() + (c * seq).sum() + (packed * packed).sum()
+
+
 PASS_PROGRAMS = {
+    "convolutions": _convolutions,
+    "pools": _pools,
+    "pads and resampling": _pads_and_resampling,
     "scalar arithmetic": lambda E, x: ((x + 2.0) * 3.0 - 0.5).sum(),
     "tensor arithmetic": lambda E, x: (x * x.exp() + x.tanh() - x * 2).mean(),
     "alpha": lambda E, x: (E.add(x, x.t(), alpha=2) + E.sub(x, x * x, alpha=3)).sum(),
@@ -300,7 +339,8 @@ PASS_PROGRAMS = {
     "relu": lambda E, x: (E.relu(x * 3.0) * x).sum(),
     "reductions": lambda E, x: x.sum() * x.mean(),
     "empty mean": lambda E, x: x[:0].mean() * 0 + x.sum(),
-    "matmul": lambda E, x: (x @ x.t()).tanh().sum() + (x[0] @ x).sum() + (x @ x[0]).sum(),
+    "matmul": lambda E, x: (x @ x.t()).tanh().sum() + (x[0] @ x).sum() + (x @ x[0]).sum()
+    + (x.reshape(2, 2, 4) @ x).sum(),
     "mm and addmm": lambda E, x: E.addmm(x[0], x, x.t().exp(), beta=0.5, alpha=2.0).sum()
     + E.mm(x, x.t()).mean() + E.addmm(x[0], x, x * 2).sum()
     + E.addmm(x[0], x, x, beta=np.float64(0.5)).sum(),
@@ -323,9 +363,13 @@ PASS_PROGRAMS = {
     "0-d": _zero_dim,
     "matrix_exp": lambda E, x: E.linalg.matrix_exp(x * 0.1).sum(),
     "det": _det,
+    # an as_strided view reaching storage outside its (view) input's elements
+    "as_strided outside its input": lambda E, x: (E.as_strided(x.reshape(-1)[2:], (3,), (1,), 0)
+                                                  * x.reshape(-1)[:3]).sum(),
     "embedding": lambda E, x: (_F(E).embedding(E.tensor([[1, 2, 2], [0, 3, 1]]), x,
                                                padding_idx=2, scale_grad_by_freq=True).tanh()
                                + _F(E).embedding(E.tensor([3, 3]), x).sum()).sum(),
+    "lstm and packing": _lstm,
 }
 
 

@@ -231,17 +231,13 @@ def test_orthogonal_empty_is_noop():
 
 
 # ---------------------------------------------------------------- with torch's streams
-
-needs_streams = pytest.mark.skipif(
-    not hasattr(ember.Tensor, "uniform_") or not hasattr(ember, "random"),
-    reason="needs torch's random streams (ember/random.py from the rng branch)")
+# (ember/random.py draws torch's numbers: seeded alike, the inits agree bit for bit)
 
 EXACT = dict(RANDOM_INITS)
 EXACT.pop("orthogonal_")        # QR in LAPACK float32 vs NumPy: equal to a few ulp (below)
 EXACT.pop("orthogonal_gain")
 
 
-@needs_streams
 @pytest.mark.parametrize("name", sorted(EXACT))
 @pytest.mark.parametrize("shape", [(8, 9), (4, 30), (40, 50)])
 def test_same_numbers_as_torch(name, shape):
@@ -251,7 +247,6 @@ def test_same_numbers_as_torch(name, shape):
     assert np.array_equal(t.numpy(), e._data)
 
 
-@needs_streams
 @pytest.mark.parametrize("shape", [(8, 9), (4, 30), (3, 2, 5)])
 def test_orthogonal_close_to_torch(shape):
     torch.manual_seed(5)
@@ -261,7 +256,6 @@ def test_orthogonal_close_to_torch(shape):
     np.testing.assert_allclose(e._data, t.numpy(), rtol=0, atol=1e-6)
 
 
-@needs_streams
 @pytest.mark.parametrize("name", sorted(MODULE_INITS))
 def test_module_default_init_same_numbers(name):
     torch.manual_seed(3)

@@ -7,6 +7,7 @@ from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode
 from .graph import Node, accumulator
+from .variable import Variable
 
 
 def _tensors(x):

@@ -163,6 +163,10 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
                     g = sum_to_np(g, shape) if arrays else sum_to(g, shape)
                     a = g if arrays else g._data
                 if a.dtype is not dtype and a.dtype != dtype:   # (identity: the usual case)
+                    if a.dtype.kind == "c" and dtype.kind != "c":
+                        # a real input's gradient is the real part of a complex one (torch's
+                        # handle_r_to_c), taken without the complex-to-real cast's warning
+                        g = g.real
                     g = _cast_np(g, dtype) if arrays else g.to(FROM_NP[dtype])
                 a = None
             if deps is None:                # Note [Uses]

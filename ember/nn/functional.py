@@ -1,22 +1,34 @@
 """torch.nn.functional: the thin torch-signature front end (argument checks, defaults, the
 legacy size_average/reduce arguments, torch's Python-side errors and warnings) over the ops in
 ember/ops/ (activation, normalization, dropout, loss, distance, ...)."""
+import math
 import warnings
 
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..dtypes import C_NAMES as _C_NAMES
 from ..ops import activation as _act
+from ..ops import attention as _attn
 from ..ops import distance as _dist
 from ..ops import dropout as _drop
+from ..ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+                        conv_transpose3d, unfold, fold)
 from ..ops.embedding import embedding as _embedding, embedding_bag as _embedding_bag
 from ..ops.embedding import embedding_renorm_ as _embedding_renorm_
 from ..ops import loss as _loss
 from ..ops import normalization as _norm
 from ..ops.matmul import addmm, matmul
+from ..ops.pad import pad
+from ..ops.pool import (max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive_avg_pool1d,
+                        adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+                        adaptive_max_pool2d, max_unpool1d, max_unpool2d)
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
+from ..ops.resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample_fn as _upsample
 from ..ops.trilinear import trilinear_bilinear as _trilinear_bilinear
 from ..ops import unary as _unary
+from ..ops.arith import MulBackward1, scalar_op as _scalar_op
+from ..ops.join import cat
 from ..ops.unary import tanh, sigmoid
 from ..tensor import Tensor, wrap
 
@@ -36,6 +48,14 @@ __all__ = ["linear", "softmax", "log_softmax", "bilinear", "embedding", "embeddi
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "ctc_loss"]
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+            "conv_transpose3d", "unfold", "fold", "pad", "max_pool1d", "max_pool2d",
+            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
+            "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",
+            "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
+            "pixel_unshuffle"]
 
 
 # ---------------------------------------------------------------- linear
@@ -562,6 +582,345 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                           zero_infinity)
 
 
+# ---- attention (scaled_dot_product_attention, multi_head_attention_forward)
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+
+def _sdpa_checks(query, key, value, attn_mask, dropout_p):
+    q, k, v = query._data, key._data, value._data
+    if not (q.dtype == k.dtype == v.dtype):
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {_C_NAMES[q.dtype.name]} key.dtype: "
+                           f"{_C_NAMES[k.dtype.name]} and value.dtype: "
+                           f"{_C_NAMES[v.dtype.name]} instead.")
+    if min(q.ndim, k.ndim, v.ndim) < 2:
+        raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, "
+                           f"but got query.dim: {q.ndim} key.dim: {k.ndim} and value.dim: "
+                           f"{v.ndim} instead.")
+    if attn_mask is not None:
+        m = attn_mask._data
+        if m.dtype != np.bool_ and m.dtype != q.dtype:
+            raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query "
+                               f"dtype, but got attn_mask.dtype: {_C_NAMES[m.dtype.name]} and "
+                               f" query.dtype: {_C_NAMES[q.dtype.name]} instead.")
+    if not 0 <= dropout_p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got "
+                           f"{dropout_p}")
+
+
+def _fused_attention_applies(query, key, value, attn_mask, dropout_p):
+    """Whether torch's CPU dispatch picks its fused (flash) kernel for these arguments, as
+    found by experiment: 4-D inputs with equal batch sizes and head sizes, unit stride in
+    the last dim, no dropout, no mask or a 2-D / 4-D one that does not require grad, and
+    at least one query and one key."""
+    q, k, v = query._data, key._data, value._data
+    if not (q.ndim == k.ndim == v.ndim == 4) or dropout_p != 0:
+        return False
+    if not (q.shape[0] == k.shape[0] == v.shape[0]) or not (
+            q.shape[-1] == k.shape[-1] == v.shape[-1]) or k.shape[1] != v.shape[1]:
+        return False
+    if q.shape[2] == 0 or k.shape[2] == 0 or q.dtype.kind != "f":
+        return False
+    for a in (q, k, v):
+        if a.shape[-1] > 1 and a.strides[-1] != a.itemsize:
+            return False
+    if attn_mask is not None and (attn_mask._data.ndim not in (2, 4) or
+                                  attn_mask._requires_grad):
+        return False
+    return True
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """softmax(q k^T * scale + mask) v: torch's fused CPU op where its dispatch picks it
+    (ScaledDotProductFlashAttentionForCpuBackward0), else its math path, composed."""
+    _sdpa_checks(query, key, value, attn_mask, dropout_p)
+    hq, hk = query._data.shape[-3] if query._data.ndim > 2 else 1, \
+        key._data.shape[-3] if key._data.ndim > 2 else 1
+    if enable_gqa and hq != hk:
+        if hk == 0 or hq % hk or value._data.shape[-3] != hk:
+            raise RuntimeError("Number of heads in key and value must divide the number of "
+                               "heads in ")
+    if _fused_attention_applies(query, key, value, attn_mask, dropout_p) and \
+            (hq == hk or enable_gqa):
+        return _attn._scaled_dot_product_flash_attention_for_cpu(
+            query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)[0]
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+    factor = math.sqrt(1.0 / math.sqrt(query._data.shape[-1]) if scale is None else scale)
+    q = _scalar_op(query, factor, MulBackward1)
+    if enable_gqa and hq != hk:
+        key = key.repeat_interleave(hq // hk, -3)
+        value = value.repeat_interleave(hq // hk, -3)
+    attn = q.matmul(_scalar_op(key.transpose(-2, -1), factor, MulBackward1))
+    if is_causal:
+        L, S = query._data.shape[-2], key._data.shape[-2]
+        attn_mask = wrap(np.tri(L, S, dtype=np.bool_))
+    if attn_mask is not None:
+        attn = attn + _attn._float_mask(attn_mask, query._data.dtype)
+    attn = _attn._safe_softmax(attn, -1)
+    if dropout_p > 0:
+        attn = _drop.dropout(attn, dropout_p, True)
+    return attn.matmul(value)
+
+
+def _none_or_dtype(input):
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool mask as an additive float mask (True -> -inf) of target_type; a float mask as
+    it is."""
+    if mask is None:
+        return None
+    kind = mask._data.dtype.kind
+    if kind != "b" and kind != "f":
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
+                      "same type for both instead.", stacklevel=3)
+    if kind == "b":
+        return wrap(np.where(mask._data, target_type.np.type(-np.inf),
+                             target_type.np.type(0)))
+    return mask
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """Whether the input is batched; torch's assertions on the dims of the arguments."""
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be "
+                                 f"3-D but found {key.dim()}-D and {value.dim()}-D tensors "
+                                 "respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be "
+                                 f"`None` or 2-D but found {key_padding_mask.dim()}-D tensor "
+                                 "instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, "
+                                 f"2-D or 3-D but found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be "
+                                 f"2-D but found {key.dim()}-D and {value.dim()}-D tensors "
+                                 "respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to "
+                                 f"be `None` or 1-D but found {key_padding_mask.dim()}-D tensor "
+                                 "instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be "
+                                     f"`None`, 2-D or 3-D but found {attn_mask.dim()}-D tensor "
+                                     "instead")
+            if attn_mask.dim() == 3:
+                expected = (num_heads, query.shape[0], key.shape[0])
+                if tuple(attn_mask.shape) != expected:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                         f"{attn_mask.shape}")
+        return False
+    raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                         f"{query.dim()}-D query tensor")
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    """q, k, v through the packed (3E, E) projection: one matmul when q, k and v are the same
+    tensor (self-attention), two when k is v (encoder-decoder), else three."""
+    E = q.size(-1)
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b)
+            proj = proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2)
+            proj = proj.contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
+        q_proj = linear(q, w_q, b_q)
+        kv_proj = linear(k, w_kv, b_kv)
+        kv_proj = kv_proj.unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2).squeeze(-2)
+        kv_proj = kv_proj.contiguous()
+        return q_proj, kv_proj[0], kv_proj[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    """q, k, v through their own projection weights (kdim / vdim differ from embed_dim)."""
+    Eq, Ek, Ev = q.size(-1), k.size(-1), v.size(-1)
+    for name, w, shape in (("query", w_q, (Eq, Eq)), ("key", w_k, (Eq, Ek)),
+                           ("value", w_v, (Eq, Ev))):
+        if tuple(w.shape) != shape:
+            raise AssertionError(f"expecting {name} weights shape of {shape}, but got "
+                                 f"{w.shape}")
+    for name, b in (("query", b_q), ("key", b_k), ("value", b_v)):
+        if b is not None and tuple(b.shape) != (Eq,):
+            raise AssertionError(f"expecting {name} bias shape of {(Eq,)}, but got {b.shape}")
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _pad_last(mask):
+    """A mask with one more (0: attend) column, for the key added by bias_k or zero_attn."""
+    zeros = wrap(np.zeros(mask._data.shape[:-1] + (1,), mask._data.dtype))
+    return cat([mask, zeros], -1)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """Multi-head attention on (L, N, E) inputs (or unbatched (L, E)), as torch builds it:
+    the attention weights explicitly (bmm, softmax) when they are returned, else through
+    scaled_dot_product_attention."""
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       _none_or_dtype(attn_mask), "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None        # scaled_dot_product_attention's is_causal does the masking
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                                 f"value's {value.shape[:2]}")
+    elif tuple(key.shape) != tuple(value.shape):
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight "
+                                     "is None")
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight,
+                                 v_proj_weight, b_q, b_k, b_v)
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = cat([k, bias_k.repeat(1, bsz, 1)])
+        v = cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k, v = (_heads(t, static, name, bsz * num_heads, head_dim)
+            for t, static, name in ((k, static_k, "static_k"), (v, static_v, "static_v")))
+    if add_zero_attn:
+        zero = wrap(np.zeros((bsz * num_heads, 1, head_dim), q._data.dtype))
+        k = cat([k, zero], 1)
+        v = cat([v, zero], 1)
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    src_len = k.size(1)
+    if key_padding_mask is not None:
+        for i, n in enumerate((bsz, src_len)):
+            if key_padding_mask.shape[i] != n:
+                raise AssertionError(f"Expected key_padded_mask.shape[{i}] to be {n}, but got "
+                                     f"{key_padding_mask.shape[i]}")
+        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(
+            -1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        q_scaled = q * math.sqrt(1.0 / float(q.shape[2]))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        if attn_mask is not None:
+            weights = attn_mask.baddbmm(q_scaled, k.transpose(-2, -1))
+        else:
+            weights = q_scaled.bmm(k.transpose(-2, -1))
+        weights = _softmax(weights, -1)
+        if dropout_p > 0.0:
+            weights = _drop.dropout(weights, dropout_p, True)
+        out = weights.bmm(v)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias)
+        out = out.view(tgt_len, bsz, out.size(1))
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if not is_batched:
+            out = out.squeeze(1)
+            weights = weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).contiguous().view(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = out.view(tgt_len, bsz, out.size(1))
+    if not is_batched:
+        out = out.squeeze(1)
+    return out, None
+
+
+def _heads(t, static, name, n, head_dim):
+    """k or v as (batch * heads, S, head_dim), or the given static one (checked)."""
+    if static is None:
+        return t.view(t.shape[0], n, head_dim).transpose(0, 1)
+    if static.size(0) != n:
+        raise AssertionError(f"expecting {name}.size(0) of {n}, but got {static.size(0)}")
+    if static.size(2) != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got "
+                             f"{static.size(2)}")
+    return static
 # ---- nnmod: bilinear, embedding, embedding_bag
 
 _SHORT = {"float32": "float", "float64": "double", "float16": "half"}
@@ -689,3 +1048,37 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         padding_idx += n
     return _embedding_bag(weight, input, offsets, scale_grad_by_freq, modes[mode], sparse,
                           per_sample_weights, include_last_offset, padding_idx)
+
+
+# ---- conv: convolution, pooling, padding, upsampling, fold/unfold, pixel shuffle
+# (the ops and their checks live in ember/ops/conv.py, pool.py, pad.py, resize.py; these are
+# torch.nn.functional's aliases and deprecated forms)
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return _upsample(input, size, scale_factor, mode, align_corners, "upsample")
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return _upsample(input, size, scale_factor, "nearest", None, "upsample_nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return _upsample(input, size, scale_factor, "bilinear", True, "upsample_bilinear")

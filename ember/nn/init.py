@@ -8,11 +8,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..ops._views import mark_written
-
-try:    # until ember/random.py is merged: randperm and the default generator are in creation
-    from ..random import randperm, default_generator
-except ImportError:
-    from ..creation import randperm, default_generator
+from ..random import randperm
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -21,23 +17,14 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_"
            "orthogonal", "sparse", "eye", "dirac"]
 
 
-# until ember/random.py: Tensor.uniform_/normal_ (torch's streams) come from the rng branch;
-# this is the one place that falls back to NumPy draws while they are missing.
-def _sample_(tensor, kind, p1, p2, generator):
-    """tensor.uniform_(p1, p2) or tensor.normal_(p1, p2), in place, under no_grad."""
-    method = getattr(tensor, kind + "_", None)
+def _no_grad_uniform_(tensor, a, b, generator):
     with no_grad():
-        if method is not None:
-            return method(p1, p2, generator=generator)
-        rng = (generator or default_generator)._rng
-        arr = tensor._data
-        if kind == "uniform":
-            draw = rng.random(arr.shape) * (p2 - p1) + p1
-        else:
-            draw = rng.standard_normal(arr.shape) * p2 + p1
-        np.copyto(arr, draw, casting="unsafe")
-        mark_written(tensor)
-        return tensor
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def _no_grad_normal_(tensor, mean, std, generator):
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -82,11 +69,11 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    return _sample_(tensor, "uniform", a, b, generator)
+    return _no_grad_uniform_(tensor, a, b, generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    return _sample_(tensor, "normal", mean, std, generator)
+    return _no_grad_normal_(tensor, mean, std, generator)
 
 
 def _norm_cdf(x):
@@ -104,10 +91,10 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     mass = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
     arr = tensor._data
     if mass >= 0.3:
-        _sample_(tensor, "normal", mean, std, generator)
+        _no_grad_normal_(tensor, mean, std, generator)
         pending = (arr < a) | (arr > b)
         while pending.any():
-            new = _sample_(tensor.new_empty(arr.shape), "normal", mean, std, generator)._data
+            new = _no_grad_normal_(tensor.new_empty(arr.shape), mean, std, generator)._data
             arr[pending] = new[pending]
             pending &= (new < a) | (new > b)
     else:
@@ -115,12 +102,12 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
         def accepted(x, u):
             return u <= np.exp(-((x - mean) ** 2 - (nearest - mean) ** 2) / (2 * std * std))
-        _sample_(tensor, "uniform", a, b, generator)
-        u = _sample_(tensor.new_empty(arr.shape), "uniform", 0.0, 1.0, generator)._data
+        _no_grad_uniform_(tensor, a, b, generator)
+        u = _no_grad_uniform_(tensor.new_empty(arr.shape), 0.0, 1.0, generator)._data
         pending = ~accepted(arr, u)
         while pending.any():
-            x = _sample_(tensor.new_empty(arr.shape), "uniform", a, b, generator)._data
-            u = _sample_(tensor.new_empty(arr.shape), "uniform", 0.0, 1.0, generator)._data
+            x = _no_grad_uniform_(tensor.new_empty(arr.shape), a, b, generator)._data
+            u = _no_grad_uniform_(tensor.new_empty(arr.shape), 0.0, 1.0, generator)._data
             take = pending & accepted(x, u)
             arr[take] = x[take]
             pending &= ~take
@@ -177,13 +164,13 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
-    return _sample_(tensor, "uniform", -a, a, generator)
+    return _no_grad_uniform_(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return _sample_(tensor, "normal", 0.0, std, generator)
+    return _no_grad_normal_(tensor, 0.0, std, generator)
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -193,7 +180,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return _sample_(tensor, "uniform", -bound, bound, generator)
+    return _no_grad_uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -202,7 +189,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return _sample_(tensor, "normal", 0.0, std, generator)
+    return _no_grad_normal_(tensor, 0.0, std, generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):
@@ -215,7 +202,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     flat = tensor.new_empty((rows, cols))
-    _sample_(flat, "normal", 0, 1, generator)
+    _no_grad_normal_(flat, 0, 1, generator)
     a = flat._data.T if rows < cols else flat._data
     q, r = np.linalg.qr(a)
     q = q * np.sign(np.diagonal(r))
@@ -235,7 +222,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
-    _sample_(tensor, "normal", 0, std, generator)
+    _no_grad_normal_(tensor, 0, std, generator)
     with no_grad():
         arr = tensor._data
         for col in range(cols):     # one draw per column: the stream order is torch's

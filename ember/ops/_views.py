@@ -148,18 +148,26 @@ class AsStridedBackward0(Node):
     __slots__ = ("_view", "_base")
 
     def apply(self, grad):
-        ids = wrap(_region(self._view, self._base))
+        ids = _region(self._view, self._base)
         n = self._base.size
-        flat = grad.new_zeros(n).index_put((ids,), grad.reshape(-1), accumulate=True)
+        g = grad.reshape(-1)
+        inside = ids >= 0       # (as_strided may reach memory outside the base's elements)
+        if not inside.all():
+            g, ids = g[wrap(np.nonzero(inside)[0])], ids[inside]
+        flat = grad.new_zeros(n).index_put((wrap(ids),), g, accumulate=True)
         return flat.reshape(self._base.shape),
 
     def np_apply(self, grad):
         ids = _region(self._view, self._base)
+        g = grad.reshape(-1)
+        inside = ids >= 0
+        if not inside.all():
+            g, ids = g[inside], ids[inside]
         out = np.zeros(self._base.size, grad.dtype)
         if _overlaps(self._view):
-            np.add.at(out, ids, grad.reshape(-1))
+            np.add.at(out, ids, g)
         else:
-            out[ids] = grad.reshape(-1)
+            out[ids] = g
         return out.reshape(self._base.shape),
 
 

@@ -21,7 +21,6 @@ from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim
 from ._views import inplace, inplace_source
 from .arith import NotImplementedBackward
-from ._sampling import uniform_
 from .join import cat
 from .logical import where
 from .reduce import softmax
@@ -745,7 +744,7 @@ def _rrelu_grad(node, grad, x):
 def _uniform_noise(n, lower, upper):
     """n uniform draws in [lower, upper) from the default stream, in float64 (torch draws one
     float64 per non-positive element, in order)."""
-    return uniform_(wrap(np.empty(n, np.float64)), lower, upper)._data
+    return wrap(np.empty(n, np.float64)).uniform_(lower, upper)._data   # (ember/random.py)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,

@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, NotImplementedBackward, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
@@ -480,3 +480,178 @@ atan2_ = arctan2_ = inplace_binary(atan2)
 hypot_ = inplace_binary(hypot)
 copysign_ = inplace_binary(copysign)
 xlogy_ = inplace_binary(xlogy)
+
+
+# ================================================================ surface ops (issue 14):
+# gcd, lcm, heaviside, nextafter, ldexp, logaddexp, logaddexp2 and their in-place forms
+__all__ += ["gcd", "gcd_", "lcm", "lcm_", "heaviside", "nextafter", "ldexp", "ldexp_",
+            "logaddexp", "logaddexp2"]
+
+
+def _two_tensors(name, input, other, arg="other"):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
+def _binary_np(ufunc, x, y):
+    try:
+        with np.errstate(all="ignore"):
+            return ufunc(x, y)
+    except ValueError:
+        raise broadcast_error(x, y) from None
+
+
+def _integer_op(name, ufunc, input, other, out):
+    _two_tensors(name, input, other)
+    x, y = operands(input, other)
+    if x.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_name(x.dtype)}'")
+    return write_out(wrap(_binary_np(ufunc, x, y).astype(x.dtype, copy=False)), out)
+
+
+def gcd(input, other, *, out=None):
+    return _integer_op("gcd", np.gcd, input, other, out)
+
+
+def lcm(input, other, *, out=None):
+    return _integer_op("lcm", np.lcm, input, other, out)
+
+
+def heaviside(input, values, *, out=None):
+    _two_tensors("heaviside", input, values, "values")
+    x, v = input._data, values._data
+    if x.dtype.kind == "c" or v.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if x.dtype != v.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    # torch: input == 0 ? values : input > 0 (so NaN gives 0, unlike NumPy's heaviside)
+    with np.errstate(invalid="ignore"):
+        try:
+            r = np.where(x == 0, v, x > 0).astype(x.dtype, copy=False)
+        except ValueError:
+            raise broadcast_error(x, v) from None
+    res = wrap(r)
+    if STATE.enabled and (input._requires_grad or values._requires_grad):
+        node = NotImplementedBackward()
+        node._op = "heaviside"
+        link(res, node, input, values)
+    return write_out(res, out)
+
+
+class NextafterBackward0(Node):              # derivatives.yaml: nextafter
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad if needs(self, 0) else None,
+                _zeros(grad) if needs(self, 1) else None)
+
+
+def nextafter(input, other, *, out=None):
+    _two_tensors("nextafter", input, other)
+    x, y = operands(input, other)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for "
+                                  f"'{type_name(x.dtype)}'")
+    res = wrap(_binary_np(np.nextafter, x, y))
+    if _grad_needed(input, other):
+        link(res, NextafterBackward0(), input, other)
+    return write_out(res, out)
+
+
+class LdexpBackward0(Node):                  # derivatives.yaml: ldexp
+    __slots__ = ("_saved_self", "_saved_other")
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        s, o = self._saved_self, self._saved_other
+        if o._data.dtype.kind in "iu":
+            # torch's formula raises 2 to an integer exponent in integer arithmetic, where a
+            # negative power is 0: its self-gradient is 0 there (reproduced as torch gives it)
+            p = where(o < 0, 0.0, 2.0 ** o.clamp(min=0).double()).to(grad.dtype)
+        else:
+            p = 2.0 ** o
+        return (grad * p if needs(self, 0) else None,
+                grad * s * p * _LN2 if needs(self, 1) else None)
+
+
+_LN2 = float(np.log(2.0))
+
+
+def ldexp(input, other, *, out=None):
+    """input * 2 ** other, in the promoted floating dtype (torch's float default for ints)."""
+    _two_tensors("ldexp", input, other)
+    rt = D.result_type(input, other)
+    rt = (rt if rt.category >= D.FLOAT else D.get_default_dtype()).np
+    x, y = input._data.astype(rt, copy=False), other._data.astype(rt, copy=False)
+    with np.errstate(all="ignore"):
+        res = wrap(_binary_np(np.multiply, x, np.exp2(y)).astype(rt, copy=False))
+    if _grad_needed(input, other):
+        node = LdexpBackward0()
+        node._saved_self, node._saved_other = input, other
+        link(res, node, input, other)
+    return write_out(res, out)
+
+
+class LogaddexpBackward0(Node):              # derivatives.yaml: logaddexp
+    __slots__ = ("_saved_self", "_saved_other")
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        s, o = self._saved_self, self._saved_other
+        return (grad / (1 + (o - s).exp()) if needs(self, 0) else None,
+                grad / (1 + (s - o).exp()) if needs(self, 1) else None)
+
+
+class Logaddexp2Backward0(Node):             # derivatives.yaml: logaddexp2
+    __slots__ = ("_saved_self", "_saved_other")
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        s, o = self._saved_self, self._saved_other
+        return (grad / (1 + (o - s).exp2()) if needs(self, 0) else None,
+                grad / (1 + (s - o).exp2()) if needs(self, 1) else None)
+
+
+def _complex_logaddexp(x, y):
+    """log(exp(x) + exp(y)) for complex operands, factoring out the larger real part."""
+    big = np.where(x.real >= y.real, x, y)
+    small = np.where(x.real >= y.real, y, x)
+    with np.errstate(all="ignore"):
+        return big + np.log1p(np.exp(small - big))
+
+
+def _logaddexp(name, node_cls, input, other, out):
+    _two_tensors(name, input, other)
+    x, y = operands(input, other)
+    kind = x.dtype.kind
+    if kind not in "fc" or (kind == "c" and name == "logaddexp2"):
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_name(x.dtype)}'")
+    if kind == "c":
+        x, y = np.broadcast_arrays(x, y)
+        res = wrap(_complex_logaddexp(x, y).astype(x.dtype, copy=False))
+    else:
+        res = wrap(_binary_np(np.logaddexp if name == "logaddexp" else np.logaddexp2, x, y))
+    if _grad_needed(input, other):
+        node = node_cls()
+        node._saved_self, node._saved_other = input, other
+        link(res, node, input, other)
+    return write_out(res, out)
+
+
+def logaddexp(input, other, *, out=None):
+    return _logaddexp("logaddexp", LogaddexpBackward0, input, other, out)
+
+
+def logaddexp2(input, other, *, out=None):
+    return _logaddexp("logaddexp2", Logaddexp2Backward0, input, other, out)
+
+
+gcd_ = inplace_binary(gcd)
+lcm_ = inplace_binary(lcm)
+heaviside_ = inplace_binary(heaviside)
+nextafter_ = inplace_binary(nextafter)
+ldexp_ = inplace_binary(ldexp)

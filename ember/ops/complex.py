@@ -7,8 +7,8 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
-from ..tensor import wrap
-from ._args import floating, write_out
+from ..tensor import Tensor, wrap
+from ._args import broadcast_error, floating, needs, saved_output, write_out
 from ._views import inplace, inplace_source, make_view
 from .arith import _SavesSelf, _zeros
 from .logical import where
@@ -175,3 +175,79 @@ def imag(input):
     if input._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return select(view_as_real(input), -1, 1)
+
+
+# ================================================================ surface ops (issue 14):
+# complex(real, imag), polar(abs, angle)
+__all__ += ["complex", "polar"]
+
+
+def _parts(name, a, b, first, second):
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{name}(): argument '{first}' (position 1) must be Tensor, not "
+                        f"{type(a).__name__}")
+    if not isinstance(b, Tensor):
+        raise TypeError(f"{name}(): argument '{second}' (position 2) must be Tensor, not "
+                        f"{type(b).__name__}")
+    x, y = a._data, b._data
+    if x.dtype.kind != "f" or y.dtype.kind != "f":
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{type_name(x.dtype)} and {type_name(y.dtype)}")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"Expected object of scalar type {type_name(x.dtype)} but got "
+                           f"scalar type {type_name(y.dtype)} for second argument")
+    if x.dtype == np.float16:
+        raise TypeError("ember has no complex32 dtype (torch's complex of two half tensors)")
+    return x, y, np.complex64 if x.dtype == np.float32 else np.complex128
+
+
+class ComplexBackward0(Node):                # derivatives.yaml: complex
+    __slots__ = ()
+
+    def apply(self, grad):
+        return grad.real if needs(self, 0) else None, grad.imag if needs(self, 1) else None
+
+
+def complex(real, imag, *, out=None):
+    x, y, ct = _parts("complex", real, imag, "real", "imag")
+    try:
+        b = np.broadcast(x, y)
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    r = np.empty(b.shape, ct)
+    r.real, r.imag = x, y
+    res = wrap(r)
+    if STATE.enabled and (real._requires_grad or imag._requires_grad):
+        link(res, ComplexBackward0(), real, imag)
+    return write_out(res, out)
+
+
+class PolarBackward0(Node):                  # derivatives.yaml: polar
+    __slots__ = ("_saved_result",)
+    _saved_names = ("_saved_result",)
+
+    def apply(self, grad):
+        out = saved_output(self, self._saved_result)
+        g0 = g1 = None
+        if needs(self, 0):
+            r = out.abs()
+            # d|out|/d abs along out's direction (0 where abs == 0, as torch gives)
+            g0 = where(r == 0, 0.0, real(grad * out.conj()) / where(r == 0, 1.0, r))
+        if needs(self, 1):
+            g1 = real(grad * (out * 1j).conj())
+        return g0, g1
+
+
+def polar(abs, angle, *, out=None):
+    x, y, ct = _parts("polar", abs, angle, "abs", "angle")
+    with np.errstate(all="ignore"):
+        try:
+            r = (x * np.cos(y)) + 1j * (x * np.sin(y))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+    res = wrap(r.astype(ct, copy=False))
+    if STATE.enabled and (abs._requires_grad or angle._requires_grad):
+        node = PolarBackward0()
+        node._saved_result = res.detach()
+        link(res, node, abs, angle)
+    return write_out(res, out)

@@ -12,8 +12,8 @@ from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..dtypes import SCALAR_NAMES
-from ..tensor import Tensor, device, wrap
+from ..dtypes import SCALAR_NAMES, type_name
+from ..tensor import NO_ACCELERATOR, Tensor, check_device, device, wrap
 from ._args import broadcast_error
 from ._views import inplace, check_inplace, mark_written
 
@@ -45,6 +45,8 @@ class ToCopyBackward0(Node):                 # derivatives.yaml: _to_copy
     __slots__ = ("_self_dtype",)
 
     def apply(self, grad):
+        if grad._data.dtype.kind == "c" and not self._self_dtype.is_complex:
+            grad = grad.real        # a real input's gradient is the real part (torch: no warning)
         return grad.to(self._self_dtype),
 
     def jvp(self, ts, xs, out):
@@ -79,7 +81,7 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype
-        elif isinstance(a, (str, _device_type())) or a is None:
+        elif isinstance(a, (str, _device_type(), int)) or a is None:
             _check_device(a)
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got "
@@ -96,26 +98,9 @@ def _device_type():
 
 
 def _check_device(d):
-    if d is not None:
-        device(d)
-
-
-def type_(input, dtype=None, non_blocking=False, **kwargs):
-    if dtype is None:
-        return "torch." + _TYPE_NAMES[input._data.dtype.name]
-    if isinstance(dtype, str):
-        name = dtype.split(".")[-1]
-        inv = {v: k for k, v in _TYPE_NAMES.items()}
-        if name not in inv:
-            raise RuntimeError(f"invalid type: '{dtype}'")
-        dtype = getattr(D, inv[name] if inv[name] != "bool" else "bool_")
-    return _to_dtype(input, dtype)
-
-
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
-               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+    if isinstance(d, int) and not isinstance(d, bool):
+        raise RuntimeError(NO_ACCELERATOR)     # a bare index names the accelerator
+    check_device(d)
 
 
 def _caster(dt):
@@ -286,3 +271,108 @@ def zero_(self):
     sd.fill(0)
     mark_written(self)
     return self
+
+
+# ================================================================ surface ops (issue 14):
+# apply_, map_, map2_: a Python callable run on each element (that is their definition, so a
+# loop over the elements in Python, as in torch), written back in place with no history
+
+
+def _callable_check(self, name, *others):
+    for t in (self,) + others:
+        if t._requires_grad:
+            raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                               f"var.detach().{name}() instead.")
+
+
+def _write_values(self, values):
+    """The callable's results, converted as torch converts them, into self's memory."""
+    dt = self._data.dtype
+    out = np.empty(len(values), dt)
+    for i, v in enumerate(values):
+        if isinstance(v, Tensor):
+            v = v.item()
+        if dt.kind == "b":
+            out[i] = bool(v)
+        elif dt.kind in "iu":
+            if not isinstance(v, (bool, int, float, np.generic)):
+                raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an "
+                                f"integer")
+            v = int(v) if isinstance(v, float) else int(v)
+            info = np.iinfo(dt)
+            if not info.min <= v <= info.max:
+                raise RuntimeError(f"value cannot be converted to type {dt.name} without "
+                                   f"overflow")
+            out[i] = v
+        elif dt.kind == "f":
+            if isinstance(v, complex) or not isinstance(v, (bool, int, float, np.generic)):
+                raise TypeError(f"must be real number, not {type(v).__name__}")
+            out[i] = v
+        else:
+            out[i] = complex(v)
+    check_inplace(self, False)
+    self._data[...] = out.reshape(self._data.shape)
+    mark_written(self)
+    return self
+
+
+def apply_(self, callable):
+    _callable_check(self, "apply_")
+    f = callable
+    return _write_values(self, [f(v) for v in self._data.reshape(-1).tolist()])
+
+
+def _expanded(self, other, name, arg):
+    """other's values broadcast to self's shape, in self's element order (torch's checks)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+    if other._data.dtype != self._data.dtype:
+        what = "for 'other'" if name == "map_" else f"for argument '{arg}'"
+        raise TypeError(f"{name}: expected torch.{type_name(self._data.dtype)}Tensor {what} "
+                        f"(got torch.{type_name(other._data.dtype)}Tensor)")
+    return other.expand_as(self)._data.reshape(-1).tolist()
+
+
+def map_(self, tensor, callable):
+    b = _expanded(self, tensor, "map_", "other")
+    _callable_check(self, "map_", tensor)
+    a = self._data.reshape(-1).tolist()
+    return _write_values(self, [callable(u, v) for u, v in zip(a, b)])
+
+
+def map2_(self, x, y, callable):
+    bx = _expanded(self, x, "map2_", "x")
+    by = _expanded(self, y, "map2_", "y")
+    _callable_check(self, "map2_", x, y)
+    a = self._data.reshape(-1).tolist()
+    return _write_values(self, [callable(u, v, w) for u, v, w in zip(a, bx, by)])
+
+
+# ---- torch.fill: the out-of-place fill (FillBackward0: a number; FillBackward1: a 0-d tensor)
+class FillBackward0(FillBackward2):          # derivatives.yaml: fill.Scalar
+    __slots__ = ()
+
+
+class FillBackward1(FillBackward3):          # derivatives.yaml: fill.Tensor
+    __slots__ = ()
+
+
+def fill(input, value):
+    sd = input._data
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._data.ndim} dimensions.")
+        res = wrap(np.full(sd.shape, value._data, sd.dtype))
+        if STATE.enabled and (input._requires_grad or value._requires_grad):
+            link(res, FillBackward1(), input, value)
+        return res
+    if isinstance(value, np.generic):
+        value = value.item()
+    elif not isinstance(value, (bool, int, float, complex)):
+        raise _fill_type_error(value)
+    res = wrap(np.full(sd.shape, fill_value(value, sd.dtype), sd.dtype))
+    if STATE.enabled and input._requires_grad:
+        link(res, FillBackward0(), input)
+    return res

@@ -751,3 +751,92 @@ def _lu_legacy(A, pivot=True, get_infos=False, out=None):
           "compute_pivots)")
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
     return _lu_with_info_t((LU, piv, info)) if get_infos else (LU, piv)
+
+
+# ================================================================ surface ops (issue 14): LAPACK's
+# Householder form of QR: geqrf (its factors), householder_product / orgqr (Q from them),
+# ormqr (Q times a matrix). Q is built by applying the reflectors one by one with ember ops (a
+# loop over the k reflectors, each a rank-1 update of the whole batch), so its gradient flows
+# through the composition (torch names it LinalgHouseholderProductBackward0/OrmqrBackward0).
+__all__ += ["geqrf", "orgqr", "ormqr"]
+
+
+class GeqrfBackward0(Node):                  # derivatives.yaml: geqrf (not differentiable)
+    __slots__ = ()
+    _n_outputs = 2
+
+    def apply(self, grad):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+def geqrf(input, *, out=None):
+    x = input._data
+    _check_float(input, "geqrf", "input")
+    if x.ndim < 2:
+        raise RuntimeError("torch.geqrf: The input tensor A must have at least 2 dimensions.")
+    h, tau = np.linalg.qr(x, mode="raw")
+    a, t = wrap(np.ascontiguousarray(np.swapaxes(h, -1, -2)).astype(x.dtype)), \
+        wrap(tau.astype(x.dtype))
+    if STATE.enabled and input._requires_grad:
+        link_multi((a, t), GeqrfBackward0(), input)
+    if out is not None:
+        write_out(a, out[0])
+        write_out(t, out[1])
+        a, t = out
+    return _RT.geqrf((a, t))
+
+
+def _reflect(x, a, tau, i, left):
+    """x with the i-th reflector H_i = I - tau_i v v^H applied: from the left (H x) or the
+    right (x H); v = [0 .. 0, 1, a[i+1:, i]]."""
+    m = a.shape[-2]
+    col = a[..., i + 1:, i]
+    parts = [a.new_ones(a.shape[:-2] + (1,))]
+    if i:
+        parts.insert(0, a.new_zeros(a.shape[:-2] + (i,)))
+    if m - i - 1:
+        parts.append(col)
+    v = cat(parts, -1) if len(parts) > 1 else parts[0]
+    t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
+    if left:
+        # H x = x - tau v (v^H x)
+        return x - t * v.unsqueeze(-1) * (v.conj().unsqueeze(-2) @ x)
+    return x - t * (x @ v.unsqueeze(-1)) * v.conj().unsqueeze(-2)
+
+
+def householder_product(A, tau, *, out=None):
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
+                           "dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
+                           "than or equal to input.shape[-1]")
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError(f"torch.linalg.householder_product: Expected tau to have one "
+                           f"dimension less than input, but got tau.ndim equal to {tau.ndim} "
+                           f"and input.ndim is equal to {A.ndim}")
+    if tau.shape[-1] > n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
+                           "than or equal to tau.shape[-1]")
+    eye = np.zeros(A.shape[:-2] + (m, n), A._data.dtype)
+    idx = np.arange(n)
+    eye[..., idx, idx] = 1
+    q = wrap(eye)
+    for i in reversed(range(tau.shape[-1])):
+        q = _reflect(q, A, tau, i, True)
+    return write_out(q, out)
+
+
+orgqr = householder_product
+
+
+def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+    """Q (from input's reflectors and tau = input2) times input3: Q C, Q^H C, C Q or C Q^H."""
+    a, tau, c = input, input2, input3
+    k = tau.shape[-1]
+    order = reversed(range(k)) if left != transpose else range(k)
+    x = c
+    for i in order:
+        x = _reflect(x, a, tau.conj() if transpose else tau, i, left)
+    return write_out(x, out)

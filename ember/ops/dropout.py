@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 from ..tensor import wrap
-from ._sampling import bernoulli_
 
 _SELU_ALPHA_SCALE = 1.7580993408473766      # SELU's alpha * scale: alpha dropout's saturation
 
@@ -31,7 +30,7 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
         zero = wrap(np.zeros((), x.dtype))
         return input.mul_(zero) if inplace else input * zero
     noise = wrap(np.empty(_noise_shape(x, feature), x.dtype))
-    bernoulli_(noise, 1 - p)
+    noise.bernoulli_(1 - p)          # torch's draw (ember/random.py)
     n = noise._data
     if alpha:
         a = 1.0 / math.sqrt((_SELU_ALPHA_SCALE * _SELU_ALPHA_SCALE * p + 1) * (1 - p))

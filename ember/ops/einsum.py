@@ -1,224 +1,152 @@
-"""einsum: parsed once, contracted pairwise as torch does, with torch's chain of nodes."""
+"""einsum, tensordot, kron and inner, composed of view, sum, mul and bmm/mm/dot ops in the order
+torch composes them, so that their grad_fn and next_functions are torch's chain of nodes and
+their gradients (of every order) come from those ops' own formulas."""
 __all__ = ["inner", "einsum", "tensordot", "kron"]
 
 import math
 
 import numpy as np
 
-from .. import dtypes as D
-from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
-from ..dtypes import type_name
-from ..tensor import Tensor, wrap
-from ._args import needs, wrap_dim, write_out, requires
-from .matmul import _named
+from ..tensor import Tensor
+from ._args import wrap_dim, write_out
+from .matmul import _type_error, bmm, dot, mm
+from .shape import _unsafe_view
+
+# Labels sort in ASCII order (torch's implicit output and contraction order); a sublist's
+# subscripts 0..51 stand for these letters in this order.
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_LETTER = 256      # label of letter c: _LETTER + ord(c); the dims under '...' are 0, 1, ...
 
 
-# ---------------------------------------------------------------- einsum / tensordot / kron
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# ---------------------------------------------------------------- parsing
+
+def _invalid(i):
+    return RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                        f"subscripts must be in [a-zA-Z]")
+
+
+def _ellipsis_at(equation, i, found, what):
+    """Check the '.' at equation[i] starts an ellipsis, the first of its term."""
+    if found:
+        raise RuntimeError(f"einsum(): found '.' for {what} for which an ellipsis was already "
+                           f"found" if what != "output" else
+                           "einsum(): found '.' for output but an ellipsis (...) was already "
+                           "found")
+    if equation[i:i + 3] != "...":
+        raise RuntimeError(f"einsum(): found '.' for {what} that is not part of any ellipsis"
+                           + (" (...)" if what == "output" else ""))
+
+
+def _terms(equation, stop):
+    """The operands' terms in equation[:stop]: text of letters, with "..." where the ellipsis
+    is; spaces are ignored, errors name the index in the whole equation."""
+    terms, cur, i = [], "", 0
+    while i < stop:
+        c = equation[i]
+        if c == ".":
+            _ellipsis_at(equation, i, "..." in cur, f"operand {len(terms)}")
+            cur += "..."
+            i += 3
+            continue
+        if c == ",":
+            terms.append(cur)
+            cur = ""
+        elif c in _LETTERS:
+            cur += c
+        elif c != " ":
+            raise _invalid(i)
+        i += 1
+    return terms + [cur]
+
+
+def _output(equation, start, ell_nd, seen):
+    """The output's labels from equation[start:], checked left to right as torch does."""
+    out, found, i = [], False, start
+    while i < len(equation):
+        c = equation[i]
+        if c == ".":
+            _ellipsis_at(equation, i, found, "output")
+            found = True
+            out += range(ell_nd)
+            i += 3
+            continue
+        if c in _LETTERS:
+            lab = _LETTER + ord(c)
+            if lab in out:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in "
+                                   f"the output")
+            if lab not in seen:
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                                   f"equation for any input operand")
+            out.append(lab)
+        elif c != " ":
+            raise _invalid(i)
+        i += 1
+    return out
 
 
 def _parse_einsum(equation, shapes):
-    """Canonical explicit equation (ellipses replaced by letters) for these operand shapes."""
-    eq = equation.replace(" ", "")
-    if "->" in eq:
-        lhs, rhs = eq.split("->", 1)
-    else:
-        lhs, rhs = eq, None
-    terms = lhs.split(",")
+    """(labels of each operand, labels of the output, size of each label). A letter's label is
+    _LETTER + its code; the dims an ellipsis covers are labelled 0, 1, ... (aligned on the
+    right, so that they broadcast), which sorts them before every letter, as torch does.
+    Errors come in torch's order: the operands' subscripts, their count, their dims, the
+    output's subscripts, then the sizes."""
+    arrow = equation.find("->")
+    terms = _terms(equation, len(equation) if arrow < 0 else arrow)
     if len(terms) > len(shapes):
         raise RuntimeError("einsum(): fewer operands were provided than specified in the "
                            "equation")
     if len(terms) < len(shapes):
         raise RuntimeError("einsum(): more operands were provided than specified in the "
                            "equation")
-    for c in eq:
-        if not (c.isalpha() or c in ".,->"):
-            raise RuntimeError(f"einsum(): invalid subscript given at index {eq.index(c)} in "
-                               f"the equation string, subscripts must be in [a-zA-Z]")
-    free = [c for c in _LETTERS if c not in eq]
     ell_nd = 0
     for i, (t, s) in enumerate(zip(terms, shapes)):
+        n = len(t.replace("...", ""))
         if "..." in t:
-            nd = len(s) - (len(t) - 3)
-            if nd < 0:
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation "
-                                   f"({len(t) - 3}) is more than the number of dimensions "
-                                   f"({len(s)}) for operand {i}")
-            ell_nd = max(ell_nd, nd)
-        elif len(t) != len(s):
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t)}) "
-                               f"does not match the number of dimensions ({len(s)}) for "
-                               f"operand {i} and no ellipsis was given")
-    ell = "".join(free[:ell_nd])
-    new_terms = []
+            if n > len(s):
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) "
+                                   f"is more than the number of dimensions ({len(s)}) for "
+                                   f"operand {i}")
+            ell_nd = max(ell_nd, len(s) - n)
+        elif n != len(s):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) does "
+                               f"not match the number of dimensions ({len(s)}) for operand "
+                               f"{i} and no ellipsis was given")
+    labels = []
     for t, s in zip(terms, shapes):
-        if "..." in t:
-            nd = len(s) - (len(t) - 3)
-            t = t.replace("...", ell[ell_nd - nd:])
-        new_terms.append(t)
-    if rhs is None:
-        letters = "".join(new_terms)
-        rhs = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
-                                   and c not in ell))
+        head, dots, tail = t.partition("...")
+        nd = len(s) - len(head) - len(tail)
+        labels.append([_LETTER + ord(c) for c in head]
+                      + (list(range(ell_nd - nd, ell_nd)) if dots else [])
+                      + [_LETTER + ord(c) for c in tail])
+    flat = [lab for t in labels for lab in t]
+    if arrow < 0:
+        # implicit output: the ellipsis dims, then the letters seen once, in ASCII order
+        out = list(range(ell_nd)) + sorted(lab for lab in set(flat)
+                                           if lab >= _LETTER and flat.count(lab) == 1)
     else:
-        rhs = rhs.replace("...", ell)
+        out = _output(equation, arrow + 2, ell_nd, set(flat))
     sizes = {}
-    for i, (t, s) in enumerate(zip(new_terms, shapes)):
-        for c, n in zip(t, s):
-            old = sizes.get(c)
+    for i, (t, s) in enumerate(zip(labels, shapes)):
+        for k, (lab, n) in enumerate(zip(t, s)):
+            old = sizes.get(lab)
+            first = t.index(lab)
+            if first < k and s[first] != n:
+                raise RuntimeError(f"einsum(): subscript {chr(lab - _LETTER)} is repeated for "
+                                   f"operand {i} but the sizes don't match, {n} != "
+                                   f"{s[first]}")
             if old is None or old == 1:
-                sizes[c] = n
+                sizes[lab] = n
             elif n != old and n != 1:
-                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} "
-                                   f"which does not broadcast with previously seen size {old}")
-    return new_terms, rhs, sizes
-
-
-def _np_einsum(eq, arrays):
-    """np.einsum, with two-operand contractions done as one batched matmul (BLAS), as torch
-    does: NumPy's own einsum does not use BLAS when there are batch letters."""
-    if len(arrays) == 2:
-        lhs, rhs = eq.split("->")
-        ta, tb = lhs.split(",")
-        r = _einsum_pair(ta, tb, rhs, arrays[0], arrays[1])
-        if r is not None:
-            return r
-    return np.einsum(eq, *arrays, optimize=len(arrays) > 2)
-
-
-def _einsum_pair(ta, tb, rhs, a, b):
-    if len(set(ta)) != len(ta) or len(set(tb)) != len(tb):
-        return None
-    only_a = tuple(i for i, c in enumerate(ta) if c not in tb and c not in rhs)
-    if only_a:
-        a = a.sum(only_a)
-        ta = "".join(c for i, c in enumerate(ta) if i not in only_a)
-    only_b = tuple(i for i, c in enumerate(tb) if c not in ta and c not in rhs)
-    if only_b:
-        b = b.sum(only_b)
-        tb = "".join(c for i, c in enumerate(tb) if i not in only_b)
-    batch = [c for c in rhs if c in ta and c in tb]
-    contr = [c for c in ta if c in tb and c not in rhs]
-    left = [c for c in ta if c not in tb]
-    right = [c for c in tb if c not in ta]
-    size = {}
-    for t, x in ((ta, a), (tb, b)):
-        for c, n in zip(t, x.shape):
-            if size.setdefault(c, n) != n:
-                return None                    # size-1 broadcasting of a letter: np.einsum
-    prod = math.prod
-    nb, m, k, n = (prod(size[c] for c in g) for g in (batch, left, contr, right))
-    A = a.transpose([ta.index(c) for c in batch + left + contr]).reshape(nb, m, k)
-    B = b.transpose([tb.index(c) for c in batch + contr + right]).reshape(nb, k, n)
-    out = np.matmul(A, B).reshape([size[c] for c in batch + left + right])
-    cur = batch + left + right
-    perm = [cur.index(c) for c in rhs]
-    return out.transpose(perm) if perm != list(range(len(perm))) else out
-
-
-class _EinsumBackward(Node):
-    __slots__ = ("_saved_tensors", "_terms", "_rhs", "_sizes")
-    _saved_names = ("_saved_tensors",)
-
-    def apply(self, grad):
-        ops = self._saved_tensors
-        out = []
-        for i, t in enumerate(self._terms):
-            if not needs(self, i):
-                out.append(None)
-                continue
-            out.append(_einsum_grad(grad, ops, i, self._terms, self._rhs, self._sizes))
-        return tuple(out)
-
-
-def _einsum_grad(grad, ops, i, terms, rhs, sizes):
-    t = terms[i]
-    uniq = "".join(dict.fromkeys(t))
-    others = [(terms[j], ops[j]) for j in range(len(ops)) if j != i]
-    present = set(rhs).union(*[set(s) for s, _ in others]) if others else set(rhs)
-    keep = "".join(c for c in uniq if c in present)
-    conj = ops[i]._data.dtype.kind == "c"
-    eq = ",".join([rhs] + [s for s, _ in others]) + "->" + keep
-    args = [grad] + [o.conj() if conj else o for _, o in others]
-    if STATE.enabled and len(uniq) != len(t):
-        g = _einsum_grad(grad, ops, i, terms[:i] + [uniq] + terms[i + 1:], rhs, sizes)
-        return _einsum_scatter_diag(g, t, uniq, sizes, set("".join(terms) + rhs))
-    if not STATE.enabled:
-        g = _np_einsum(eq, [a._data for a in args])
-        if keep != uniq:
-            g = np.broadcast_to(np.expand_dims(g, tuple(k for k, c in enumerate(uniq)
-                                                        if c not in keep)),
-                                tuple(sizes[c] for c in uniq))
-        if len(uniq) != len(t):
-            full = np.zeros(tuple(sizes[c] for c in t), g.dtype)
-            np.einsum(t + "->" + uniq, full)[...] = g
-            g = full
-        return wrap(np.asarray(g))
-    g = _einsum_impl(eq, [a for a in args], *_parse_einsum(eq, [a._data.shape for a in args]))
-    if keep != uniq:
-        for k, c in enumerate(uniq):
-            if c not in keep:
-                g = g.unsqueeze(k)
-        g = g.expand(*[sizes[c] for c in uniq])
-    return g
-
-
-def _einsum_scatter_diag(g, t, uniq, sizes, used):
-    """Place g (subscripts uniq) on the diagonals of an operand with repeated subscripts t,
-    differentiably: each repeat gets a fresh letter tied to the first by an identity."""
-    fresh = iter(c for c in _LETTERS if c not in used)
-    out, subs, eyes = [], [uniq], []
-    seen = set()
-    for c in t:
-        if c in seen:
-            f = next(fresh)
-            out.append(f)
-            subs.append(c + f)
-            eyes.append(wrap(np.eye(sizes[c], dtype=g._data.dtype)))
-        else:
-            seen.add(c)
-            out.append(c)
-    return einsum(",".join(subs) + "->" + "".join(out), g, *eyes)
-
-
-def _einsum_node_class(terms, rhs):
-    if len(terms) == 1:
-        t = terms[0]
-        if set(rhs) != set(t):
-            return _EinsumSum
-        return _EinsumPermute
-    letters = "".join(terms)
-    if all(c in rhs for c in set(letters)):
-        return _EinsumMul
-    return _EinsumView
-
-
-_EinsumSum = _named(_EinsumBackward, "SumBackward1")
-_EinsumPermute = _named(_EinsumBackward, "PermuteBackward0")
-_EinsumMul = _named(_EinsumBackward, "MulBackward0")
-_EinsumView = _named(_EinsumBackward, "ViewBackward0")
-
-
-def _einsum_impl(eq, ops, terms, rhs, sizes, node_cls=None):
-    arrays = [o._data for o in ops]
-    dt = arrays[0].dtype
-    for a in arrays[1:]:
-        if a.dtype != dt:
-            raise RuntimeError(f"expected scalar type {type_name(dt)} but found "
-                               f"{type_name(a.dtype)}")
-    canon = ",".join(terms) + "->" + rhs
-    try:
-        r = _np_einsum(canon, arrays)
-    except ValueError as e:
-        raise RuntimeError(f"einsum(): {e}") from None
-    res = wrap(np.asarray(r, dtype=dt))
-    if requires(*ops):
-        node = (node_cls or _einsum_node_class(terms, rhs))()
-        node._saved_tensors = list(ops)
-        node._terms, node._rhs, node._sizes = terms, rhs, sizes
-        link(res, node, *ops)
-    return res
+                if lab < _LETTER:
+                    raise RuntimeError(f"einsum(): dimension {lab} covered by ellipsis in "
+                                       f"operand {i}has size {n} which does not broadcast "
+                                       f"with previously seen ellipsis with size {old} for "
+                                       f"the respective dimension")
+                raise RuntimeError(f"einsum(): subscript {chr(lab - _LETTER)} has size {n} "
+                                   f"for operand {i} which does not broadcast with previously "
+                                   f"seen size {old}")
+    return labels, out, sizes
 
 
 def _sublist_equation(args):
@@ -231,127 +159,205 @@ def _sublist_equation(args):
             else:
                 v = int(v)
                 if not 0 <= v < 52:
-                    raise RuntimeError(f"einsum(): subscript in subscript list is not within "
-                                       f"the valid range [0, 52)")
+                    raise RuntimeError("einsum(): subscript in subscript list is not within "
+                                       "the valid range [0, 52)")
                 out.append(_LETTERS[v])
         return "".join(out)
-    ops = list(args[0::2])
-    subs = list(args[1::2])
-    rhs = None
-    if len(args) % 2 == 1:
-        rhs = args[-1]
-        ops = list(args[0:-1:2])
-        subs = list(args[1:-1:2])
-    eq = ",".join(sub(x) for x in subs)
-    if rhs is not None:
-        eq += "->" + sub(rhs)
-    return eq, ops
+    n = len(args) - len(args) % 2
+    eq = ",".join(sub(x) for x in args[1:n:2])
+    if len(args) % 2:
+        eq += "->" + sub(args[-1])
+    return eq, list(args[0:n:2])
 
 
-def einsum(equation, *operands):
+# ---------------------------------------------------------------- einsum
+# Note [einsum chain]: torch's einsum, as its graph shows it (next_functions, walked for many
+# equations; with opt_einsum absent, torch's CPU default, the operands are contracted from
+# left to right):
+# 1. each operand: for each repeated label, diagonal(0, first, repeat).movedim(-1, first);
+#    then unsqueeze(dim()) for each label of `order` it lacks and permute into `order`: the
+#    output's labels, then the others (ellipsis dims first, then letters in ASCII order);
+# 2. one operand: sum over the non-output dims (if any);
+# 3. else for each next operand b: the non-output dims seen for the last time (or before)
+#    are summed where both have them (size != 1), summed beforehand (keepdim) in the one that
+#    has them alone; no dim to sum in both -> a * b, else _sumproduct (one bmm);
+# 4. the non-output dims, size 1 by now, are dropped with a view.
+
+def _align(op, labels, order):
+    """Step 1 of Note [einsum chain]: op with one dim per label of `order`, in that order."""
+    labels = list(labels)
+    i = 0
+    while i < len(labels):
+        first = labels.index(labels[i])
+        if first < i:
+            op = op.diagonal(0, first, i).movedim(-1, first)
+            del labels[i]
+        else:
+            i += 1
+    perm = []
+    nd = len(labels)
+    for lab in order:
+        if lab in labels:
+            perm.append(labels.index(lab))
+        else:
+            op = op.unsqueeze(nd)
+            perm.append(nd)
+            nd += 1
+    return op.permute(perm)
+
+
+def _sumproduct(a, b, sum_dims):
+    """a and b (aligned: same dims) multiplied and summed over sum_dims (size != 1 in both),
+    keeping those dims as size 1, with one bmm: the other dims are in both (lro), only in a
+    (lo) or the rest (ro); b leads when every ro dim comes before every lo dim, as in torch."""
+    sa, sb = a._data.shape, b._data.shape
+    lro, lo, ro = [], [], []
+    for d in range(len(sa)):
+        if d in sum_dims:
+            continue
+        if sa[d] != 1 and sb[d] != 1:
+            lro.append(d)
+        elif sa[d] != 1:
+            lo.append(d)
+        else:
+            ro.append(d)
+    if lo and ro and ro[-1] < lo[0]:
+        a, b, sa, sb, lo, ro = b, a, sb, sa, ro, lo
+    prod = math.prod
+    n_lro, n_lo = prod(sa[d] for d in lro), prod(sa[d] for d in lo)
+    n_sum, n_ro = prod(sa[d] for d in sum_dims), prod(sb[d] for d in ro)
+    perm = lro + lo + sum_dims + ro
+    left = a.permute(perm).reshape(n_lro, n_lo, n_sum)
+    right = b.permute(lro + sum_dims + ro + lo).reshape(n_lro, n_sum, n_ro)
+    r = bmm(left, right).view([sa[d] for d in lro + lo] + [1] * len(sum_dims)
+                              + [sb[d] for d in ro])
+    return r.permute(np.argsort(perm).tolist())
+
+
+def einsum(*args):
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    equation, operands = args[0], args[1:]
     if not isinstance(equation, str):
-        equation, operands = _sublist_equation((equation,) + operands)
+        equation, operands = _sublist_equation(args)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    for c in equation:
-        if c.isalpha() and c not in _LETTERS:
-            raise RuntimeError("einsum(): invalid subscript given in the equation string, "
-                               "subscripts must be in [a-zA-Z]")
-    terms, rhs, sizes = _parse_einsum(equation, [o._data.shape for o in operands])
-    if any(rhs.count(c) > 1 for c in rhs):
-        c = next(c for c in rhs if rhs.count(c) > 1)
-        raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the "
-                           f"output")
-    for c in rhs:
-        if c not in sizes:
-            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
-                               f"equation for any input operand")
-    return _einsum_impl(equation, list(operands), terms, rhs, sizes)
+    for i, op in enumerate(operands):
+        if not isinstance(op, Tensor):
+            t = type(op)
+            name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {name}")
+    labels, out, sizes = _parse_einsum(equation, [o._data.shape for o in operands])
+    order = out + sorted(set(sizes) - set(out))
+    n_out = len(out)
+    ops = [_align(op, t, order) for op, t in zip(operands, labels)]
+    if len(ops) == 1:
+        x = ops[0]
+        return x.sum(list(range(n_out, len(order)))) if len(order) > n_out else x
+    # the last operand where each label has a size other than 1 (a size-1 dim broadcasts)
+    last = {lab: i for i, (t, op) in enumerate(zip(labels, operands))
+            for lab, n in zip(t, op._data.shape) if n != 1}
+    a = ops[0]
+    for i in range(1, len(ops)):
+        b = ops[i]
+        sa, sb = a._data.shape, b._data.shape
+        both, only_a, only_b = [], [], []
+        for d in range(n_out, len(order)):
+            if last.get(order[d], 0) > i:
+                continue            # a later operand has it
+            if sa[d] != 1 and sb[d] != 1:
+                both.append(d)
+            elif sa[d] != 1:
+                only_a.append(d)
+            elif sb[d] != 1:
+                only_b.append(d)
+        if only_a:
+            a = a.sum(only_a, keepdim=True)
+        if only_b:
+            b = b.sum(only_b, keepdim=True)
+        a = _sumproduct(a, b, both) if both else a * b
+    return a.view(a._data.shape[:n_out]) if len(order) > n_out else a
+
+
+# ---------------------------------------------------------------- tensordot / inner / kron
+# Note [tensordot chain]: contracted dims of size 1 on one side are summed (keepdim) on the
+# other side first; then both are permuted (free dims of a, then its contracted dims; the
+# contracted dims of b, then its free dims) and multiplied as matrices with mm; when neither
+# has a free dim of size > 1 torch uses dot on the flattened operands instead, or, when one
+# of them is not contiguous, (a.squeeze() * b.squeeze()).sum(); a view gives the result shape.
+
+def _dims_list(d, name, pos):
+    if not isinstance(d, (list, tuple)):
+        raise TypeError(f"tensordot(): argument '{name}' (position {pos}) must be tuple of "
+                        f"ints, not {type(d).__name__}")
+    for i, v in enumerate(d):
+        if not isinstance(v, (int, np.integer)):
+            raise TypeError(f"tensordot(): argument '{name}' (position {pos}) must be tuple of "
+                            f"ints, but found element of type {type(v).__name__} at pos {i}")
+    return [int(v) for v in d]
 
 
 def tensordot(a, b, dims=2, out=None):
+    for t in (a, b):
+        if not isinstance(t, Tensor):     # torch's Python wrapper calls a.dim() first
+            raise AttributeError(f"'{type(t).__name__}' object has no attribute 'dim'")
     x, y = a._data, b._data
     if isinstance(dims, Tensor):
         dims = dims.tolist()
-    if isinstance(dims, int):
+    if isinstance(dims, (int, np.integer)):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         if dims > x.ndim or dims > y.ndim:
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got "
                                f"dims={dims}")
-        da = list(range(-dims, 0))
-        db = list(range(dims))
-    else:
+        da, db = list(range(-dims, 0)), list(range(dims))
+    elif isinstance(dims, (list, tuple)):
         da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
+        da, db = _dims_list(da, "dims_self", 3), _dims_list(db, "dims_other", 4)
         if len(da) != len(db):
             raise RuntimeError("both dimension lists should have same length")
+    else:
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
     if x.dtype != y.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    ta = list(_LETTERS[:x.ndim])
-    tb = list(_LETTERS[x.ndim:x.ndim + y.ndim])
-    for p, q in zip(da, db):
-        p, q = wrap_dim(p, x.ndim), wrap_dim(q, y.ndim)
-        if x.shape[p] != y.shape[q]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{x.shape[p]} in dim {da[da.index(p) if p in da else 0]} and "
-                               f"second has size {y.shape[q]} in dim "
-                               f"{db[db.index(q) if q in db else 0]}")
-        tb[q] = ta[p]
-    contracted = {ta[wrap_dim(p, x.ndim)] for p in da}
-    rhs = "".join(c for c in ta if c not in contracted) + \
-        "".join(c for c in tb if c not in contracted)
-    terms = ["".join(ta), "".join(tb)]
-    sizes = dict(zip(ta, x.shape))
-    sizes.update(zip(tb, y.shape))
-    return write_out(_einsum_impl(None, [a, b], terms, rhs, sizes, _EinsumView), out)
-
-
-class _KronBackward(Node):
-    __slots__ = ("_saved_self", "_saved_other", "_nd")
-    _saved_names = ("_saved_self", "_saved_other")
-
-    def apply(self, grad):
-        a, b, nd = self._saved_self, self._saved_other, self._nd
-        sa = (1,) * (nd - a.ndim) + tuple(a.shape)
-        sb = (1,) * (nd - b.ndim) + tuple(b.shape)
-        g = grad.reshape(tuple(v for pair in zip(sa, sb) for v in pair))
-        ta, tb = _LETTERS[:nd], _LETTERS[nd:2 * nd]
-        tg = "".join(p + q for p, q in zip(ta, tb))
-        ga = gb = None
-        dt = grad.dtype
-        if needs(self, 0):
-            bb = b if b.dtype == dt else b.to(dt)
-            ga = einsum(f"{tg},{tb}->{ta}", g, bb.reshape(sb).conj()).reshape(a.shape)
-        if needs(self, 1):
-            aa = a if a.dtype == dt else a.to(dt)
-            gb = einsum(f"{tg},{ta}->{tb}", g, aa.reshape(sa).conj()).reshape(b.shape)
-        return ga, gb
-
-
-_KronNode = _named(_KronBackward, "UnsafeViewBackward0")
-
-
-def kron(input, other, *, out=None):
-    a, b = input._data, other._data
-    nd = max(a.ndim, b.ndim)
-    if a.dtype != b.dtype:
-        rt = np.promote_types(a.dtype, b.dtype) if D.FROM_NP.get(a.dtype) is None else \
-            D.result_type(input, other).np
-        a, b = a.astype(rt), b.astype(rt)
-    res = wrap(np.asarray(np.kron(a, b)))
-    if requires(input, other):
-        node = _KronNode()
-        node._saved_self = input if other._requires_grad or input._requires_grad else None
-        node._saved_other = other
-        node._nd = nd
-        link(res, node, input, other)
-    return write_out(res, out)
+    ca = [wrap_dim(p, x.ndim) for p in da]
+    cb = [wrap_dim(q, y.ndim) for q in db]
+    t1, t2 = a, b
+    csize = 1
+    for p, q, i, j in zip(da, db, ca, cb):
+        s1, s2 = x.shape[i], y.shape[j]
+        if s2 == 1:
+            t1 = t1.sum(p, keepdim=True, dtype=t1.dtype)
+        elif s1 == 1:
+            t2 = t2.sum(q, keepdim=True, dtype=t2.dtype)
+        elif s1 != s2:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} "
+                               f"in dim {p} and second has size {s2} in dim {q}")
+        else:
+            csize *= s1
+    free_a = [d for d in range(x.ndim) if d not in ca]
+    free_b = [d for d in range(y.ndim) if d not in cb]
+    t1 = t1.permute(free_a + da)
+    t2 = t2.permute(db + free_b)
+    rows = math.prod(x.shape[d] for d in free_a)
+    cols = math.prod(y.shape[d] for d in free_b)
+    if rows == 1 and cols == 1:
+        if t1._data.flags.c_contiguous and t2._data.flags.c_contiguous:
+            r = dot(t1.flatten(), t2.flatten())
+        else:
+            r = (t1.squeeze() * t2.squeeze()).sum()
+    else:
+        r = mm(t1.reshape(rows, csize), t2.reshape(csize, cols))
+    return write_out(r.view([x.shape[d] for d in free_a] + [y.shape[d] for d in free_b]), out)
 
 
 def inner(input, other, *, out=None):
-    a, b = input._data, other._data
+    try:
+        a, b = input._data, other._data
+    except AttributeError:
+        raise _type_error("inner", ("input", "other"), (input, other)) from None
     if a.ndim == 0 or b.ndim == 0:
         return write_out(input * other, out)
     if a.shape[-1] != b.shape[-1]:
@@ -359,4 +365,19 @@ def inner(input, other, *, out=None):
                            f"got shapes {list(a.shape)} and {list(b.shape)}")
     if a.dtype != b.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    return write_out(tensordot(input, other, ([a.ndim - 1], [b.ndim - 1])), out)
+    return write_out(tensordot(input, other, ([-1], [-1])), out)
+
+
+def kron(input, other, *, out=None):
+    """torch's chain: each operand _unsafe_view-ed with its dims interleaved with size-1 dims,
+    multiplied (broadcast), and the product _unsafe_view-ed to the Kronecker shape."""
+    try:
+        a, b = input._data, other._data
+    except AttributeError:
+        raise _type_error("kron", ("input", "other"), (input, other)) from None
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + a.shape
+    sb = (1,) * (nd - b.ndim) + b.shape
+    r = _unsafe_view(input, [v for n in sa for v in (n, 1)]) * \
+        _unsafe_view(other, [v for n in sb for v in (1, n)])
+    return write_out(_unsafe_view(r, [p * q for p, q in zip(sa, sb)]), out)

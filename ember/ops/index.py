@@ -14,6 +14,7 @@ so a gradient formula re-applies exactly the same index."""
 __all__ = ["index_select", "repeat_interleave", "index_put", "index_put_", "masked_select", "take", "nonzero",
            "argwhere"]
 
+import itertools
 import operator
 import warnings
 
@@ -27,7 +28,7 @@ from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
 from ._views import inplace, inplace_source
 from .convert import copy_, fill_, fill_value
-from .join import slice_dim
+from .join import slice_dim, stack
 from .shape import alias, select, unsqueeze, expand, flatten, reshape
 
 _LEAF_INPLACE = ("a leaf Variable that requires grad is being used in an in-place "
@@ -99,6 +100,9 @@ def _classify(obj):
         return "i", int(obj)
     elif isinstance(obj, (list, tuple)):
         arr = _seq_array(obj)
+        lst = True
+    elif t is range:                          # a range is the list of its values
+        arr = np.arange(obj.start, obj.stop, obj.step, dtype=np.int64)
         lst = True
     elif isinstance(obj, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{t.__name__}'")
@@ -844,3 +848,60 @@ def nonzero(input, *, out=None, as_tuple=False):
 
 def argwhere(input):
     return nonzero(input)
+
+
+# ================================================================ surface ops (issue 14)
+__all__ += ["unravel_index", "nonzero_static", "combinations"]
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat indices in a tensor of `shape` (indices wrap modulo its size,
+    as torch's do)."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    shape = tuple(shape)
+    for s in shape:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(s)}")
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    x = indices._data
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if not shape:
+        return ()
+    size = int(np.prod(shape))
+    flat = np.mod(x.astype(np.int64), size) if size else x.astype(np.int64)
+    return tuple(wrap(c.astype(np.int64)) for c in np.unravel_index(flat, shape))
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """The indices of the nonzero elements (as nonzero), cut or padded with fill_value to
+    exactly `size` rows."""
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got "
+                           f"size: {size}")
+    idx = np.argwhere(input._data)
+    out = np.full((size, input._data.ndim), fill_value, np.int64)
+    k = min(size, len(idx))
+    out[:k] = idx[:k]
+    return wrap(out)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The r-element combinations of a 1-D tensor's elements, as rows (a stack of index
+    selections, so the gradient flows back to each chosen element)."""
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return wrap(np.zeros(0, input._data.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = np.array(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1, r)
+    return stack([index_select(input, 0, wrap(np.ascontiguousarray(rows[:, j])))
+                  for j in range(r)], 1)

@@ -1,28 +1,24 @@
-"""The matmul family: mm, bmm, mv, dot, vdot, matmul, inner, outer, addmm, addmv, baddbmm,
-addbmm, addr, tensordot, kron, cross. Forward and backward are plain NumPy matmul calls on the
-existing arrays (transposes as views); derivative formulas are written with ember ops."""
+"""The matmul family: mm, bmm, mv, dot, vdot, matmul, outer, addmm, addmv, baddbmm, addbmm,
+addr, cross. Forward and backward are plain NumPy matmul calls on the existing arrays
+(transposes as views); derivative formulas are written with ember ops. matmul of an operand
+with 3 or more dims composes view, mm/mv/bmm and copy ops as torch does (Note [matmul chains])."""
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "addmv", "addbmm",
            "baddbmm", "addr", "cross"]
 
+import math
 import warnings
 
 import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, sum_to_np
+from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs, scalar_array, wrap_dim, write_out, requires
 from ._linalg import _h
 from ._views import inplace, inplace_source
-from .shape import _mH, _mT
-
-
-def _named(base, name):
-    """A node class called `name` (torch's grad_fn name for the composite it stands for) that
-    shares base's formula; for names that another node class of this module already has."""
-    return type(name, (base,), {"__slots__": (), "__module__": __name__})
+from .shape import _mH, _mT, _unsafe_view, squeeze_
 
 
 # ---------------------------------------------------------------- mm / bmm / mv / dot
@@ -161,16 +157,15 @@ def bmm(input, mat2, *, out=None):
     return write_out(res, out)
 
 
-def _check_mv(a, v, res_dtype=None):
+def _check_mv(a, v):
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
     if a.shape[1] != v.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
                            f"{a.shape[1]}), vec ({v.shape[0]})")
     if a.dtype != v.dtype:
-        rt = res_dtype or v.dtype
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
-                           f"{type_name(rt)}, {type_name(a.dtype)}, and "
+                           f"{type_name(v.dtype)}, {type_name(a.dtype)}, and "
                            f"{type_name(v.dtype)}")
     if a.dtype.kind == "b":
         raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
@@ -279,180 +274,75 @@ def vdot(input, other, *, out=None):
     return write_out(res, out)
 
 # ---------------------------------------------------------------- matmul
+# Note [matmul chains]: matmul with an operand of 3 or more dims is a composition in torch, and
+# ember composes the same ops, so grad_fn and next_functions are torch's chain (found by walking
+# it in torch for many shapes, layouts and requires_grad flags):
+#   fold    (..., n, k) @ (k, p) or (k,): reshape(-1, k), mm or mv, _unsafe_view(..., n, p)
+#   fold_t  (n, k) or (k,) @ (..., k, p): fold the transposed problem (other.mT @ input.t()),
+#           then .mT.contiguous() when input is a matrix
+#   bmm     expand both to the broadcast batch, reshape each to 3 dims, bmm, _unsafe_view
+# torch folds when the smaller operand requires grad, or when the larger one folds without a
+# copy (its batch dims and rows merge), or is empty; a 2-D input never folds otherwise. Before
+# that, a 3-D operand with a batch of 1 that requires grad, paired with a 3-D operand of
+# another batch size, loses that dim (squeeze), so its gradient is a plain mm.
+
+def _rows_merge(x, transposed):
+    """True when the batch dims of x (its last two swapped if `transposed`) merge with its
+    rows without a copy: each stride is the next one times the next size (torch's strict
+    test: size-1 dims are not exempt, the last dim's stride is free)."""
+    shape, strides = list(x.shape), list(x.strides)
+    if transposed:
+        shape[-2:] = shape[-1], shape[-2]
+        strides[-2:] = strides[-1], strides[-2]
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
-class _MatmulBackward(Node):
-    """One node for a batched/broadcast matmul. torch builds a chain of view/mm/bmm nodes whose
-    top-level name depends on the shapes; the subclasses carry that name."""
-    __slots__ = ("_saved_self", "_saved_other")
-    _saved_names = ("_saved_self", "_saved_other")
-
-    def apply(self, grad):
-        a, b = self._saved_self, self._saved_other
-        return _matmul_grads(grad, a, b, needs(self, 0), needs(self, 1))
-
-    def np_apply(self, g):
-        return _matmul_grads_np(g, self._saved_self, self._saved_other, needs(self, 0),
-                                needs(self, 1))
+def _fold(t1, t2, first_is_matrix, transposed):
+    """torch's choice of the fold path for t1 (>= 3 dims) and t2 (<= 2 dims)."""
+    if t2._requires_grad:
+        return True
+    if first_is_matrix:
+        return False
+    return t1._data.size == 0 or _rows_merge(t1._data, transposed)
 
 
-class UnsafeViewBackward0(_MatmulBackward):
-    __slots__ = ()
-
-
-class CloneBackward0(_MatmulBackward):
-    __slots__ = ()
-
-
-class SqueezeBackward4(_MatmulBackward):
-    __slots__ = ()
-
-
-_TransposeTop = _named(_MatmulBackward, "TransposeBackward0")   # 2-D @ N-D: (b.mT @ a.mT).mT
-
-
-def _matmul_grads_np(g, a, b, na, nb):
-    ad = a._data if a is not None else None
-    bd = b._data if b is not None else None
-    ga = gb = None
-    if na:
-        B = bd if bd.ndim > 1 else bd[:, None]
-        G = g
-        if bd.ndim == 1:
-            G = G[..., None]
-        if ad.ndim == 1:
-            G = np.expand_dims(G, -2)
-        r = np.matmul(G, _h(B))
-        if ad.ndim == 1:
-            r = r[..., 0, :]
-        ga = sum_to_np(r, ad.shape)
-    if nb:
-        A = ad if ad.ndim > 1 else ad[None, :]
-        G = g
-        if ad.ndim == 1:
-            G = np.expand_dims(G, -2)
-        if bd.ndim == 1:
-            G = G[..., None]
-        if bd.ndim <= 2 and A.ndim >= 3 and A.flags.c_contiguous:
-            # fold the batch into rows: one mm instead of a batch of products and a sum
-            k = A.shape[-1]
-            r = np.matmul(_h(A.reshape(-1, k)), np.ascontiguousarray(G).reshape(-1, G.shape[-1]))
-        else:
-            r = np.matmul(_h(A), G)
-        if bd.ndim == 1:
-            r = r[..., 0]
-        gb = sum_to_np(r, bd.shape)
-    return ga, gb
-
-
-def _matmul_grads(grad, a, b, na, nb):
-    """The same gradients with ember ops (recorded: create_graph=True)."""
-    ga = gb = None
-    G = grad
-    if b.ndim == 1:
-        G = G.unsqueeze(-1)
-    if a.ndim == 1:
-        G = G.unsqueeze(-2)
-    if na:
-        r = matmul(G, _mH(b if b.ndim > 1 else b.unsqueeze(-1)))
-        ga = r.squeeze(-2) if a.ndim == 1 else r
-    if nb:
-        r = matmul(_mH(a if a.ndim > 1 else a.unsqueeze(0)), G)
-        gb = r.squeeze(-1) if b.ndim == 1 else r
-    return ga, gb
-
-
-def _fold_contiguous(shape, strides):
-    """torch's check that t1 can be folded without a copy: contiguous (size-1 dims aside)."""
-    expect = 1
-    exp_strides = []
-    for sz in reversed(shape):
-        exp_strides.append(expect)
-        expect *= sz
-    exp_strides.reverse()
-    return all(sz == 1 or st == e for sz, st, e in zip(shape, strides, exp_strides))
-
-
-def _matmul_plan(input, other):
-    """Which path torch's matmul takes for these operands (one of them >= 3-D), which decides
-    the grad_fn name torch shows and the error message: returns (kind, a_shape, b_shape)
-    after torch's squeeze of a size-1 batch, kind in ('fold', 'fold_t', 'bmm'). 'fold' folds
-    the larger operand's batch into mm/mv rows; 'fold_t' does so on the transposed problem
-    (the larger operand is the second)."""
-    a, b = input._data, other._data
-    sa, sb = a.shape, b.shape
-    ra, rb = input._requires_grad, other._requires_grad
+def _matmul_nd(input, other):
+    """matmul with an operand of 3 or more dims (Note [matmul chains])."""
+    sa, sb = input._data.shape, other._data.shape
     if len(sa) == 3 and len(sb) == 3 and sa[0] != sb[0]:
-        if sa[0] == 1 and ra:
-            sa = sa[1:]
-        elif sb[0] == 1 and rb:
-            sb = sb[1:]
-    d1, d2 = len(sa), len(sb)
-    larger = d1 >= d2
-    dt1, dt2 = (d1, d2) if larger else (d2, d1)
-    t2_grad = rb if larger else ra
-    fold = False
-    if dt1 >= 3 and dt2 <= 2:
-        if t2_grad:
-            fold = True
-        elif d1 == 2:
-            fold = False
-        elif (a.size if larger else b.size) == 0:
-            fold = True
-        else:
-            if larger:
-                shp, st = sa, a.strides[-len(sa):]
-            else:
-                shp = sb[:-2] + (sb[-1], sb[-2])
-                st = b.strides[-len(sb):]
-                st = st[:-2] + (st[-1], st[-2])
-            item = a.itemsize
-            fold = _fold_contiguous(shp, tuple(s // item for s in st)) if item else True
-    if fold:
-        return ("fold" if larger else "fold_t"), sa, sb
-    return "bmm", sa, sb
-
-
-def _matmul_error(input, other):
+        if sa[0] == 1 and input._requires_grad:
+            input = input.squeeze(0)
+        elif sb[0] == 1 and other._requires_grad:
+            other = other.squeeze(0)
+    d1, d2 = input._data.ndim, other._data.ndim
+    if d1 >= 3 and d2 <= 2 and _fold(input, other, False, False):
+        sa = input._data.shape
+        t1 = input.reshape(math.prod(sa[:-1]), sa[-1])
+        r = mm(t1, other) if d2 == 2 else mv(t1, other)
+        return _unsafe_view(r, input._data.shape[:-1] + other._data.shape[1:])
+    if d2 >= 3 and d1 <= 2 and _fold(other, input, d1 == 2, True):
+        t1 = _mT(other)
+        t2 = input.t() if d1 == 2 else input
+        st = t1._data.shape
+        f = t1.reshape(math.prod(st[:-1]), st[-1])
+        r = mm(f, t2) if d1 == 2 else mv(f, t2)
+        r = _unsafe_view(r, t1._data.shape[:-1] + t2._data.shape[1:])
+        return _mT(r).contiguous() if d1 == 2 else r
     a, b = input._data, other._data
-    d1, d2 = a.ndim, b.ndim
-    if d1 == 0 or d2 == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{d1}D and {d2}D")
-    if d1 == 1 and d2 == 1:
-        _check_dot(a, b)
-    if d1 == 2 and d2 == 1:
-        _check_mv(a, b)
-    if d1 == 1 and d2 == 2:
-        _check_mm(a.reshape(1, -1), b)
-    if d1 == 2 and d2 == 2:
-        _check_mm(a, b)
-    kind, sa, sb = _matmul_plan(input, other)
-    if kind == "fold" or kind == "fold_t":
-        if kind == "fold":
-            t1s, t2s, x, y = sa, sb, a, b
-        else:
-            t1s = sb[:-2] + (sb[-1], sb[-2])
-            t2s = (sa[1], sa[0]) if len(sa) == 2 else sa
-            x, y = b, a
-        rows = int(np.prod(t1s[:-1]))
-        m = np.empty((rows, t1s[-1]), x.dtype)
-        if len(t2s) == 2:
-            _check_mm(m, np.empty(t2s, y.dtype))
-        else:
-            _check_mv(m, np.empty(t2s, y.dtype), y.dtype if kind == "fold_t" else None)
-    else:
-        ba, bb = sa[:-2], sb[:-2]
-        try:
-            batch = np.broadcast_shapes(ba, bb)
-        except ValueError:
-            raise broadcast_error(np.empty(ba), np.empty(bb)) from None
-        n = int(np.prod(batch))
-        m1 = sa[-1]
-        m2 = sb[-2] if len(sb) > 1 else sb[-1]
-        _check_bmm(np.empty((n, sa[-2] if len(sa) > 1 else 1, m1), a.dtype),
-                   np.empty((n, m2, sb[-1] if len(sb) > 1 else 1), b.dtype))
-    raise RuntimeError("matmul: unsupported operands")
+    n, k = (a.shape[-2] if d1 > 1 else 1), a.shape[-1]
+    k2, p = (b.shape[-2], b.shape[-1]) if d2 > 1 else (b.shape[0], 1)
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise broadcast_error(np.empty(a.shape[:-2]), np.empty(b.shape[:-2])) from None
+    nb = math.prod(batch)
+    # (a vector here never requires grad: it would have folded)
+    x = (input if d1 > 1 else input.unsqueeze(0)).expand(batch + (n, k))
+    y = (other if d2 > 1 else other.unsqueeze(-1)).expand(batch + (k2, p))
+    r = bmm(x.reshape(nb, n, k), y.reshape(nb, k2, p))
+    if d2 == 1:
+        return _unsafe_view(r.squeeze(-1), batch + (n,))
+    return _unsafe_view(r, batch + a.shape[-2:-1] + (p,))
 
 
 def matmul(input, other, *, out=None):
@@ -475,31 +365,17 @@ def matmul(input, other, *, out=None):
                        other._requires_grad and _transposed(b))
             link(res, node, input, other)
         return res if out is None else write_out(res, out)
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{d1}D and {d2}D")
     if d1 == 2 and d2 == 1:
         return mv(input, other, out=out)
     if d1 == 1 and d2 == 1:
         return dot(input, other, out=out)
-    if d1 == 0 or d2 == 0 or a.dtype != b.dtype or a.dtype.kind == "b":
-        _matmul_error(input, other)
-    try:
-        r = np.matmul(a, b)
-    except ValueError:
-        _matmul_error(input, other)
-    res = wrap(r)
-    if STATE.enabled and (input._requires_grad or other._requires_grad) or \
-            LEVELS and dual(input, other):
-        if d1 == 1 and d2 == 2:
-            node = SqueezeBackward4()
-        else:
-            kind, sa, sb = _matmul_plan(input, other)
-            if kind == "fold_t" and len(sa) == 2:
-                n, p = sa[0], sb[-1]
-                node = _TransposeTop() if (n == 1 or p == 1 or r.size == 0) else CloneBackward0()
-            else:
-                node = UnsafeViewBackward0()
-        node._saved_self = input
-        node._saved_other = other
-        link(res, node, input, other)
+    if d1 == 1 and d2 == 2:
+        res = squeeze_(mm(input.unsqueeze(0), other), 0)
+    else:
+        res = _matmul_nd(input, other)
     return write_out(res, out)
 
 

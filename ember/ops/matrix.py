@@ -609,3 +609,91 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         return matrix_norm(input, p, dim if dim is not None else (-2, -1), keepdim,
                            dtype=dtype)
     return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype, out=out)
+
+
+# ================================================================ surface ops (issue 14):
+# vander, and the top-level names torch removed in 1.9 but still exports (they raise; exported
+# from ember/__init__.py under torch's names, which this module's linalg ops already use)
+
+
+def torch_vander(x, N=None, increasing=False):
+    """torch.vander (not linalg.vander, above; exported as ember.vander): columns x**0 .. x**(N-1) (reversed unless increasing), made as the
+    cumulative product of [1, x, x, ...] so that its gradient is the product rule's. (torch
+    builds the same product with in-place writes, whose backward fails on a saved-tensor
+    version check; ember's backward gives the gradient.)"""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x._data.dtype.kind == "b":
+        x = x.long()
+    if n == 0:
+        return x.new_zeros((x.shape[0], 0))
+    cols = x.unsqueeze(1).expand(x.shape[0], n - 1)
+    res = cat([x.new_ones((x.shape[0], 1)), cols], 1).cumprod(1)
+    return res if increasing else res.flip(1)
+
+
+_LSTSQ_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. `torch.lstsq` is "
+    "deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed arguments "
+    "and does not return the QR decomposition in the returned tuple (although it returns other "
+    "information about the problem).\n\nTo get the QR decomposition consider using "
+    "`torch.linalg.qr`.\n\nThe returned solution in `torch.lstsq` stored the residuals of the "
+    "solution in the last m - n columns of the returned value whenever m > n. In "
+    "torch.linalg.lstsq, the residuals are in the field 'residuals' of the returned named "
+    "tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size("
+    "1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, B).solution")
+_SYMEIG_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. The default behavior "
+    "has changed from using the upper triangular portion of the matrix by default to using the "
+    "lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be replaced with:\n"
+    "L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = torch.symeig(A, "
+    "eigenvectors=True) should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper "
+    "else 'L')")
+_SOLVE_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. `torch.solve` is "
+    "deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments "
+    "reversed and does not return the LU factorization.\n\nTo get the LU factorization see "
+    "`torch.lu`, which can be used with `torch.lu_solve` or `torch.lu_unpack`.\nX = "
+    "torch.solve(B, A).solution should be replaced with:\nX = torch.linalg.solve(A, B)")
+_MATRIX_RANK_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+    "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+    "`torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
+def _lstsq_removed(input, A, *, out=None):
+    raise RuntimeError(_LSTSQ_REMOVED)
+
+
+def _symeig_removed(input, eigenvectors=False, upper=True, *, out=None):
+    raise RuntimeError(_SYMEIG_REMOVED)
+
+
+def _solve_removed(input, A, *, out=None):
+    raise RuntimeError(_SOLVE_REMOVED)
+
+
+def _matrix_rank_removed(input, tol=None, symmetric=False, *, out=None):
+    raise RuntimeError(_MATRIX_RANK_REMOVED)
+
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """torch.nuclear_norm (deprecated, kept for JIT): linalg.matrix_norm(input, 'nuc')."""
+    _warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+          "removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, "
+          "keepdim)` instead")
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    return write_out(matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim), out)
+
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    """torch.frobenius_norm (deprecated, kept for JIT): the 2-norm over dim."""
+    _warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
+          "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
+          "keepdim)` instead")
+    return vector_norm(input, 2, dim, keepdim, out=out)

@@ -19,6 +19,7 @@ from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, conj_if_complex, broadcast_error)
 from .arith import _zeros
+from ._views import inplace, inplace_source
 from .binary import maximum, minimum
 from .join import cat
 from .logical import where
@@ -192,7 +193,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
             link(res, node, input)
         return write_out(res, out)
     dims, axis = _red_dims(dim, x.ndim)
-    res = wrap(np.sum(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim))
+    r = np.sum(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim)
+    if not r.flags.c_contiguous:
+        # torch's reductions write a contiguous result; NumPy's follow the input's layout
+        r = np.ascontiguousarray(r)
+    res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SumBackward1()
         node._saved_dim = dims
@@ -1005,3 +1010,93 @@ def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
         axis = None
     r = np.any(x, axis=axis, keepdims=keepdim and axis is not None)
     return write_out(wrap(r if x.dtype != np.uint8 else r.astype(np.uint8)), out)
+
+
+# ================================================================ surface ops (issue 14): renorm
+__all__ += ["renorm"]
+
+_RENORM_EPS = 1e-7      # torch divides by (norm + 1e-7)
+
+
+class RenormBackward0(Node):                 # derivatives.yaml: renorm
+    __slots__ = ("_saved_self", "_saved_p", "_saved_dim", "_saved_maxnorm")
+    _saved_names = ("_saved_self",)
+
+    def apply(self, grad):
+        x, p = self._saved_self, self._saved_p
+        dims = tuple(d for d in range(x.ndim) if d != self._saved_dim)
+        a = x.abs()
+        if p == float("inf"):
+            norm = a.amax(dims, keepdim=True)
+        elif p == 1:
+            norm = a.sum(dims, keepdim=True)
+        else:
+            norm = a.pow(p).sum(dims, keepdim=True).pow(1.0 / p)
+        over = norm > self._saved_maxnorm
+        denom = norm + _RENORM_EPS
+        scale = where(over, self._saved_maxnorm / denom, 1.0)
+        # d(x * s(|x|_p)) = s grad + x ds/dnorm <grad, x> dnorm/dx, over each slice
+        dnorm = (grad * x).sum(dims, keepdim=True) * where(
+            over, -self._saved_maxnorm / (denom * denom), 0.0)
+        if p == float("inf"):
+            top = (a == norm)
+            dn = x.sgn() * top / top.sum(dims, keepdim=True)
+        elif p == 1:
+            dn = x.sgn()
+        else:
+            safe = where(norm == 0, 1.0, norm)
+            dn = x.sgn() * a.pow(p - 1) / safe.pow(p - 1)
+        return grad * scale + dn * dnorm,
+
+
+def renorm(input, p, dim, maxnorm, *, out=None):
+    x = input._data
+    if x.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.ndim} dimensions")
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {type_name(x.dtype)}")
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = wrap_dim(dim, x.ndim)
+    dims = tuple(i for i in range(x.ndim) if i != d)
+    a = np.abs(x)
+    with np.errstate(all="ignore"):
+        if p == float("inf"):
+            norm = a.max(axis=dims, keepdims=True)
+        else:
+            norm = (a ** p).sum(axis=dims, keepdims=True) ** (1.0 / p)
+        scale = np.where(norm > maxnorm, maxnorm / (norm + _RENORM_EPS), 1.0)
+    res = wrap((x * scale.astype(a.dtype)).astype(x.dtype, copy=False))
+    if STATE.enabled and input._requires_grad:
+        node = RenormBackward0()
+        node._saved_self, node._saved_p, node._saved_dim = input, p, d
+        node._saved_maxnorm = maxnorm
+        link(res, node, input)
+    return write_out(res, out)
+
+
+def renorm_(self, p, dim, maxnorm):
+    return inplace(self, renorm(inplace_source(self), p, dim, maxnorm))
+
+
+# ---- sum_to_size: the sum of a broadcast back to `size` (torch: sum, then view)
+
+
+def sum_to_size(self, *size):
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    shape = self._data.shape
+    lead = len(shape) - len(size)
+    ok = lead >= 0 and builtins.all(s == d or s == 1 for s, d in zip(size, shape[lead:]))
+    if not ok:
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    if tuple(size) == shape:
+        return self
+    dims = tuple(range(lead)) + tuple(lead + i for i, (s, d) in enumerate(zip(size, shape[lead:]))
+                                      if s == 1 and d != 1)
+    return self.sum(dims, keepdim=True).view(size) if dims else self.view(size)

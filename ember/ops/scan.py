@@ -3,12 +3,12 @@ __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]
 
 import numpy as np
 
-from .. import return_types as _RT
+from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
 from ._views import inplace, inplace_source
 from .join import cat
@@ -266,3 +266,165 @@ def cumsum_(self, dim, *, dtype=None):
 
 def cumprod_(self, dim, *, dtype=None):
     return inplace(self, cumprod(inplace_source(self), dim, dtype=dtype))
+
+
+# ================================================================ surface ops (issue 14):
+# diff, gradient, trapezoid/trapz, cumulative_trapezoid: compositions of slices and arithmetic
+# (torch composes them too: their grad_fn are the parts')
+__all__ += ["diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid"]
+
+
+def _slice(t, dim, start, stop=None):
+    idx = [slice(None)] * t.ndim
+    idx[dim] = slice(start, stop)
+    return t[tuple(idx)]
+
+
+def _floated(t):
+    return t if t.is_floating_point() or t.is_complex() else t.to(D.get_default_dtype())
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, input.ndim)
+    parts = []
+    for extra in (prepend, append):
+        if extra is None:
+            continue
+        if extra.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                               "input")
+        for i in range(input.ndim):
+            if i != d and extra.shape[i] != input.shape[i]:
+                raise RuntimeError(f"diff expects the shape of tensor to prepend or append to "
+                                   f"match that of input except along the differencing "
+                                   f"dimension; input.size({i}) = {input.shape[i]}, but got "
+                                   f"tensor.size({i}) = {extra.shape[i]}")
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, input, append) if t is not None]
+        input = cat(parts, d)
+    if n == 0:
+        return input.clone()
+    out = input
+    for _ in range(n):
+        if out.shape[d] == 0:
+            break
+        hi, lo = _slice(out, d, 1), _slice(out, d, 0, -1)
+        out = hi.logical_xor(lo) if out._data.dtype.kind == "b" else hi - lo
+    return out
+
+
+def _empty_trapezoid(y, d):
+    """No samples along d: zeros, with no history (torch makes them anew)."""
+    shape = y.shape[:d] + y.shape[d + 1:]
+    dt = y.dtype if y.is_floating_point() or y.is_complex() else D.get_default_dtype()
+    return wrap(np.zeros(shape, dt.np))
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    if y.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, y.ndim)
+    if x is not None and not isinstance(x, Tensor):
+        dx, x = x, None                   # trapezoid(y, dx) as a positional spacing
+    if x is None:
+        spacing = 1.0 if dx is None else dx
+        if y.shape[d] == 0:
+            return _empty_trapezoid(y, d)
+        # dx * (sum - (first + last) / 2)
+        ends = (y.select(d, 0) + y.select(d, -1)) * 0.5
+        return (_floated(y.sum(d)) - ends) * spacing
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        h = (x[1:] - x[:-1]).reshape((-1,) + (1,) * (y.ndim - 1 - d))
+    else:
+        h = diff(x, dim=d)
+    if y.shape[d] == 0:
+        return _empty_trapezoid(y, d)
+    return ((_slice(y, d, 1) + _slice(y, d, 0, -1)) * h).sum(d) / 2.0
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    if y.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, y.ndim)
+    if x is not None and not isinstance(x, Tensor):
+        dx, x = x, None
+    pair = _slice(y, d, 1) + _slice(y, d, 0, -1)
+    if x is None:
+        return (pair * ((1.0 if dx is None else dx) / 2.0)).cumsum(d)
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each "
+                               "sample point")
+        h = (x[1:] - x[:-1]).reshape((-1,) + (1,) * (y.ndim - 1 - d))
+    else:
+        h = diff(x, dim=d)
+    return (pair * h).cumsum(d) / 2.0
+
+
+def _gradient_along(f, d, h, edge_order):
+    """d f / d(axis d) by central differences inside and one-sided ones at the ends; h: a
+    number (uniform spacing) or a 1-D tensor of coordinates."""
+    n = f.shape[d]
+    if n < edge_order + 1:
+        raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                           "edge_order+1")
+    f = _floated(f)
+    s = lambda a, b=None: _slice(f, d, a, b)     # noqa: E731
+    if not isinstance(h, Tensor):
+        inner = (s(2) - s(0, -2)) / 2.0 / h
+        if edge_order == 1:
+            first = (s(1, 2) - s(0, 1)) / h
+            last = (s(-1) - s(-2, -1)) / h
+        else:
+            first = (s(0, 1) * -1.5 + s(1, 2) * 2.0 - s(2, 3) * 0.5) / h
+            last = (s(-3, -2) * 0.5 - s(-2, -1) * 2.0 + s(-1) * 1.5) / h
+        return cat([first, inner, last], d)
+    shape = (-1,) + (1,) * (f.ndim - 1 - d)
+    hs = (h[1:] - h[:-1]).to(f.dtype)
+    hl, hr = hs[:-1].reshape(shape), hs[1:].reshape(shape)
+    inner = s(2) * (hl * hl) - s(0, -2) * (hr * hr) + s(1, -1) * (hr * hr - hl * hl)
+    inner = inner / (hl * hr * (hl + hr))
+    if edge_order == 1:
+        first = (s(1, 2) - s(0, 1)) / hs[0]
+        last = (s(-1) - s(-2, -1)) / hs[-1]
+    else:
+        a, b = hs[0], hs[1]
+        first = s(0, 1) * (-(2 * a + b) / (a * (a + b))) + s(1, 2) * ((a + b) / (a * b)) \
+            + s(2, 3) * (-a / (b * (a + b)))
+        a, b = hs[-2], hs[-1]
+        last = s(-3, -2) * (b / (a * (a + b))) + s(-2, -1) * (-(a + b) / (a * b)) \
+            + s(-1) * ((a + 2 * b) / (b * (a + b)))
+    return cat([first, inner, last], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if dim is None:
+        dims = list(range(input.ndim))
+        what = f"since dim argument was not given"
+    else:
+        dims = [wrap_dim(d, input.ndim) for d in ([dim] if isinstance(dim, int) else dim)]
+        what = f"since dim argument was given as {list(dims) if not isinstance(dim, int) else dim}"
+    if isinstance(spacing, (list, tuple)):
+        if len(spacing) != len(dims):
+            size = f"'self.dim() = {input.ndim}'" if dim is None else \
+                f"'len(dim) = {len(dims)}'"
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, "
+                               f"or a list of length equal to {size}, {what}, but got a list "
+                               f"of length {len(spacing)}")
+        hs = list(spacing)
+    else:
+        hs = [spacing] * len(dims)
+    hs = [h.item() if isinstance(h, Tensor) and h.ndim == 0 else h for h in hs]
+    return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, hs))

@@ -751,3 +751,23 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     if tuple(bi) != i.shape:
         indices = indices.expand(bi)
     return write_out(gather(input, d, indices), out)
+
+
+# ================================================================ surface ops (issue 14):
+# fill_diagonal_ (a fill of the strided diagonal view, so its history is torch's CopySlices)
+def fill_diagonal_(self, fill_value, wrap=False):
+    x = self._data
+    if x.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if x.ndim > 2 and len(set(x.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    isz = x.itemsize
+    step = sum(s // isz for s in x.strides)
+    n = min(x.shape)
+    if wrap and x.ndim == 2 and x.shape[0] > x.shape[1] + 1 and x.flags.c_contiguous:
+        # torch wraps the diagonal after each block of cols + 1 rows (one row skipped)
+        n = (x.size + x.shape[1]) // (x.shape[1] + 1)
+    if n == 0:
+        return self
+    self.as_strided((n,), (step,)).fill_(fill_value)   # from self's own offset
+    return self

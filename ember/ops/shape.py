@@ -20,7 +20,8 @@ from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
-from ._views import inplace, inplace_source, make_view
+from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
+                     mark_written)
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -155,6 +156,27 @@ class UnsafeViewBackward0(Node):             # derivatives.yaml: _unsafe_view
         return ts[0].reshape(out._data.shape)
 
 
+def _unsafe_view(input, shape):
+    """torch's _unsafe_view: input's elements in a new shape, recorded as a new tensor rather
+    than a view (input is a fresh intermediate, e.g. a product, that nothing else holds)."""
+    res = wrap(np.reshape(input._data, shape))
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = UnsafeViewBackward0()
+        node._saved_self_sym_sizes = input._data.shape
+        link(res, node, input)
+    return res
+
+
+class ReshapeAliasBackward0(Node):           # derivatives.yaml: _reshape_alias
+    __slots__ = ("_saved_self_sym_sizes",)
+
+    def apply(self, grad):
+        return grad.reshape(self._saved_self_sym_sizes),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].reshape(out._data.shape)
+
+
 def reshape(input, *shape, **kwargs):
     if "shape" in kwargs:
         shape = (kwargs.pop("shape"),)
@@ -167,16 +189,19 @@ def reshape(input, *shape, **kwargs):
     except ValueError:
         # not viewable: torch copies (clone) and then views the copy without sharing
         return _reshape_copy(input.clone(), shape)
-    return _view_result(input, r)
+    if x.flags.c_contiguous:
+        return _view_result(input, r)
+    # viewable but not contiguous: torch's reshape records _reshape_alias, not view
+    res = make_view(wrap(r), input)
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = ReshapeAliasBackward0()
+        node._saved_self_sym_sizes = x.shape
+        link(res, node, input)
+    return res
 
 
 def _reshape_copy(copied, shape):
-    res = wrap(np.reshape(copied._data, shape))
-    if STATE.enabled and copied._requires_grad or LEVELS and dual(copied):
-        node = UnsafeViewBackward0()
-        node._saved_self_sym_sizes = copied._data.shape
-        link(res, node, copied)
-    return res
+    return _unsafe_view(copied, shape)
 
 
 def view_as(input, other):
@@ -539,9 +564,17 @@ def expand(input, *sizes, size=None, implicit=False):
         r = x.view()
     else:
         r = np.broadcast_to(x, target)
-        if not any(s == 0 and n > 1 for n, s in zip(target, r.strides)):
+        st = r.strides
+        if 1 in target[lead:]:
+            # torch keeps the input's stride on a dim it does not expand; NumPy gives 0 to
+            # every size-1 dim (matmul's fold test reads these strides)
+            st = st[:lead] + tuple(d if n == 1 else e for n, d, e in
+                                   zip(target[lead:], x.strides, st[lead:]))
+        if not any(d == 0 and n > 1 for n, d in zip(target, st)):
             # expanded only along size-1 dims: no element is shared, so it stays writable
-            r = np.lib.stride_tricks.as_strided(x, target, r.strides)
+            r = np.lib.stride_tricks.as_strided(x, target, st)
+        elif st != r.strides:
+            r = np.lib.stride_tricks.as_strided(x, target, st, writeable=False)
     res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ExpandBackward0()
@@ -1360,3 +1393,96 @@ t_ = _meta_inplace(t)
 transpose_ = swapaxes_ = swapdims_ = _meta_inplace(transpose)
 unsqueeze_ = _meta_inplace(unsqueeze)
 squeeze_ = _meta_inplace(squeeze)
+
+
+# ================================================================ surface ops (issue 14):
+# as_strided (a view op), as_strided_ and as_strided_scatter
+__all__ += ["as_strided", "as_strided_", "as_strided_scatter"]
+
+
+def _owner(arr):
+    while isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr
+
+
+def _strided_view(input, size, stride, storage_offset):
+    """A NumPy view of input's memory with element size/stride/offset (offset counted from
+    the start of the memory input lives in, as torch counts it from its storage)."""
+    x = input._data
+    size = tuple(int(_index(s)) for s in size)
+    stride = tuple(int(_index(s)) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    mem = _owner(x)
+    isz = x.itemsize
+    start = (x.__array_interface__["data"][0] - mem.__array_interface__["data"][0]) // isz
+    off = start if storage_offset is None else int(storage_offset)
+    need = 0 if 0 in size else off + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    span = mem.nbytes // isz
+    if need > span:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {off}, and itemsize {isz} requiring a storage size of "
+                           f"{need * isz} are out of bounds for storage of size {span * isz}")
+    strides = tuple(s * isz for s in stride)
+    if mem.flags.c_contiguous or mem.flags.f_contiguous:
+        # a view whose base is the owner of input's memory (so it is found as a view)
+        return np.ndarray(size, x.dtype, buffer=mem, offset=off * isz, strides=strides)
+    flat = np.ndarray((span,), x.dtype, buffer=np.ascontiguousarray(mem))
+    return np.lib.stride_tricks.as_strided(flat[off:], size, strides)
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    arr = _strided_view(input, size, stride, storage_offset)
+    res = make_view(wrap(arr), input)
+    if STATE.enabled and input._requires_grad:
+        node = AsStridedBackward0()
+        node._view, node._base = arr, input._data
+        link(res, node, input)
+    return res
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    if STATE.enabled and self._requires_grad:
+        raise RuntimeError("as_strided_ of a tensor that requires grad is not supported by "
+                           "ember (its history would not follow the new geometry)")
+    arr = _strided_view(self, size, stride, storage_offset)
+    check_inplace(self, False)
+    self._data = arr
+    mark_written(self)
+    return self
+
+
+class AsStridedScatterBackward0(Node):       # derivatives.yaml: as_strided_scatter
+    __slots__ = ("_idx",)
+
+    def apply(self, grad):
+        flat = grad.reshape(-1)
+        idx = wrap(self._idx.reshape(-1))
+        g0 = flat.index_fill(0, idx, 0).reshape(grad.shape) if self.next_functions[0][0] \
+            else None
+        g1 = flat[idx].reshape(self._idx.shape) if self.next_functions[1][0] else None
+        return g0, g1
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of input (as a contiguous tensor) with src written where the strided view
+    (size, stride, storage_offset, in input's elements) lies."""
+    x = input._data
+    pos = np.arange(x.size, dtype=np.int64)
+    idx = _strided_view(wrap(pos), size, stride, 0 if storage_offset is None
+                        else storage_offset).copy()
+    if tuple(src.shape) != idx.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
+                           f"= {list(src.shape)}, slice size = {list(idx.shape)}")
+    out = np.array(x, order="C").reshape(-1)
+    out[idx.reshape(-1)] = src._data.reshape(-1)
+    res = wrap(out.reshape(x.shape))
+    if STATE.enabled and (input._requires_grad or src._requires_grad):
+        node = AsStridedScatterBackward0()
+        node._idx = idx
+        link(res, node, input, src)
+    return res

@@ -8,7 +8,8 @@ from .. import return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..tensor import wrap
+from ..dtypes import type_name
+from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
 from .reduce import (MaxBackward0, MaxBackward1, _complex_check, _kernel_check, _np_aliases,
                      _pymin, _scatter_add)
@@ -578,3 +579,184 @@ def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return _RT.mode((values, indices))
+
+
+# ================================================================ surface ops (issue 14):
+# unique, unique_consecutive, searchsorted, bucketize, isin
+__all__ += ["unique", "unique_consecutive", "searchsorted", "bucketize", "isin"]
+
+
+class _Underivable(Node):
+    """A node for an op torch records but does not differentiate: backward raises its
+    NotImplementedError naming the op."""
+    __slots__ = ()
+    _what = ""
+
+    def apply(self, grad):
+        raise NotImplementedError(f"the derivative for '{self._what}' is not implemented.")
+
+
+class Unique2Backward0(_Underivable):
+    __slots__ = ()
+    _what = "_unique2"
+
+
+class UniqueDimBackward0(_Underivable):
+    __slots__ = ()
+    _what = "unique_dim"
+
+
+class UniqueConsecutiveBackward0(_Underivable):
+    __slots__ = ()
+    _what = "unique_consecutive"
+
+
+def _unique_check(x, name):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(x.dtype)}'")
+
+
+def _unique_result(input, values, inverse, counts, node_cls, return_inverse, return_counts):
+    out = wrap(values)
+    if STATE.enabled and input._requires_grad:
+        link(out, node_cls(), input)
+    if not (return_inverse or return_counts):
+        return out
+    res = (out,)
+    if return_inverse:
+        res += (wrap(inverse.astype(np.int64)),)
+    if return_counts:
+        res += (wrap(counts.astype(np.int64)),)
+    return res
+
+
+def _rows_of(x, d):
+    """x with dimension d first, flattened to one row per slice along d."""
+    m = np.moveaxis(x, d, 0)
+    return m, m.reshape(m.shape[0], -1)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    x = input._data
+    _unique_check(x, "unique")
+    if dim is None:
+        flat = x.reshape(-1)
+        # NaNs stay apart, as in torch (each NaN is its own value)
+        vals, inv, cnt = np.unique(flat, return_inverse=True, return_counts=True,
+                                   equal_nan=False)
+        return _unique_result(input, vals, inv.reshape(x.shape), cnt, Unique2Backward0,
+                              return_inverse, return_counts)
+    d = wrap_dim(dim, x.ndim)
+    moved, rows = _rows_of(x, d)
+    if rows.shape[0] == 0:
+        idx = inv = cnt = np.zeros(0, np.int64)
+    else:
+        order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
+        srt = rows[order]
+        new = np.ones(len(srt), bool)
+        new[1:] = (srt[1:] != srt[:-1]).any(axis=1)
+        group = np.cumsum(new) - 1
+        inv = np.empty(len(order), np.int64)
+        inv[order] = group
+        idx = order[new]
+        cnt = np.diff(np.append(np.nonzero(new)[0], len(srt)))
+    vals = np.moveaxis(moved[idx], 0, d)
+    return _unique_result(input, vals, inv, cnt, UniqueDimBackward0, return_inverse,
+                          return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    x = input._data
+    _unique_check(x, "unique_consecutive")
+    if dim is None:
+        flat = x.reshape(-1)
+        new = np.ones(flat.size, bool)
+        new[1:] = flat[1:] != flat[:-1]
+        vals = flat[new]
+        inv_shape = x.shape
+    else:
+        d = wrap_dim(dim, x.ndim)
+        moved, rows = _rows_of(x, d)
+        new = np.ones(rows.shape[0], bool)
+        new[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+        vals = np.moveaxis(moved[new], 0, d)
+        inv_shape = (rows.shape[0],)
+    inv = (np.cumsum(new) - 1).reshape(inv_shape)
+    cnt = np.diff(np.append(np.nonzero(new)[0], new.size))
+    if x.ndim == 0 and dim is None:
+        vals = vals.reshape(1)
+    return _unique_result(input, vals, inv, cnt, UniqueConsecutiveBackward0, return_inverse,
+                          return_counts)
+
+
+def _search_side(side, right):
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to "
+                               "opposites, got side of left while right was True")
+        return side
+    return "right" if right else "left"
+
+
+def _searchsorted_rows(b, v, side):
+    """searchsorted of each row of v (2-D) in the matching row of b (2-D), all rows at once:
+    sort each row's boundaries and values together (ties ordered by side) and count the
+    boundaries before each value."""
+    n, rows = b.shape[1], b.shape[0]
+    both = np.concatenate([b, v], axis=1)
+    kind = np.concatenate([np.full(b.shape, 0 if side == "right" else 1),
+                           np.full(v.shape, 1 if side == "right" else 0)], axis=1)
+    order = np.lexsort((kind, both), axis=1)
+    is_b = order < n
+    before = np.cumsum(is_b, axis=1) - is_b
+    pos = np.empty_like(order)
+    np.put_along_axis(pos, order, np.broadcast_to(np.arange(order.shape[1]), order.shape),
+                      axis=1)
+    return np.take_along_axis(before, pos[:, n:], axis=1)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None, out=None):
+    b = sorted_sequence._data
+    side = _search_side(side, right)
+    if b.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+                           "dimension, but got 0 dimension")
+    scalar = not isinstance(input, Tensor)
+    v = np.asarray(input) if scalar else input._data
+    if sorter is not None:
+        b = np.take_along_axis(b, sorter._data, axis=-1)
+    if b.ndim > 1 and (scalar or b.shape[:-1] != v.shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                           f"the first N-1 dimensions of boundaries tensor and input value "
+                           f"tensor must match, but we got boundaries tensor {list(b.shape)} "
+                           f"and input value tensor {list(v.shape)}")
+    dt = np.result_type(b.dtype, v.dtype)
+    if b.ndim == 1:
+        res = np.searchsorted(b.astype(dt, copy=False), v.astype(dt, copy=False), side=side)
+    else:
+        res = _searchsorted_rows(b.reshape(-1, b.shape[-1]).astype(dt, copy=False),
+                                 v.reshape(-1, v.shape[-1]).astype(dt, copy=False),
+                                 side).reshape(v.shape)
+    res = wrap(np.asarray(res, np.int32 if out_int32 else np.int64))
+    return write_out(res, out)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
+    t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    for a in (e, t):
+        if a.dtype.kind == "c":
+            raise RuntimeError(f"Unsupported input type encountered for isin(): "
+                               f"{type_name(a.dtype)}")
+    return wrap(np.isin(e, t, invert=invert))

@@ -5,11 +5,13 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi
-from ..tensor import wrap
-from ._args import write_out, saved_output
+from ..autograd.graph import Node, NotImplementedBackward, link, link_multi
+from ..dtypes import C_NAMES, type_name
+from ..tensor import Tensor, wrap
+from ._args import wrap_dim, write_out, saved_output
 from .logical import where
 from .reduce import _const, _expand_to, _np_aliases, _pymax, _red_dims, _unsqueeze_dims
 
@@ -242,3 +244,310 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *,
              correction=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     return _var_mean(input, dim, unbiased, keepdim, correction, "std_mean")
+
+
+# ================================================================ surface ops (issue 14):
+# histc, histogram, histogramdd, bincount, quantile, nanquantile, cov, corrcoef
+__all__ += ["histc", "histogram", "histogramdd", "bincount", "quantile", "nanquantile", "cov",
+            "corrcoef"]
+
+
+def _not_implemented_outputs(op, outs, *inputs):
+    """Outputs of an op torch does not differentiate: a NotImplemented node when recording."""
+    if STATE.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs):
+        for o in outs:          # (one node per output: each raises torch's error on use)
+            node = NotImplementedBackward()
+            node._op = op
+            link(o, node, *inputs)
+    return outs
+
+
+def _uniform_bins(x, bins, lo, hi):
+    """Bin of each element of x for `bins` equal bins over [lo, hi] (x == hi: the last one);
+    -1 outside. Computed in x's dtype, as torch does."""
+    ft = x.dtype.type
+    with np.errstate(all="ignore"):
+        pos = ((x - ft(lo)) * ft(bins) / (ft(hi) - ft(lo)))
+    idx = np.floor(pos).astype(np.int64)
+    idx[x == ft(hi)] = bins - 1
+    idx[(x < ft(lo)) | (x > ft(hi)) | np.isnan(x)] = -1
+    np.clip(idx, -1, bins - 1, out=idx)
+    return idx
+
+
+def _data_range(x, lo, hi, name):
+    if lo == hi and x.size:
+        with np.errstate(all="ignore"):
+            lo, hi = x.min().item(), x.max().item()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        fmt = lambda v: "-nan" if v != v else ("inf" if v > 0 else "-inf") \
+            if not np.isfinite(v) else f"{v:g}"                       # noqa: E731
+        raise RuntimeError(f"{name}: range of [{fmt(lo)}, {fmt(hi)}] is not finite")
+    return lo, hi
+
+
+def _weight_check(x, weight):
+    if weight is not None and weight._data.dtype != x.dtype:
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and "
+                           f"weight tensor should have the same dtype, but got input("
+                           f"{C_NAMES[x.dtype.name]}), and weight("
+                           f"{C_NAMES[weight._data.dtype.name]})")
+
+
+def _float_input(x, name):
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(x.dtype)}'")
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    x = input._data
+    _float_input(x, "histogram_cpu")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min > max:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    lo, hi = _data_range(x, min, max, "torch.histc")
+    idx = _uniform_bins(x.reshape(-1), bins, lo, hi)
+    hist = np.bincount(idx[idx >= 0], minlength=bins).astype(x.dtype)
+    return write_out(wrap(hist), out)       # histc records no history (torch's does neither)
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+    x = input._data
+    _float_input(x, "histogramdd")
+    _weight_check(x, weight)
+    flat = x.reshape(-1)
+    if isinstance(bins, Tensor):
+        edges = bins._data.astype(x.dtype)
+        idx = np.searchsorted(edges, flat, side="right") - 1
+        idx[flat == edges[-1]] = edges.size - 2
+        idx[(flat < edges[0]) | (flat > edges[-1]) | np.isnan(flat)] = -1
+        n = edges.size - 1
+    else:
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                               f"dimension 0")
+        lo, hi = (0, 0) if range is None else range
+        lo, hi = _data_range(x, lo, hi, "torch.histogram")
+        edges = np.linspace(lo, hi, bins + 1).astype(x.dtype)
+        idx = _uniform_bins(flat, bins, lo, hi)
+        n = bins
+    keep = idx >= 0
+    w = None if weight is None else weight._data.reshape(-1)[keep]
+    hist = np.bincount(idx[keep], weights=w, minlength=n).astype(x.dtype)
+    if density:
+        with np.errstate(all="ignore"):
+            hist = (hist / (hist.sum() * np.diff(edges))).astype(x.dtype)
+    outs = (wrap(hist), wrap(edges))
+    _not_implemented_outputs("histogram", outs, input, weight)
+    if out is not None:
+        write_out(outs[0], out[0])
+        write_out(outs[1], out[1])
+        outs = tuple(out)
+    return _RT.histogram(outs)
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    x = input._data
+    _float_input(x, "histogramdd")
+    _weight_check(x, weight)
+    k = x.shape[-1]
+    pts = x.reshape(-1, k)
+    if isinstance(bins, int):
+        bins = [bins] * k
+    edges, idx = [], []
+    for j in builtins_range(k):
+        col = pts[:, j]
+        b = bins[j]
+        if isinstance(b, Tensor):
+            e = b._data.astype(x.dtype)
+            i = np.searchsorted(e, col, side="right") - 1
+            i[col == e[-1]] = e.size - 2
+            i[(col < e[0]) | (col > e[-1]) | np.isnan(col)] = -1
+        else:
+            lo, hi = (0, 0) if range is None else (range[2 * j], range[2 * j + 1])
+            lo, hi = _data_range(col, lo, hi, "torch.histogramdd")
+            e = np.linspace(lo, hi, b + 1).astype(x.dtype)
+            i = _uniform_bins(col, b, lo, hi)
+        edges.append(e)
+        idx.append(i)
+    shape = tuple(e.size - 1 for e in edges)
+    keep = np.all(np.stack(idx) >= 0, axis=0) if k else np.ones(len(pts), bool)
+    flat = np.ravel_multi_index(tuple(i[keep] for i in idx), shape) if k else np.zeros(0, int)
+    w = None if weight is None else weight._data.reshape(-1)[keep]
+    hist = np.bincount(flat, weights=w, minlength=int(np.prod(shape))).astype(x.dtype)
+    hist = hist.reshape(shape)
+    if density:
+        with np.errstate(all="ignore"):
+            vol = np.ones(shape)
+            for j, e in enumerate(edges):
+                vol = vol * np.diff(e).reshape((-1,) + (1,) * (k - 1 - j))
+            hist = (hist / (hist.sum() * vol)).astype(x.dtype)
+    return _RT.histogramdd((wrap(hist), tuple(wrap(e) for e in edges)))
+
+
+builtins_range = range
+
+
+def bincount(input, weights=None, minlength=0):
+    x = input._data
+    if x.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
+                                  f"'{type_name(x.dtype)}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if x.ndim != 1 or (x.size and x.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return wrap(np.bincount(x, minlength=minlength).astype(np.int64))
+    w = weights._data
+    if w.ndim != 1 or w.shape[0] != x.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    dt = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)
+    res = wrap(np.bincount(x, weights=w.astype(np.float64), minlength=minlength).astype(dt))
+    return _not_implemented_outputs("bincount", (res,), input, weights)[0]
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    name = "nanquantile" if ignore_nan else "quantile"
+    x = input._data
+    if x.dtype.kind != "f" or x.dtype == np.float16:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q._data.dtype != x.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        qa = q._data
+    else:
+        qa = np.asarray(q, x.dtype)
+    if x.size == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if ((qa < 0) | (qa > 1)).any():
+        bad = qa[(qa < 0) | (qa > 1)].reshape(-1)[0].item()
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {bad:g}"
+                           if qa.ndim == 0 else
+                           f"{name}() q values must be in the range [0, 1]")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if dim is None:
+        flat, d = input.reshape(-1), None
+    else:
+        d = wrap_dim(dim, _pymax(x.ndim, 1))
+        flat = input.unsqueeze(0) if x.ndim == 0 else input.movedim(d, -1)
+    srt = flat.sort(-1).values                       # NaNs sort last
+    n = srt.shape[-1]
+    nan = np.isnan(srt._data)
+    count = (n - nan.sum(-1)) if ignore_nan else np.full(srt.shape[:-1], n)
+    ft = x.dtype.type
+    rank = qa.reshape(-1).astype(x.dtype) * (count[..., None] - 1).astype(x.dtype)
+    # quantile: a NaN in the slice gives NaN (the last, NaN, element); nanquantile: all NaN too
+    bad = (nan.any(-1) if not ignore_nan else count == 0)[..., None]
+    rank = np.where(bad, ft(n - 1), rank)
+    if interpolation == "lower":
+        rank = np.floor(rank)
+    elif interpolation == "higher":
+        rank = np.ceil(rank)
+    elif interpolation == "nearest":
+        rank = np.round(rank)                        # half to even, as torch.round
+    lo_i = np.floor(rank).astype(np.int64)
+    hi_i = np.ceil(rank).astype(np.int64)
+    lo = srt.gather(-1, wrap(lo_i))
+    hi = srt.gather(-1, wrap(hi_i))
+    if interpolation == "midpoint":
+        res = lo.lerp(hi, 0.5)
+    elif interpolation == "linear":
+        res = lo.lerp(hi, wrap((rank - lo_i).astype(x.dtype)))
+    else:
+        res = lo
+    res = res.movedim(-1, 0)                          # (q, ...)
+    if keepdim:
+        if dim is None:
+            res = res.reshape((res.shape[0],) + (1,) * x.ndim)
+        elif x.ndim:
+            res = res.unsqueeze(d + 1)
+    if qa.ndim == 0:
+        res = res.squeeze(0)
+    return res
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    return write_out(_quantile(input, q, dim, keepdim, interpolation, False), out)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    return write_out(_quantile(input, q, dim, keepdim, interpolation, True), out)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.to(D.get_default_dtype())
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        if fweights.ndim > 1:
+            raise RuntimeError(f"cov(): expected fweights to have one or fewer dimensions but "
+                               f"got fweights with {fweights.ndim} dimensions")
+        if fweights._data.dtype.kind not in "iu":
+            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got "
+                               f"fweights with {type_name(fweights._data.dtype)} dtype")
+        if fweights.numel() != n:
+            raise RuntimeError(f"cov(): expected fweights to have the same numel as there are "
+                               f"observations in the input but got {fweights.numel()} != {n}")
+        if (fweights._data < 0).any():
+            raise RuntimeError("cov(): fweights cannot be negative")
+        w = fweights
+    if aweights is not None:
+        if aweights.ndim > 1:
+            raise RuntimeError(f"cov(): expected aweights to have one or fewer dimensions but "
+                               f"got aweights with {aweights.ndim} dimensions")
+        if aweights._data.dtype.kind != "f":
+            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got "
+                               f"aweights with {type_name(aweights._data.dtype)} dtype")
+        if aweights.numel() != n:
+            raise RuntimeError(f"cov(): expected aweights to have the same numel as there are "
+                               f"observations in the input but got {aweights.numel()} != {n}")
+        if (aweights._data < 0).any():
+            raise RuntimeError("cov(): aweights cannot be negative")
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.sum(1) / n
+        w_sum = n
+        norm = n - correction
+    else:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aweights).sum() / w_sum
+    if float(norm) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm = 0 if w is None else norm * 0
+    xm = x - avg.unsqueeze(1)
+    c = (xm if w is None else xm * w).mm(xm.t().conj())
+    return (c / norm).squeeze()
+
+
+def corrcoef(input):
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    std = (d.real if d.is_complex() else d).sqrt()
+    c = c / std.view(-1, 1)
+    c = c / std.view(1, -1)
+    return c if c.is_complex() else c.clamp(-1, 1)

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes as D
+from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, same_meta, ZERO, wrap_out
@@ -1099,3 +1099,34 @@ def clamp_max_(self, max):
 
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     return inplace(self, nan_to_num(inplace_source(self), nan, posinf, neginf))
+
+
+# ================================================================ surface ops (issue 14): frexp
+__all__ += ["frexp"]
+
+
+class FrexpBackward0(Node):                  # derivatives.yaml: frexp
+    __slots__ = ("_saved_exponent",)
+    _saved_names = ("_saved_exponent",)
+
+    def apply(self, grad):
+        return grad / self._saved_exponent.exp2(),
+
+
+def frexp(input, *, out=None):
+    x = input._data
+    if x.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    m, e = np.frexp(x)
+    # torch: the exponent is 0 for infinities and NaNs
+    e = np.where(np.isfinite(x), e, 0).astype(np.int32)
+    mant, expo = wrap(m.astype(x.dtype, copy=False)), wrap(e)
+    if STATE.enabled and input._requires_grad:
+        node = FrexpBackward0()
+        node._saved_exponent = expo
+        link(mant, node, input)
+    if out is not None:
+        write_out(mant, out[0])
+        write_out(expo, out[1])
+        mant, expo = out
+    return _RT.frexp((mant, expo))

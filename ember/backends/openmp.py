@@ -1,0 +1,5 @@
+"""torch.backends.openmp: ember runs no OpenMP parallel regions of its own."""
+
+
+def is_available():
+    return False

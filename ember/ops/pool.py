@@ -1,0 +1,819 @@
+"""Pooling: max (with indices), average, adaptive average and adaptive max pooling over the last
+two dims, max unpooling, and the 1-D forms (a 2-D pool on an unsqueezed input, as torch runs
+them). Each pool is a loop over the kernel offsets of whole-array operations on strided views
+(no loop over pixels); the max pools' backward scatters through the saved flat indices with one
+np.add.at. Each backward is an op of its own whose node names torch's double backward."""
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
+           "adaptive_max_pool1d"]     # (torch's top-level names; the rest: F.* only)
+
+import numpy as np
+
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node, link
+from ..dtypes import type_name
+from ..tensor import Tensor, wrap
+from ._args import needs
+from ._windows import offsets, int_tuple
+
+
+# ------------------------------------------------------------------ helpers
+
+def _pool_size(size, k, s, p, d, ceil_mode):
+    """torch's pooling output length (ceil_mode: the last window must start inside the
+    input or its left padding)."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _pad_to(x, padding, out, kernel, stride, dilation, value):
+    """x's last two dims padded with `value`: `padding` before, and after as far as the last
+    window reaches (ceil_mode may need more than `padding`)."""
+    extra = [max((o - 1) * s + d * (k - 1) + 1 - n - p, 0) for n, o, k, s, p, d in
+             zip(x.shape[-2:], out, kernel, stride, padding, dilation)]
+    if not any(padding) and not any(extra):
+        return x
+    shape = x.shape[:-2] + tuple(n + p + e for n, p, e in zip(x.shape[-2:], padding, extra))
+    xp = np.full(shape, value, x.dtype)
+    xp[(..., slice(padding[0], padding[0] + x.shape[-2]),
+        slice(padding[1], padding[1] + x.shape[-1]))] = x
+    return xp
+
+
+def _argmax_views(views):
+    """The elementwise max over a list of equally shaped views and which view holds it:
+    torch's rule, the first largest, except that a NaN wins (the last NaN). A tournament:
+    neighbours are compared pairwise, level by level (a tie keeps the earlier one)."""
+    kt = np.int8 if len(views) < 128 else np.int32
+    level = [(v, i) for i, v in enumerate(views)]      # (max so far, its view: int or array)
+    while len(level) > 1:
+        nxt = []
+        for j in range(0, len(level) - 1, 2):
+            (ma, ka), (mb, kb) = level[j], level[j + 1]
+            later = mb > ma
+            if type(ka) is int and kb == ka + 1 and kt is np.int8:
+                k = later.view(np.int8)                 # (a fresh array of 0 and 1)
+                if ka:
+                    k += kt(ka)
+            else:
+                k = np.where(later, kt(kb) if type(kb) is int else kb, ka)
+            nxt.append((np.maximum(ma, mb), k))
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level = nxt
+    m, k = level[0]
+    if type(k) is int:                                  # a single view
+        m, k = m.copy(), np.zeros(m.shape, kt)
+    # (a sum is NaN when some element is: a cheap test for the rare case; inf - inf or an
+    # overflow only send it down the exact path)
+    if m.dtype.kind == "f":
+        with np.errstate(invalid="ignore", over="ignore"):
+            nan = np.isnan(np.add.reduce(m, axis=None))
+    if m.dtype.kind == "f" and nan:
+        for i, v in enumerate(views):
+            k = np.where(np.isnan(v), kt(i), k)
+    return m, k
+
+
+def _plane_scatter(g, indices, size):
+    """Each element of g (..., *out) added at its flat index within its plane of `size`
+    elements: (..., size)."""
+    lead = g.shape[:indices.ndim - 2]
+    planes = int(np.prod(lead, dtype=np.int64))
+    res = np.zeros(planes * size, g.dtype)
+    idx = indices.reshape(planes, indices.shape[-2] * indices.shape[-1])
+    g = g.reshape(idx.shape)
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        # a max pool window entirely in the padding (possible with dilation) has an index
+        # outside its plane, as in torch (whose backward then writes out of bounds): its
+        # gradient reaches no input element
+        keep = (idx >= 0) & (idx < size)
+        idx, g = np.where(keep, idx, 0), np.where(keep, g, 0)
+    flat = idx + (np.arange(planes) * size)[:, None]
+    np.add.at(res, flat.reshape(-1), g.reshape(-1))
+    return res.reshape(lead + (size,))
+
+
+def _plane_gather(x, indices):
+    """x (..., H, W) read at each plane's flat indices: indices' shape."""
+    flat = x.reshape(x.shape[:-2] + (-1,))
+    return np.take_along_axis(flat, indices.reshape(indices.shape[:-2] + (-1,)),
+                              -1).reshape(indices.shape)
+
+
+def _dims_check(x):
+    if x.ndim not in (3, 4) or 0 in x.shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(x.shape)}")
+
+
+# ------------------------------------------------------------------ max_pool2d
+
+def _max_pool_np(x, kernel, stride, padding, dilation, ceil_mode, with_indices):
+    h, w = x.shape[-2:]
+    out = tuple(_pool_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
+                zip((h, w), kernel, stride, padding, dilation))
+    low = _lowest(x.dtype)
+    xp = _pad_to(x, padding, out, kernel, stride, dilation, low)
+    views = [xp[(...,) + sl] for _, sl in offsets(kernel, stride, dilation, out)]
+    if not with_indices:
+        m = views[0].copy()
+        for v in views[1:]:
+            np.maximum(m, v, out=m)
+        return m, None
+    m, k = _argmax_views(views)
+    # flat input index of window element k at output (i, j): (i*sh - ph + kh*dh) * W + ...
+    kh, kw = np.divmod(np.arange(kernel[0] * kernel[1]), kernel[1])
+    offs = kh * dilation[0] * w + kw * dilation[1]
+    rows = np.arange(out[0]) * stride[0] - padding[0]
+    cols = np.arange(out[1]) * stride[1] - padding[1]
+    idx = np.take(offs, k)
+    idx += rows[:, None] * w + cols
+    if (any(padding) or xp is not x) and m.size and (m == low).any():
+        # every input element of such a window is the lowest value: torch keeps the first
+        # element inside the input (its maximum starts there), not a padded position
+        first = [np.maximum(-((o * s - p) // d), 0) * d + o * s - p for o, s, p, d in
+                 ((np.arange(n), s, p, d) for n, s, p, d in zip(out, stride, padding, dilation))]
+        lowest = first[0][:, None] * w + first[1]
+        idx = np.where(m == low, lowest, idx)
+    return m, idx.astype(np.int64, copy=False)
+
+
+class MaxPool2DWithIndicesBackward0(Node):   # derivatives.yaml: max_pool2d_with_indices
+    __slots__ = ("_saved_self", "_saved_kernel_size", "_saved_stride", "_saved_padding",
+                 "_saved_dilation", "_saved_ceil_mode", "_saved_result1")
+    _saved_names = ("_saved_self",)
+
+    def apply(self, grad):
+        return max_pool2d_with_indices_backward(
+            grad, self._saved_self, self._saved_kernel_size, self._saved_stride,
+            self._saved_padding, self._saved_dilation, self._saved_ceil_mode,
+            self._saved_result1),
+
+    def np_apply(self, g):
+        x = self._saved_self._data
+        return _plane_scatter(g, self._saved_result1._data,
+                              x.shape[-2] * x.shape[-1]).reshape(x.shape),
+
+
+class MaxPool2DWithIndicesBackwardBackward0(Node):   # max_pool2d_with_indices_backward
+    __slots__ = ("_saved_indices",)
+
+    def apply(self, grad):
+        if not needs(self, 0):
+            return None, None
+        return _gather(grad, self._saved_indices), None
+
+
+def _gather(grad, indices):
+    """grad (..., H, W) read at each plane's flat indices, with ember ops (differentiable)."""
+    idx = indices._data
+    flat = grad.reshape(idx.shape[:-2] + (-1,))
+    return flat.gather(-1, wrap(idx.reshape(idx.shape[:-2] + (-1,)))).view(idx.shape)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """torch.max_pool2d_with_indices on checked arguments: (output, indices)."""
+    x = input._data
+    need = STATE.enabled and input._requires_grad
+    m, idx = _max_pool_np(x, kernel_size, stride or kernel_size, padding, dilation, ceil_mode,
+                          True)
+    res, indices = wrap(m), wrap(idx)
+    if need:
+        node = MaxPool2DWithIndicesBackward0()
+        node._saved_self, node._saved_kernel_size = input, kernel_size
+        node._saved_stride, node._saved_padding = stride, padding
+        node._saved_dilation, node._saved_ceil_mode = dilation, ceil_mode
+        node._saved_result1 = indices
+        link(res, node, input)
+    return res, indices
+
+
+def max_pool2d_with_indices_backward(grad, input, kernel_size, stride, padding, dilation,
+                                     ceil_mode, indices):
+    """The gradient of max_pool2d_with_indices as an op (differentiable in grad)."""
+    x = input._data
+    res = wrap(_plane_scatter(grad._data, indices._data,
+                              x.shape[-2] * x.shape[-1]).reshape(x.shape))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = MaxPool2DWithIndicesBackwardBackward0()
+        node._saved_indices = indices
+        link(res, node, grad, input)
+    return res
+
+
+def _pool_args(fn, kernel_size, stride, padding, dilation=1):
+    """max_pool2d / avg_pool2d's size arguments parsed and checked as torch does."""
+    kernel = int_tuple(kernel_size, 2, fn, "kernel_size", 2)
+    if len(kernel) != 2:
+        raise RuntimeError(f"{fn}: kernel_size must either be a single int, or a tuple of two "
+                           f"ints")
+    if stride is None or isinstance(stride, (tuple, list)) and not len(stride):
+        stride = ()
+    else:
+        stride = int_tuple(stride, 2, fn, "stride", 3)
+        if len(stride) != 2:
+            raise RuntimeError(f"{fn}: stride must either be omitted, a single int, or a tuple "
+                               f"of two ints")
+    padding = int_tuple(padding, 2, fn, "padding", 4)
+    if len(padding) != 2:
+        raise RuntimeError(f"{fn}: padding must either be a single int, or a tuple of two ints")
+    dilation = int_tuple(dilation, 2, fn, "dilation", 5)
+    if len(dilation) != 2:
+        raise RuntimeError(f"{fn}: dilation must be either a single int, or a tuple of two "
+                           f"ints")
+    return kernel, stride, padding, dilation
+
+
+def _pool_checks(x, kernel, stride, padding, dilation, ceil_mode):
+    """torch's pool2d_shape_check."""
+    st = stride or kernel
+    if any(k <= 0 for k in kernel) or any(s <= 0 for s in st):
+        raise RuntimeError("stride should not be zero")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
+                           f"{dilation[0]} dilationW: {dilation[1]}")
+    if any(p < 0 for p in padding):
+        raise RuntimeError(f"pad must be non-negative, but got pad: {padding[0]}")
+    for k, p, d in zip(kernel, padding, dilation):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    _dims_check(x)
+    out = [_pool_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
+           zip(x.shape[-2:], kernel, st, padding, dilation)]
+    if any(o < 1 for o in out):
+        c, h, w = x.shape[-3:]
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{out[0]}x{out[1]}). Output size is too small")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """torch.nn.functional.max_pool2d (MaxPool2DWithIndicesBackward0)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"max_pool2d(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    kernel, stride, padding, dilation = _pool_args("max_pool2d", kernel_size, stride, padding,
+                                                   dilation)
+    x = input._data
+    if x.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _pool_checks(x, kernel, stride, padding, dilation, ceil_mode)
+    if not return_indices and not (STATE.enabled and input._requires_grad):
+        m, _ = _max_pool_np(x, kernel, stride or kernel, padding, dilation, ceil_mode, False)
+        return wrap(m)
+    out, indices = max_pool2d_with_indices(input, kernel, stride, padding, dilation,
+                                           bool(ceil_mode))
+    return (out, indices) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """torch.nn.functional.max_pool1d: a 2-D pool over (..., 1, L)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"max_pool1d(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    k = int_tuple(kernel_size, 1, "max_pool1d", "kernel_size", 2)
+    s = k if stride is None or isinstance(stride, (tuple, list)) and not len(stride) else \
+        int_tuple(stride, 1, "max_pool1d", "stride", 3)
+    p = int_tuple(padding, 1, "max_pool1d", "padding", 4)
+    d = int_tuple(dilation, 1, "max_pool1d", "dilation", 5)
+    x = input._data
+    if x.ndim not in (2, 3) or 0 in x.shape[-2:]:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(x.shape)}")
+    if k[0] <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got "
+                           f"{k[0]}")
+    if s[0] <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s[0]}")
+    if p[0] < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p[0]}")
+    if p[0] > k[0] // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but "
+                           f"got padding={p[0]} and kernel_size={k[0]}")
+    if d[0] <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d[0]}")
+    out = _pool_size(x.shape[-1], k[0], s[0], p[0], d[0], ceil_mode)
+    if out < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    res = max_pool2d(input.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]),
+                     ceil_mode, return_indices)
+    if return_indices:
+        return res[0].squeeze(-2), res[1].squeeze(-2)
+    return res.squeeze(-2)
+
+
+# ------------------------------------------------------------------ avg_pool2d
+
+def _avg_divisor(size, out, k, s, p, count_include_pad):
+    """Per output position along one dim: the number of elements its window averages."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, size + p)
+    if count_include_pad:
+        return end - start
+    return np.minimum(end, size) - np.maximum(start, 0)
+
+
+def _avg_pool_np(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    out = tuple(_pool_size(n, k, s, p, 1, ceil_mode) for n, k, s, p in
+                zip(x.shape[-2:], kernel, stride, padding))
+    xp = _pad_to(x, padding, out, kernel, stride, (1, 1), 0)
+    acc = None
+    for _, sl in offsets(kernel, stride, (1, 1), out):
+        v = xp[(...,) + sl]
+        acc = v.copy() if acc is None else np.add(acc, v, out=acc)
+    div = _divisor(x.shape[-2:], out, kernel, stride, padding, count_include_pad,
+                   divisor_override)
+    if x.dtype.kind in "iu":            # C++ integer division: truncation toward zero
+        q = np.abs(acc) // div
+        return np.where(acc < 0, -q, q).astype(x.dtype)
+    acc /= div.astype(x.dtype) if isinstance(div, np.ndarray) else div
+    return acc
+
+
+def _divisor(size, out, kernel, stride, padding, count_include_pad, divisor_override):
+    if divisor_override:
+        return divisor_override
+    dh, dw = (_avg_divisor(n, o, k, s, p, count_include_pad) for n, o, k, s, p in
+              zip(size, out, kernel, stride, padding))
+    return dh[:, None] * dw
+
+
+def _avg_pool_backward_np(g, shape, kernel, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override):
+    out = g.shape[-2:]
+    div = _divisor(shape[-2:], out, kernel, stride, padding, count_include_pad,
+                   divisor_override)
+    g = g / (div.astype(g.dtype) if isinstance(div, np.ndarray) else g.dtype.type(div))
+    extra = [max((o - 1) * s + k - n - p, 0) for n, o, k, s, p in
+             zip(shape[-2:], out, kernel, stride, padding)]
+    full = np.zeros(shape[:-2] + tuple(n + p + e for n, p, e in
+                                       zip(shape[-2:], padding, extra)), g.dtype)
+    for _, sl in offsets(kernel, stride, (1, 1), out):
+        full[(...,) + sl] += g
+    return np.ascontiguousarray(full[(..., slice(padding[0], padding[0] + shape[-2]),
+                                      slice(padding[1], padding[1] + shape[-1]))])
+
+
+class AvgPool2DBackward0(Node):              # derivatives.yaml: avg_pool2d
+    __slots__ = ("_saved_self", "_saved_kernel_size", "_saved_stride", "_saved_padding",
+                 "_saved_ceil_mode", "_saved_count_include_pad", "_saved_divisor_override")
+    _saved_names = ("_saved_self",)
+
+    def _args(self):
+        return (self._saved_kernel_size, self._saved_stride, self._saved_padding,
+                self._saved_ceil_mode, self._saved_count_include_pad,
+                self._saved_divisor_override)
+
+    def apply(self, grad):
+        return avg_pool2d_backward(grad, self._saved_self, *self._args()),
+
+    def np_apply(self, g):
+        k, s, p, c, inc, div = self._args()
+        return _avg_pool_backward_np(g, self._saved_self._data.shape, k, s or k, p, c, inc,
+                                     div),
+
+
+class AvgPool2DBackwardBackward0(Node):      # derivatives.yaml: avg_pool2d_backward
+    __slots__ = ("_saved_kernel_size", "_saved_stride", "_saved_padding", "_saved_ceil_mode",
+                 "_saved_count_include_pad", "_saved_divisor_override")
+
+    def apply(self, grad):
+        if not needs(self, 0):
+            return None, None
+        return avg_pool2d_op(grad, self._saved_kernel_size, self._saved_stride,
+                             self._saved_padding, self._saved_ceil_mode,
+                             self._saved_count_include_pad, self._saved_divisor_override), None
+
+
+def avg_pool2d_op(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                  divisor_override):
+    """torch.nn.functional.avg_pool2d on checked arguments (node AvgPool2DBackward0)."""
+    res = wrap(_avg_pool_np(input._data, kernel_size, stride or kernel_size, padding,
+                            ceil_mode, count_include_pad, divisor_override))
+    if STATE.enabled and input._requires_grad:
+        node = AvgPool2DBackward0()
+        node._saved_self, node._saved_kernel_size = input, kernel_size
+        node._saved_stride, node._saved_padding = stride, padding
+        node._saved_ceil_mode = ceil_mode
+        node._saved_count_include_pad = count_include_pad
+        node._saved_divisor_override = divisor_override
+        link(res, node, input)
+    return res
+
+
+def avg_pool2d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):
+    """The gradient of avg_pool2d as an op (differentiable in grad)."""
+    res = wrap(_avg_pool_backward_np(grad._data, input._data.shape, kernel_size,
+                                     stride or kernel_size, padding, ceil_mode,
+                                     count_include_pad, divisor_override))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = AvgPool2DBackwardBackward0()
+        node._saved_kernel_size, node._saved_stride = kernel_size, stride
+        node._saved_padding, node._saved_ceil_mode = padding, ceil_mode
+        node._saved_count_include_pad = count_include_pad
+        node._saved_divisor_override = divisor_override
+        link(res, node, grad, input)
+    return res
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """torch.nn.functional.avg_pool2d (AvgPool2DBackward0)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"avg_pool2d(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    kernel, stride, padding, _ = _pool_args("avg_pool2d", kernel_size, stride, padding)
+    x = input._data
+    if x.ndim < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got -3)")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _pool_checks(x, kernel, stride, padding, (1, 1), ceil_mode)
+    return avg_pool2d_op(input, kernel, stride, padding, bool(ceil_mode),
+                         bool(count_include_pad), divisor_override)
+
+
+def _check_1d(x, name):
+    if x.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for {name})")
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """torch.nn.functional.avg_pool1d: a 2-D pool over (..., 1, L)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"avg_pool1d(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    k = int_tuple(kernel_size, 1, "avg_pool1d", "kernel_size", 2)
+    s = k if stride is None or isinstance(stride, (tuple, list)) and not len(stride) else \
+        int_tuple(stride, 1, "avg_pool1d", "stride", 3)
+    p = int_tuple(padding, 1, "avg_pool1d", "padding", 4)
+    _check_1d(input._data, "avg_pool1d")
+    return avg_pool2d(input.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+# ------------------------------------------------------------------ adaptive pools
+
+def _adaptive_bounds(size, out):
+    """torch's adaptive windows along one dim: [floor(i*size/out), ceil((i+1)*size/out))."""
+    i = np.arange(out)
+    return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+def _adaptive_matrix(size, out, dtype):
+    """The (out, size) matrix that averages each adaptive window."""
+    start, end = _adaptive_bounds(size, out)
+    j = np.arange(size)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def _along(x, a, ax):
+    """The (out, n) matrix a applied along axis ax of x."""
+    if ax == x.ndim - 1:
+        return np.matmul(x, a.T)
+    return np.moveaxis(np.matmul(a, np.moveaxis(x, ax, -2)), -2, ax)
+
+
+def _adaptive_avg_np(x, out):
+    """Averages over adaptive windows: separable, one small matrix product per axis."""
+    n = len(out)
+    for i in range(n):
+        ax = x.ndim - n + i
+        x = _along(x, _adaptive_matrix(x.shape[ax], out[i], x.dtype), ax)
+    return np.ascontiguousarray(x)
+
+
+def _adaptive_avg_backward_np(g, shape, n):
+    """The adjoint of _adaptive_avg_np: g summed back into `shape`."""
+    for i in range(n):
+        ax = g.ndim - n + i
+        g = _along(g, _adaptive_matrix(shape[ax], g.shape[ax], g.dtype).T, ax)
+    return np.ascontiguousarray(g)
+
+
+class AdaptiveAvgPool2DBackward0(Node):      # derivatives.yaml: _adaptive_avg_pool2d
+    __slots__ = ("_saved_self",)
+    _saved_names = ("_saved_self",)
+    _n = 2
+
+    def apply(self, grad):
+        return adaptive_avg_pool_backward(grad, self._saved_self, self._n),
+
+    def np_apply(self, g):
+        _check_grad_output(g, self._n)
+        return _adaptive_avg_backward_np(g, self._saved_self._data.shape, self._n),
+
+
+class AdaptiveAvgPool3DBackward0(AdaptiveAvgPool2DBackward0):   # _adaptive_avg_pool3d
+    __slots__ = ()
+    _n = 3
+
+
+class AdaptiveAvgPool2DBackwardBackward0(Node):   # _adaptive_avg_pool2d_backward
+    # (torch saves the output size as _saved_grad_output_sym_argsize_minus_2, _minus_1)
+    __slots__ = ("_output_size",)
+    _n = 2
+
+    def apply(self, grad):
+        if not needs(self, 0):
+            return None, None
+        return adaptive_avg_pool_op(grad, self._output_size), None
+
+
+class AdaptiveAvgPool3DBackwardBackward0(AdaptiveAvgPool2DBackwardBackward0):
+    __slots__ = ()                               # _adaptive_avg_pool3d_backward
+    _n = 3
+
+
+def adaptive_avg_pool_op(input, output_size):
+    """torch._adaptive_avg_pool2d / 3d on a checked output size (node
+    AdaptiveAvgPool2DBackward0 / 3D)."""
+    res = wrap(_adaptive_avg_np(input._data, output_size))
+    if STATE.enabled and input._requires_grad:
+        node = (AdaptiveAvgPool2DBackward0 if len(output_size) == 2 else
+                AdaptiveAvgPool3DBackward0)()
+        node._saved_self = input
+        link(res, node, input)
+    return res
+
+
+def _check_grad_output(g, n):
+    for d in range(1 if g.ndim == n + 1 else 2, g.ndim):
+        if g.shape[d] == 0:
+            raise RuntimeError(f"adaptive_avg_pool{n}d_backward(): Expected grad_output to have "
+                               f"non-zero size for non-batch dimensions, but grad_output has "
+                               f"sizes {list(g.shape)} with dimension {d} being empty")
+
+
+def adaptive_avg_pool_backward(grad, input, n):
+    """The gradient of adaptive_avg_pool2d / 3d as an op (differentiable in grad)."""
+    _check_grad_output(grad._data, n)
+    res = wrap(_adaptive_avg_backward_np(grad._data, input._data.shape, n))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = (AdaptiveAvgPool2DBackwardBackward0 if n == 2 else
+                AdaptiveAvgPool3DBackwardBackward0)()
+        node._output_size = grad._data.shape[-n:]
+        link(res, node, grad, input)
+    return res
+
+
+def _output_size(output_size, x, fn, n=2):
+    """An adaptive pool's output size: an int, or a tuple with None for 'keep the input's'."""
+    if isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool):
+        sizes = (int(output_size),) * n
+    else:
+        sizes = tuple(output_size)
+        if len(sizes) != n:
+            raise RuntimeError(f"{fn}: output_size must be {n}")
+    return tuple(x.shape[-n + i] if v is None else int(v) for i, v in enumerate(sizes))
+
+
+def _adaptive_checks(x, fn, out, sep="", n=2):
+    if x.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{fn}(): Expected {n + 1}D or {n + 2}D tensor, but got{sep} "
+                           f"{list(x.shape)}")
+    for d in range(1, x.ndim):
+        if x.shape[d] == 0:
+            raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(x.shape)} with dimension "
+                               f"{d} being empty")
+    if any(o < 0 for o in out):
+        raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{', '.join(map(str, out))}}}")
+
+
+def _adaptive_avg(input, output_size, n):
+    fn = f"adaptive_avg_pool{n}d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    x = input._data
+    out = _output_size(output_size, x, fn, n)
+    _adaptive_checks(x, fn, out, n=n)
+    if all(o == 1 for o in out):                # torch takes the mean (MeanBackward1)
+        return input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError(f'"{fn}" not implemented for \'{type_name(x.dtype)}\'')
+    return adaptive_avg_pool_op(input, out)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool2d (a mean for an output of 1x1, as torch)."""
+    return _adaptive_avg(input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool3d (a mean for an output of 1x1x1, as torch)."""
+    return _adaptive_avg(input, output_size, 3)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool1d: a 2-D pool over (..., 1, L)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_avg_pool1d(): argument 'input' (position 1) must be Tensor, "
+                        f"not {type(input).__name__}")
+    size = _one_size(output_size, "adaptive_avg_pool1d")
+    _check_1d(input._data, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def _one_size(output_size, fn):
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 1:
+            raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got "
+                               f"{len(output_size)})")
+        output_size = output_size[0]
+    return output_size
+
+
+def _adaptive_max_np(x, out):
+    """Max over each adaptive window, and its flat index in the plane."""
+    h, w = x.shape[-2:]
+    (sh, eh), (sw, ew) = _adaptive_bounds(h, out[0]), _adaptive_bounds(w, out[1])
+    kh, kw = int((eh - sh).max(initial=0)), int((ew - sw).max(initial=0))
+    # window rows/cols, the short windows padded with their own last element (a repeat
+    # changes neither the max nor which element comes first)
+    rows = np.minimum(sh[:, None] + np.arange(kh), eh[:, None] - 1)     # (OH, kh)
+    cols = np.minimum(sw[:, None] + np.arange(kw), ew[:, None] - 1)     # (OW, kw)
+    views = [x[..., rows[:, i][:, None], cols[:, j]] for i in range(kh) for j in range(kw)]
+    if not views:
+        return np.zeros(x.shape[:-2] + tuple(out), x.dtype), \
+            np.zeros(x.shape[:-2] + tuple(out), np.int64)
+    m, k = _argmax_views(views)
+    i, j = np.divmod(k, kw)
+    idx = rows[np.arange(out[0])[:, None], i] * w + cols[np.arange(out[1]), j]
+    return m, idx.astype(np.int64, copy=False)
+
+
+class AdaptiveMaxPool2DBackward0(Node):      # derivatives.yaml: adaptive_max_pool2d
+    __slots__ = ("_saved_self", "_saved_result1")
+    _saved_names = ("_saved_self",)
+
+    def apply(self, grad):
+        return adaptive_max_pool2d_backward(grad, self._saved_self, self._saved_result1),
+
+    def np_apply(self, g):
+        x = self._saved_self._data
+        return _plane_scatter(g, self._saved_result1._data,
+                              x.shape[-2] * x.shape[-1]).reshape(x.shape),
+
+
+class AdaptiveMaxPool2DBackwardBackward0(Node):   # adaptive_max_pool2d_backward
+    __slots__ = ("_saved_indices",)
+
+    def apply(self, grad):
+        if not needs(self, 0):
+            return None, None
+        return _gather(grad, self._saved_indices), None
+
+
+def adaptive_max_pool2d_op(input, output_size):
+    """torch.adaptive_max_pool2d on a checked output size: (output, indices)."""
+    m, idx = _adaptive_max_np(input._data, output_size)
+    res, indices = wrap(m), wrap(idx)
+    if STATE.enabled and input._requires_grad:
+        node = AdaptiveMaxPool2DBackward0()
+        node._saved_self, node._saved_result1 = input, indices
+        link(res, node, input)
+    return res, indices
+
+
+def adaptive_max_pool2d_backward(grad, input, indices):
+    """The gradient of adaptive_max_pool2d as an op (differentiable in grad)."""
+    x = input._data
+    res = wrap(_plane_scatter(grad._data, indices._data,
+                              x.shape[-2] * x.shape[-1]).reshape(x.shape))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = AdaptiveMaxPool2DBackwardBackward0()
+        node._saved_indices = indices
+        link(res, node, grad, input)
+    return res
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """torch.nn.functional.adaptive_max_pool2d (AdaptiveMaxPool2DBackward0)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_max_pool2d(): argument 'input' (position 1) must be Tensor, "
+                        f"not {type(input).__name__}")
+    x = input._data
+    out = _output_size(output_size, x, "adaptive_max_pool2d")
+    _adaptive_checks(x, "adaptive_max_pool2d", out, ":")
+    if x.dtype.kind not in "f":
+        raise NotImplementedError(f'"adaptive_max_pool2d" not implemented for '
+                                  f"'{type_name(x.dtype)}'")
+    res, indices = adaptive_max_pool2d_op(input, out)
+    return (res, indices) if return_indices else res
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """torch.nn.functional.adaptive_max_pool1d: a 2-D pool over (..., 1, L)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_max_pool1d(): argument 'input' (position 1) must be Tensor, "
+                        f"not {type(input).__name__}")
+    size = _one_size(output_size, "adaptive_max_pool1d")
+    _check_1d(input._data, "adaptive_max_pool1d")
+    res, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
+    res = res.squeeze(-2)
+    return (res, indices.squeeze(-2)) if return_indices else res
+
+
+# ------------------------------------------------------------------ max_unpool
+
+class MaxUnpool2DBackward0(Node):            # derivatives.yaml: max_unpool2d
+    __slots__ = ("_saved_indices",)
+
+    def apply(self, grad):
+        return _gather(grad, self._saved_indices), None
+
+    def np_apply(self, g):
+        return _plane_gather(g, self._saved_indices._data), None
+
+
+def max_unpool2d_op(input, indices, output_size):
+    """torch.max_unpool2d on checked arguments: each value written at its flat index in a
+    zero plane of output_size."""
+    x, idx = input._data, indices._data
+    size = output_size[0] * output_size[1]
+    lead = x.shape[:-2]
+    planes = int(np.prod(lead, dtype=np.int64))
+    out = np.zeros(planes * size, x.dtype)
+    out[(idx.reshape(planes, x.shape[-2] * x.shape[-1]) +
+         (np.arange(planes) * size)[:, None]).reshape(-1)] = x.reshape(-1)
+    res = wrap(out.reshape(lead + tuple(output_size)))
+    if STATE.enabled and input._requires_grad:
+        node = MaxUnpool2DBackward0()
+        node._saved_indices = indices
+        link(res, node, input, None)
+    return res
+
+
+def _unpool_size(x, kernel, stride, padding, output_size, n):
+    default = [(x.shape[-n + d] - 1) * stride[d] + kernel[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return tuple(default)
+    sizes = list(output_size)
+    if len(sizes) == n + 2:
+        sizes = sizes[2:]
+    if len(sizes) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements,"
+                         f" but it has a length of '{len(sizes)}'")
+    for d in range(n):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < sizes[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                             f'{lo} and {hi})')
+    return tuple(int(s) for s in sizes)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """torch.nn.functional.max_unpool2d (MaxUnpool2DBackward0)."""
+    kernel = int_tuple(kernel_size, 2, "max_unpool2d", "kernel_size")
+    stride = kernel if stride is None else int_tuple(stride, 2, "max_unpool2d", "stride")
+    padding = int_tuple(padding, 2, "max_unpool2d", "padding")
+    out = _unpool_size(input._data, kernel, stride, padding, output_size, 2)
+    return _max_unpool(input, indices, out, "max_unpooling2d")
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """torch.nn.functional.max_unpool1d: a 2-D unpool over (..., 1, L)."""
+    kernel = int_tuple(kernel_size, 1, "max_unpool1d", "kernel_size")
+    stride = kernel if stride is None else int_tuple(stride, 1, "max_unpool1d", "stride")
+    padding = int_tuple(padding, 1, "max_unpool1d", "padding")
+    out = _unpool_size(input._data, kernel, stride, padding, output_size, 1)
+    return _max_unpool(input.unsqueeze(-2), indices.unsqueeze(-2), (1,) + out,
+                       "max_unpooling2d").squeeze(-2)
+
+
+def _max_unpool(input, indices, out, name):
+    x, idx = input._data, indices._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{type_name(idx.dtype)}")
+    if idx.shape != x.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(x.shape)}) but got indices tensor with shape: "
+                           f"{list(idx.shape)}")
+    if x.ndim not in (3, 4):
+        raise RuntimeError(f"Input to {name} should be a 3d or 4d Tensor, but got a tensor "
+                           f"with {x.ndim} dimensions.")
+    size = out[0] * out[1]
+    if idx.size:
+        bad = (idx < 0) | (idx >= size)
+        if bad.any():
+            raise RuntimeError(f"Found an invalid max index: {idx[bad].flat[0]} (output volumes "
+                               f"are of size {out[0]}x{out[1]})")
+    return max_unpool2d_op(input, indices, out)
