@@ -102,3 +102,115 @@ def test_setitem(k, j):
         y[idx] = IX.SET_VALUE[j](L, v, reg)
         return y
     check_jvp(fn, IX.arr((3, 4, 5)), np.array(2.0), IX.arr(60, seed=1))
+
+
+# ---------------------------------------------------------------- ops people use (nn, matmul)
+# Most of these have no jvp rule of their own: their tangent is the transpose of their backward
+# formula (Note [Forward AD fallback]); the table checks it against torch's forward rules.
+
+def _r(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def _lt(L, v):
+    return L.tensor(v)
+
+
+NN = {
+    "mm": (lambda L, a, b: a.mm(b), [_r(2, 3), _r(3, 4, seed=1)]),
+    "matmul_nd": (lambda L, a, b: L.matmul(a, b), [_r(2, 2, 3), _r(3, 4, seed=1)]),
+    "bmm": (lambda L, a, b: L.bmm(a, b), [_r(2, 2, 3), _r(2, 3, 4, seed=1)]),
+    "mv_dot": (lambda L, a, b: (a.mv(b), b.dot(b)), [_r(2, 3), _r(3, seed=1)]),
+    "addmm": (lambda L, c, a, b: L.addmm(c, a, b, beta=0.5, alpha=2), [_r(4), _r(2, 3),
+                                                                       _r(3, 4, seed=1)]),
+    "baddbmm": (lambda L, c, a, b: L.baddbmm(c, a, b), [_r(2, 2, 4), _r(2, 2, 3),
+                                                         _r(2, 3, 4, seed=1)]),
+    "einsum": (lambda L, a, b: L.einsum("bij,jk->bik", a, b), [_r(2, 2, 3), _r(3, 4, seed=1)]),
+    "linear": (lambda L, x, w, b: L.nn.functional.linear(x, w, b), [_r(2, 3), _r(4, 3, seed=1),
+                                                                     _r(4, seed=2)]),
+    "conv1d": (lambda L, x, w, b: L.nn.functional.conv1d(x, w, b, padding=1),
+               [_r(2, 2, 5), _r(3, 2, 3, seed=1), _r(3, seed=2)]),
+    "conv2d": (lambda L, x, w: L.nn.functional.conv2d(x, w, stride=2),
+               [_r(1, 2, 5, 5), _r(3, 2, 3, 3, seed=1)]),
+    "conv_transpose2d": (lambda L, x, w: L.nn.functional.conv_transpose2d(x, w),
+                         [_r(1, 2, 3, 3), _r(2, 3, 2, 2, seed=1)]),
+    "max_pool2d": (lambda L, x: L.nn.functional.max_pool2d(x, 2), [_r(1, 2, 4, 4)]),
+    "avg_pool2d": (lambda L, x: L.nn.functional.avg_pool2d(x, 2), [_r(1, 2, 4, 4)]),
+    "adaptive_avg_pool2d": (lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 1),
+                            [_r(1, 2, 4, 4)]),
+    "layer_norm": (lambda L, x, w, b: L.nn.functional.layer_norm(x, (3,), w, b),
+                   [_r(2, 3), _r(3, seed=1), _r(3, seed=2)]),
+    "batch_norm": (lambda L, x, w, b: L.nn.functional.batch_norm(x, None, None, w, b, True),
+                   [_r(4, 3), _r(3, seed=1), _r(3, seed=2)]),
+    "group_norm": (lambda L, x: L.nn.functional.group_norm(x, 2), [_r(2, 4, 3)]),
+    "pad": (lambda L, x: L.nn.functional.pad(x, (1, 2)), [_r(2, 3)]),
+    "pad_reflect": (lambda L, x: L.nn.functional.pad(x, (1, 1), mode="reflect"), [_r(1, 2, 4)]),
+    "interpolate": (lambda L, x: L.nn.functional.interpolate(x, scale_factor=2,
+                                                             mode="bilinear"), [_r(1, 1, 2, 3)]),
+    "gelu": (lambda L, x: (L.nn.functional.gelu(x), L.nn.functional.gelu(x, approximate="tanh")),
+             [_r(2, 3)]),
+    "silu_mish": (lambda L, x: (L.nn.functional.silu(x), L.nn.functional.mish(x)), [_r(2, 3)]),
+    "elu_selu_celu": (lambda L, x: (L.nn.functional.elu(x), L.nn.functional.selu(x),
+                                    L.nn.functional.celu(x)), [_r(2, 3)]),
+    "leaky_hardtanh": (lambda L, x: (L.nn.functional.leaky_relu(x, 0.1),
+                                     L.nn.functional.hardtanh(x), L.nn.functional.relu6(x)),
+                       [_r(2, 3)]),
+    "softplus_logsigmoid": (lambda L, x: (L.nn.functional.softplus(x),
+                                          L.nn.functional.logsigmoid(x)), [_r(2, 3)]),
+    "hardswish_sigmoid": (lambda L, x: (L.nn.functional.hardswish(x),
+                                        L.nn.functional.hardsigmoid(x)), [_r(2, 3)]),
+    "glu": (lambda L, x: L.nn.functional.glu(x), [_r(2, 4)]),
+    "softmin": (lambda L, x: L.nn.functional.softmin(x, 1), [_r(2, 3)]),
+    "mse_l1_huber": (lambda L, x, y: (L.nn.functional.mse_loss(x, y),
+                                      L.nn.functional.l1_loss(x, y),
+                                      L.nn.functional.smooth_l1_loss(x, y),
+                                      L.nn.functional.huber_loss(x, y, reduction="none")),
+                     [_r(2, 3), _r(2, 3, seed=1)]),
+    "cross_entropy": (lambda L, x: (L.nn.functional.cross_entropy(x, _lt(L, [0, 2])),
+                                    L.nn.functional.cross_entropy(x, _lt(L, [1, 0]),
+                                                                  label_smoothing=0.1)),
+                      [_r(2, 3)]),
+    "nll": (lambda L, x: L.nn.functional.nll_loss(x.log_softmax(1), _lt(L, [0, 2])),
+            [_r(2, 3)]),
+    "bce": (lambda L, x, y: (L.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
+                             L.nn.functional.binary_cross_entropy_with_logits(x, y.sigmoid())),
+            [_r(2, 3), _r(2, 3, seed=1)]),
+    "kl_div": (lambda L, x, y: L.nn.functional.kl_div(x.log_softmax(1), y.softmax(1),
+                                                      reduction="batchmean"),
+               [_r(2, 3), _r(2, 3, seed=1)]),
+    "cosine_pdist": (lambda L, x, y: (L.nn.functional.cosine_similarity(x, y),
+                                      L.nn.functional.pairwise_distance(x, y)),
+                     [_r(2, 3), _r(2, 3, seed=1)]),
+    "embedding": (lambda L, w: L.nn.functional.embedding(_lt(L, [[0, 2], [1, 1]]), w),
+                  [_r(3, 4)]),
+    "sdpa": (lambda L, q, k, v: L.nn.functional.scaled_dot_product_attention(q, k, v),
+             [_r(1, 2, 3), _r(1, 4, 3, seed=1), _r(1, 4, 3, seed=2)]),
+    "dropout_eval": (lambda L, x: L.nn.functional.dropout(x, 0.5, training=False), [_r(2, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(NN))
+def test_nn_ops(name):
+    fn, ins = NN[name]
+    check_jvp(fn, *ins)
+    if len(ins) > 1:
+        check_jvp(fn, *ins, which={1})
+
+
+def test_fallback_tangent_keeps_history():
+    """A tangent from the fallback records its dependence on the primal (double backward)."""
+    x = ember.randn(2, 3, dtype=ember.float64, requires_grad=True)
+    fw = ember.autograd.forward_ad
+    with fw.dual_level():
+        t = ember.ones(2, 3, dtype=ember.float64)
+        y = ember.nn.functional.gelu(fw.make_dual(x, t))
+        tan = fw.unpack_dual(y).tangent
+    g, = ember.autograd.grad(tan.sum(), x)
+    xt = torch.tensor(x.detach().numpy(), requires_grad=True)
+    with torch.autograd.forward_ad.dual_level():
+        y = torch.nn.functional.gelu(torch.autograd.forward_ad.make_dual(
+            xt, torch.ones(2, 3, dtype=torch.float64)))
+        tt = torch.autograd.forward_ad.unpack_dual(y).tangent
+    gt, = torch.autograd.grad(tt.sum(), xt)
+    np.testing.assert_allclose(g.numpy(), gt.numpy(), rtol=1e-10)
+    assert tan.requires_grad and tt.requires_grad

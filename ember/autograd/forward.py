@@ -32,6 +32,7 @@ LEVELS = []         # ids of the visible dual levels, outermost first (Note [For
 _OPEN = []          # ids of the open levels (all of them, visible or not)
 _HOLDERS = {}       # level id -> weak references to the tensors holding a tangent of it
 _ids = itertools.count()
+FALLBACK = None     # jvp of a node without a rule of its own (set by forward_ad, a layer above)
 
 NOT_IMPLEMENTED = ("Trying to use forward AD with {} that does not support it because it has not "
                    "been implemented yet.\nPlease file an issue to PyTorch at "

@@ -2,12 +2,15 @@
 forward.py holds the machinery; this is its front end)."""
 from typing import NamedTuple
 
+import numpy as np
+
 from ..ops._views import make_view
 from ..ops.shape import view
 from ..tensor import Tensor, wrap
 from .forward import LEVELS, _OPEN, open_level, close_level, tangent, set_tangent, hidden
-from .grad_mode import STATE
-from .graph import Node, link
+from . import forward, grad as _grad
+from .grad_mode import STATE, enable_grad
+from .graph import Node, init_node, link, sum_to
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
@@ -133,3 +136,82 @@ class dual_level:
     def __exit__(self, *exc):
         exit_dual_level()
         return False
+
+
+# Note [Forward AD fallback]: a node's backward formula `apply(g)` is J^T g, linear in g and
+# written with ember ops. For a node without a jvp rule of its own, J t is then the gradient
+# of <apply(g), t> with respect to g (the "double vjp"): one extra reverse pass through the
+# formula, exact, and differentiable (create_graph) so that tangents keep their history and
+# the tangents of outer levels. Real dtypes only (for complex J^T g holds conjugates).
+
+class _Sink(Node):
+    """The end of an edge that only says "this input wants a gradient" (the fallback below
+    gives a node such edges for inputs that carry a tangent but do not require grad)."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        return ()
+
+    def np_apply(self, grad):
+        return ()
+
+
+def _sink_edge(x):
+    n = _Sink()
+    init_node(n, (), (x._data.shape, x._data.dtype))
+    return (n, 0)
+
+
+def jvp_by_vjp(node, ts, xs, out):
+    """J t for a node without a jvp rule, from its backward formula."""
+    multi = type(out) is list
+    outs = out if multi else [out]
+    if any(isinstance(x, Tensor) and x._data.dtype.kind == "c" for x in xs) or \
+            any(o._data.dtype.kind == "c" for o in outs):
+        raise forward.jvp_not_implemented(node)
+    had = getattr(node, "next_functions", None)
+    want = [t is not None and forward.differentiable(x) for x, t in zip(xs, ts)]
+    if had is None:         # a node made for tangents alone: give it edges for this pass
+        init_node(node, tuple(_sink_edge(x) if w else (None, 0) for w, x in zip(want, xs)),
+                  [(o._data.shape, o._data.dtype) for o in outs] if multi else
+                  (out._data.shape, out._data.dtype))
+    else:                   # keep its real edges (saved outputs reach the primals' history)
+        node.next_functions = tuple(_sink_edge(x) if w and e[0] is None else e
+                                    for w, e, x in zip(want, had, xs))
+    keep = STATE.enabled and (any(isinstance(x, Tensor) and x._requires_grad for x in xs) or
+                              any(t is not None and t._requires_grad for t in ts))
+    try:
+        with enable_grad():
+            gs = [wrap(np.ones(o._data.shape, o._data.dtype)) if forward.differentiable(o)
+                  else None for o in outs]
+            for g in gs:
+                if g is not None:
+                    g._requires_grad = True
+            vs = node.apply(gs if multi else gs[0])
+            total = None
+            for v, t, x in zip(vs, ts, xs):
+                if v is None or t is None or not forward.differentiable(x):
+                    continue
+                if v._data.shape != t._data.shape:
+                    v = sum_to(v, t._data.shape)
+                term = (v * t).sum()
+                total = term if total is None else total + term
+            live = [g for g in gs if g is not None]
+            if total is None or not total._requires_grad:
+                res = [None if g is None else g.new_zeros(g.shape) for g in gs]
+            else:
+                got = iter(_grad(total, live, create_graph=keep or bool(forward.LEVELS),
+                                 allow_unused=True))
+                res = [None if g is None else next(got) for g in gs]
+                res = [r if r is not None or g is None else g.new_zeros(g.shape)
+                       for r, g in zip(res, gs)]
+    finally:
+        if had is not None:
+            node.next_functions = had
+    if not keep:
+        res = [r if r is None or not r._requires_grad or forward.LEVELS else r.detach()
+               for r in res]
+    return res if multi else res[0]
+
+
+forward.FALLBACK = jvp_by_vjp

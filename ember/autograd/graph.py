@@ -10,6 +10,7 @@ from numpy import ndarray
 
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap as _wrap
+from . import forward
 from .forward import LEVELS, propagate, jvp_not_implemented
 from .grad_mode import STATE
 
@@ -168,8 +169,12 @@ class Node:
 
     def jvp(self, ts, xs, out):
         """The output tangent(s) from the input tangents ts, primal inputs xs and output(s)
-        out (Note [Forward AD] in forward.py), as Tensor formulas."""
-        raise jvp_not_implemented(self)
+        out (Note [Forward AD] in forward.py), as Tensor formulas. Without a rule of its own:
+        the transpose of the node's own (linear in the gradient) backward formula, taken by
+        reverse mode (forward.FALLBACK; Note [Forward AD fallback] in forward_ad.py)."""
+        if forward.FALLBACK is None:
+            raise jvp_not_implemented(self)
+        return forward.FALLBACK(self, ts, xs, out)
 
     def np_apply(self, grad):
         """apply() on bare NumPy arrays, for a backward pass that records nothing. A node

@@ -51,6 +51,8 @@ def _record(res, node, *inputs):
             if isinstance(t, Tensor) and t._requires_grad:
                 link(res, node(), *inputs)
                 return res
+    if LEVELS and dual(*inputs):
+        link(res, node(), *inputs)
     return res
 
 
@@ -634,6 +636,10 @@ class HardsigmoidBackward0(Node):            # derivatives.yaml: hardsigmoid
             node._op = "hardsigmoid_backward"
             link(res, node, grad, self._saved_self)
         return res,
+
+    def jvp(self, ts, xs, out):                 # (its backward is not differentiable in torch)
+        s = xs[0]
+        return where((s > -3) & (s < 3), ts[0] * _SIXTH, 0.0)
 
 
 def hardsigmoid(input, inplace=False):

@@ -217,7 +217,8 @@ def complex(real, imag, *, out=None):
     r = np.empty(b.shape, ct)
     r.real, r.imag = x, y
     res = wrap(r)
-    if STATE.enabled and (real._requires_grad or imag._requires_grad):
+    if STATE.enabled and (real._requires_grad or imag._requires_grad) or \
+            LEVELS and dual(real, imag):
         link(res, ComplexBackward0(), real, imag)
     return write_out(res, out)
 
@@ -246,7 +247,8 @@ def polar(abs, angle, *, out=None):
         except ValueError:
             raise broadcast_error(x, y) from None
     res = wrap(r.astype(ct, copy=False))
-    if STATE.enabled and (abs._requires_grad or angle._requires_grad):
+    if STATE.enabled and (abs._requires_grad or angle._requires_grad) or \
+            LEVELS and dual(abs, angle):
         node = PolarBackward0()
         node._saved_result = res.detach()
         link(res, node, abs, angle)

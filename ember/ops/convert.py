@@ -373,6 +373,6 @@ def fill(input, value):
     elif not isinstance(value, (bool, int, float, complex)):
         raise _fill_type_error(value)
     res = wrap(np.full(sd.shape, fill_value(value, sd.dtype), sd.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, FillBackward0(), input)
     return res

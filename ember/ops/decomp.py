@@ -777,7 +777,7 @@ def geqrf(input, *, out=None):
     h, tau = np.linalg.qr(x, mode="raw")
     a, t = wrap(np.ascontiguousarray(np.swapaxes(h, -1, -2)).astype(x.dtype)), \
         wrap(tau.astype(x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link_multi((a, t), GeqrfBackward0(), input)
     if out is not None:
         write_out(a, out[0])

@@ -311,7 +311,7 @@ def mse_loss(input, target, reduction="mean", weight=None):
     d = x - y
     res = wrap(_reduce_np(d * d, reduction))
     t_req = isinstance(target, Tensor) and target._requires_grad
-    if STATE.enabled and (input._requires_grad or t_req) or LEVELS and dual(input):
+    if STATE.enabled and (input._requires_grad or t_req) or LEVELS and dual(input, target):
         node = MseLossBackward0()
         node._saved_self = input
         node._saved_target = target

@@ -1070,7 +1070,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
             norm = (a ** p).sum(axis=dims, keepdims=True) ** (1.0 / p)
         scale = np.where(norm > maxnorm, maxnorm / (norm + _RENORM_EPS), 1.0)
     res = wrap((x * scale.astype(a.dtype)).astype(x.dtype, copy=False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RenormBackward0()
         node._saved_self, node._saved_p, node._saved_dim = input, p, d
         node._saved_maxnorm = maxnorm

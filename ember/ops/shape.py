@@ -1438,7 +1438,7 @@ def _strided_view(input, size, stride, storage_offset):
 def as_strided(input, size, stride, storage_offset=None):
     arr = _strided_view(input, size, stride, storage_offset)
     res = make_view(wrap(arr), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AsStridedBackward0()
         node._view, node._base = arr, input._data
         link(res, node, input)
@@ -1446,7 +1446,7 @@ def as_strided(input, size, stride, storage_offset=None):
 
 
 def as_strided_(self, size, stride, storage_offset=None):
-    if STATE.enabled and self._requires_grad:
+    if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         raise RuntimeError("as_strided_ of a tensor that requires grad is not supported by "
                            "ember (its history would not follow the new geometry)")
     arr = _strided_view(self, size, stride, storage_offset)
@@ -1481,7 +1481,8 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     out = np.array(x, order="C").reshape(-1)
     out[idx.reshape(-1)] = src._data.reshape(-1)
     res = wrap(out.reshape(x.shape))
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
+    if STATE.enabled and (input._requires_grad or src._requires_grad) or \
+            LEVELS and dual(input, src):
         node = AsStridedScatterBackward0()
         node._idx = idx
         link(res, node, input, src)

@@ -618,7 +618,7 @@ def _unique_check(x, name):
 
 def _unique_result(input, values, inverse, counts, node_cls, return_inverse, return_counts):
     out = wrap(values)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(out, node_cls(), input)
     if not (return_inverse or return_counts):
         return out

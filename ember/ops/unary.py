@@ -1121,7 +1121,7 @@ def frexp(input, *, out=None):
     # torch: the exponent is 0 for infinities and NaNs
     e = np.where(np.isfinite(x), e, 0).astype(np.int32)
     mant, expo = wrap(m.astype(x.dtype, copy=False)), wrap(e)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FrexpBackward0()
         node._saved_exponent = expo
         link(mant, node, input)
