@@ -152,9 +152,6 @@ class _Sink(Node):
     def apply(self, grad):
         return ()
 
-    def np_apply(self, grad):
-        return ()
-
 
 def _sink_edge(x):
     n = _Sink()
