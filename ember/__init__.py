@@ -53,8 +53,10 @@ from .ops.layer_forms import *  # noqa: F401,F403  (torch.dropout(input, p, trai
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
 from . import autograd, linalg, nn, optim, random, utils
+from .autograd import forward_ad as _forward_ad  # noqa: F401  (torch.autograd.forward_ad)
 from .serialization import save, load
 from . import backends, cuda, accelerator, special, fft, testing
+from . import func  # noqa: F401  (torch.func)
 from .cuda import OutOfMemoryError
 from .runtime import (set_default_device, get_default_device, set_num_threads, get_num_threads,
                       set_num_interop_threads, get_num_interop_threads, init_num_threads,

@@ -639,8 +639,13 @@ class Tensor:
 
     def __repr__(self, *, tensor_contents=None):
         fn = self._grad_fn
+        fw = self._x.get("fw") if self._x else None
+        tangent = None
+        if fw:      # a dual tensor shows its innermost tangent (Note [Forward AD])
+            t = fw[max(fw)]
+            tangent = repr(t.item()) if t._data.ndim == 0 else repr(t)
         return tensor_repr(self._data, self.dtype, None if fn is None else fn.name(),
-                           self._requires_grad)
+                           self._requires_grad, tangent)
 
     __str__ = __repr__
 

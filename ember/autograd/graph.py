@@ -16,7 +16,8 @@ from numpy import add as _np_add, asarray, ndarray
 
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap as _wrap, is_inference, INFERENCE
-from . import grad_mode
+from . import forward, grad_mode
+from .forward import LEVELS, propagate, jvp_not_implemented
 from .grad_mode import STATE, ANOMALY
 
 
@@ -187,6 +188,7 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_meta", "_freed", "_hooks", "_uses", "__weakref__")
     _saved_names = ()   # slots holding saved tensors, dropped after backward
     _n_outputs = 1
+    _jvp_uses = None    # the inputs whose tangents jvp reads (None: all; Note [Forward AD])
     _refused = None     # a message: the grad_fn of a view torch refuses to regenerate
 
     def name(self):
@@ -200,6 +202,15 @@ class Node:
         from the gradient of the output (a list of them for a multi-output node), as Tensor
         formulas: with create_graph they record a graph of their own."""
         raise NotImplementedError(type(self).__name__ + ".apply")
+
+    def jvp(self, ts, xs, out):
+        """The output tangent(s) from the input tangents ts, primal inputs xs and output(s)
+        out (Note [Forward AD] in forward.py), as Tensor formulas. Without a rule of its own:
+        the transpose of the node's own (linear in the gradient) backward formula, taken by
+        reverse mode (forward.FALLBACK; Note [Forward AD fallback] in forward_ad.py)."""
+        if forward.FALLBACK is None:
+            raise jvp_not_implemented(self)
+        return forward.FALLBACK(self, ts, xs, out)
 
     def np_apply(self, grad):
         """apply() on bare NumPy arrays, for a backward pass that records nothing. A node
@@ -556,7 +567,12 @@ def sum_to_np(d, shape):
 def link(out, node, *inputs, meta=None):
     """Make `node` the grad_fn of `out` with edges to `inputs` (tensors, or None for
     non-tensor arguments). meta: out's (shape, dtype) when the caller already has that tuple
-    (an op whose output matches its input's): sharing it saves two GC-tracked tuples."""
+    (an op whose output matches its input's): sharing it saves two GC-tracked tuples. With a
+    dual level open, out also gets its tangents, and the node is linked only when a gradient is
+    recorded (Note [Forward AD])."""
+    if LEVELS and not recording(inputs):
+        propagate(node, inputs, out)
+        return out
     n = len(inputs)     # (one- and two-input ops without map: the common cases)
     edges = (use(inputs[0]),) if n == 1 else (use(inputs[0]), use(inputs[1])) if n == 2 \
         else tuple(map(use, inputs))
@@ -569,7 +585,20 @@ def link(out, node, *inputs, meta=None):
     out._requires_grad = True
     if _watching:
         on_link(node, (out,))
+    if LEVELS:
+        propagate(node, inputs, out)
     return out
+
+
+def recording(inputs):
+    """Whether an op on these inputs records a node (with a dual level open, an op makes one
+    for tangents alone too: Note [Forward AD])."""
+    if not STATE.enabled:
+        return False
+    for t in inputs:
+        if t is not None and t._requires_grad:
+            return True
+    return False
 
 
 def same_meta(t):
@@ -583,6 +612,9 @@ def same_meta(t):
 
 def link_multi(outs, node, *inputs):
     """Like link for a node with several differentiable outputs."""
+    if LEVELS and not recording(inputs):
+        propagate(node, inputs, list(outs))
+        return outs
     init_node(node, tuple(map(use, inputs)), [(o._data.shape, o._data.dtype) for o in outs])
     for i, o in enumerate(outs):
         o._grad_fn = node
@@ -590,6 +622,8 @@ def link_multi(outs, node, *inputs):
         o._requires_grad = True
     if _watching:
         on_link(node, outs)
+    if LEVELS:
+        propagate(node, inputs, list(outs))
     return outs
 
 
@@ -602,6 +636,8 @@ def wrap_out(arr, node, t, pad):
     has made `node` because grad mode is on and t requires grad: wrap + link in one call.
     pad: give the node a second, empty edge (torch's node for `x + 2` has two inputs). The
     node shares the (shape, dtype) tuple of t's node, as link's meta= does."""
+    if LEVELS:
+        return link(_wrap(arr), node, t, None) if pad else link(_wrap(arr), node, t)
     e = use(t)
     fn = t._grad_fn
     meta = fn._meta if fn is not None and fn._n_outputs == 1 and t._x is None else \
@@ -612,6 +648,8 @@ def wrap_out(arr, node, t, pad):
 def wrap_out2(arr, node, a, b):
     """wrap_out for an op with two Tensor inputs (a node with two edges; the output's
     (shape, dtype) tuple is its own: it may broadcast)."""
+    if LEVELS:
+        return link(_wrap(arr), node, a, b)
     return _recorded(arr, node, (use(a), use(b)), (arr.shape, arr.dtype))
 
 

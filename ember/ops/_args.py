@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 
@@ -108,13 +109,13 @@ def needs(node, i):
 
 
 def requires(*ts):
-    """Whether an op on these arguments must record a node."""
-    if not STATE.enabled:
-        return False
-    for t in ts:
-        if isinstance(t, Tensor) and t._requires_grad:
-            return True
-    return False
+    """Whether an op on these arguments must record a node (or give its output a tangent:
+    Note [Forward AD])."""
+    if STATE.enabled:
+        for t in ts:
+            if isinstance(t, Tensor) and t._requires_grad:
+                return True
+    return bool(LEVELS) and dual(*ts)
 
 
 def can_cast(src, dst):

@@ -25,6 +25,7 @@ import weakref
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, hidden, set_tangent, tangent, zeros_like_layout
 from ..autograd.grad_mode import STATE, inference_x
 from ..tensor import INFERENCE
 from ..autograd.graph import Node, bump_version, check_versions, use, init_node, vroot, ZERO
@@ -368,7 +369,8 @@ def _regenerate(base, done=None):
 
 def inplace_source(self):
     """The operand an in-place op computes from (Note [In-place writes]): while recording, a
-    copy carrying self's history, so that a node saving it keeps the values before the write."""
+    copy carrying self's history (and tangents), so that a node saving it keeps the values
+    before the write."""
     if STATE.enabled and self._requires_grad:
         # torch's autograd refusals (a leaf, a view of one, ...) come before the op's own
         # argument checks, which run on the source
@@ -380,6 +382,9 @@ def inplace_source(self):
             src._output_nr = self._output_nr
         else:
             src._acc = self._acc
+        if LEVELS:
+            for lv in LEVELS:
+                set_tangent(src, lv, tangent(self, lv))
         return src
     return self
 
@@ -436,6 +441,8 @@ def inplace(self, result, overlap_ok=False):
         _keep_saved(node, self)        # the op read self without a copy (inplace_source)
     _alias_saved_outputs(self)
     np.copyto(writable(sd), rd, casting="unsafe")
+    if LEVELS:
+        write_tangents(self, result)
     if node is None:
         bump_version(self)
         _untracked(self)
@@ -454,6 +461,33 @@ def inplace(self, result, overlap_ok=False):
             _alias(saved, self, node)
     rebase(self, node, result._output_nr)
     return self
+
+
+def write_tangents(self, result):
+    """After an in-place write of result into self: self's tangents take result's, in place
+    (a view's tangent is a view of its base's, which gets a zero tangent first if it had none),
+    so that the tangents of self's views and base see the write too (Note [Forward AD])."""
+    for lv in LEVELS[:]:
+        rt = tangent(result, lv)
+        if rt is None:
+            continue
+        st = tangent(self, lv)
+        if st is None:
+            x = self._x
+            base = x.get("base") if x else None
+            if base is not None:
+                set_tangent(base, lv, wrap(zeros_like_layout(base._data)))
+                st = tangent(self, lv)
+            if st is None:
+                set_tangent(self, lv, rt)
+                continue
+        with hidden(lv):
+            copy_into(st, rt)
+
+
+def copy_into(dst, src):
+    """dst.copy_(src) (the Tensor method: bound after the ops are defined)."""
+    return dst.copy_(src)
 
 
 def mark_written(t):
@@ -573,7 +607,7 @@ def inplace_binary(fn, numbers=True):
 
     def op_(self, other, **kwargs):
         check_overlap(self, other)
-        if ufunc is not None and not kwargs and not (STATE.enabled and (
+        if ufunc is not None and not kwargs and not LEVELS and not (STATE.enabled and (
                 self._requires_grad or getattr(other, "_requires_grad", False))):
             # nothing recorded (e.g. an optimizer step): write in place in one pass
             x = self._data

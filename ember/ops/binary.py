@@ -6,6 +6,7 @@ __all__ = ["atan2", "arctan2", "hypot", "copysign", "xlogy", "xlogy_", "maximum"
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, NotImplementedBackward, link
 from ..dtypes import C_NAMES, type_name
@@ -48,6 +49,12 @@ class Atan2Backward0(_SavesSelf):
         return (where(zero, 0.0, recip * o) if needs(self, 0) else None,
                 where(zero, 0.0, recip * -s) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        d = s * s + o * o
+        zero = d == 0
+        return where(zero, 0.0, (st * o - ot * s) / where(zero, 1.0, d))
+
 
 def atan2(input, other, *, out=None):
     _tensor_args("atan2", input, other)
@@ -76,6 +83,10 @@ class HypotBackward0(_SavesSelf):
         return (grad * self._saved_self / r if needs(self, 0) else None,
                 grad * self._saved_other / r if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        return (st * s + ot * o) / out
+
 
 def hypot(input, other, *, out=None):
     _tensor_args("hypot", input, other)
@@ -97,6 +108,7 @@ def hypot(input, other, *, out=None):
 class CopysignBackward0(_SavesSelf):         # derivatives.yaml: copysign.Tensor
     __slots__ = ("_saved_result",)
     _saved_names = ("_saved_self", "_saved_result")
+    _jvp_uses = (0,)
 
     def apply(self, grad):
         g0 = None
@@ -106,6 +118,11 @@ class CopysignBackward0(_SavesSelf):         # derivatives.yaml: copysign.Tensor
             zero = s == 0
             g0 = grad * where(zero, 0.0, r / where(zero, 1.0, s))
         return g0, (_zeros(grad) if len(self.next_functions) > 1 and needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):                 # other's tangent contributes nothing
+        s = xs[0]
+        zero = s == 0
+        return ts[0] * where(zero, 0.0, out / where(zero, 1.0, s))
 
 
 class CopysignBackward1(CopysignBackward0):  # derivatives.yaml: copysign.Scalar
@@ -145,6 +162,10 @@ class XlogyBackward0(_SavesSelf):            # derivatives.yaml: xlogy.Tensor
         return (xlogy(grad, o).masked_fill((s == 0) & (o <= 0), 0) if needs(self, 0) else None,
                 grad * s / o if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        return xlogy(st, o).masked_fill((s == 0) & (o <= 0), 0) + ot * s / o
+
 
 class XlogyBackward1(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Self
     __slots__ = ("_saved_other",)
@@ -152,6 +173,9 @@ class XlogyBackward1(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Se
 
     def apply(self, grad):
         return grad * self._saved_self / self._saved_other,
+
+    def jvp(self, ts, xs, out):                 # xs: (other,); self is a number
+        return ts[0] * self._saved_self / xs[0]
 
 
 class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Other
@@ -163,6 +187,11 @@ class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Ot
         g = xlogy(grad, o)
         return (g if o > 0 else g.masked_fill(s == 0, 0)),
 
+    def jvp(self, ts, xs, out):
+        s, o = xs[0], self._saved_other
+        g = xlogy(ts[0], o)
+        return g if o > 0 else g.masked_fill(s == 0, 0)
+
 
 def xlogy(input, other, *, out=None):
     x, y, rt = _float_operands(input, other, "xlogy")
@@ -173,19 +202,20 @@ def xlogy(input, other, *, out=None):
             raise broadcast_error(x, y) from None
     res = wrap(r.astype(rt, copy=False))
     ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
-    if not STATE.enabled:
+    fw = LEVELS and dual(input, other)
+    if not STATE.enabled and not fw:
         return write_out(res, out)
     if ti and to:
-        if input._requires_grad or other._requires_grad:
+        if input._requires_grad or other._requires_grad or fw:
             node = XlogyBackward0()
             node._saved_self, node._saved_other = input, other
             link(res, node, input, other)
     elif to:
-        if other._requires_grad:
+        if other._requires_grad or fw:
             node = XlogyBackward1()
             node._saved_self, node._saved_other = input, other
             link(res, node, other)
-    elif input._requires_grad:
+    elif input._requires_grad or fw:
         node = XlogyBackward2()
         node._saved_self, node._saved_other = input, other
         link(res, node, input)
@@ -205,6 +235,12 @@ class MaximumBackward0(_SavesSelf):
         return (where(self._lose_self(s, o), 0.0, half) if needs(self, 0) else None,
                 where(self._lose_self(o, s), 0.0, half) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):                 # the tangent of the larger; their mean at a tie
+        (st, ot), (s, o) = ts, xs
+        tie = s == o
+        return (where(self._lose_self(s, o), 0.0, where(tie, st / 2, st))
+                + where(self._lose_self(o, s), 0.0, where(tie, ot / 2, ot)))
+
 
 class MinimumBackward0(MaximumBackward0):
     __slots__ = ()
@@ -220,6 +256,9 @@ class FmaxBackward0(_SavesSelf):
         win = self._self_wins(self._saved_self, self._saved_other)
         return (where(win, grad, 0.0) if needs(self, 0) else None,
                 where(win, 0.0, grad) if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        return where(self._self_wins(xs[0], xs[1]), ts[0], ts[1])
 
 
 class FminBackward0(FmaxBackward0):
@@ -239,7 +278,8 @@ def _minmax(name, ufunc, node_cls, swap=False):
             res = wrap(ufunc(y, x) if swap else ufunc(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
-        if STATE.enabled and (input._requires_grad or other._requires_grad):
+        if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+                LEVELS and dual(input, other):
             node = node_cls()
             node._saved_self, node._saved_other = input, other
             link(res, node, input, other)
@@ -264,6 +304,10 @@ class LerpBackward0(Node):                   # derivatives.yaml: lerp.Scalar
         return (grad * (1 - w) if needs(self, 0) else None,
                 grad * w if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        w = self._saved_weight
+        return ts[0] * (1 - w) + ts[1] * w
+
 
 class LerpBackward1(_SavesSelf):             # derivatives.yaml: lerp.Tensor
     __slots__ = ("_saved_end", "_saved_weight")
@@ -274,6 +318,10 @@ class LerpBackward1(_SavesSelf):             # derivatives.yaml: lerp.Tensor
         return (grad * (1 - w) if needs(self, 0) else None,
                 grad * w if needs(self, 1) else None,
                 grad * (self._saved_end - self._saved_self) if needs(self, 2) else None)
+
+    def jvp(self, ts, xs, out):
+        (st, et, wt), (s, e, w) = ts, xs
+        return st * (1 - w) + et * w + wt * (e - s)
 
 
 def lerp(input, end, weight, *, out=None):
@@ -304,7 +352,7 @@ def lerp(input, end, weight, *, out=None):
     res = wrap(np.asarray(r).astype(x.dtype, copy=False))
     if tw:
         if STATE.enabled and (input._requires_grad or end._requires_grad or
-                              weight._requires_grad):
+                              weight._requires_grad) or LEVELS and dual(input, end, weight):
             node = LerpBackward1()
             node._saved_self, node._saved_end, node._saved_weight = input, end, weight
             link(res, node, input, end, weight)
@@ -347,6 +395,11 @@ class AddcmulBackward0(Node):
                 grad * conj_if_complex(self._saved_tensor2) * v if needs(self, 1) else None,
                 grad * conj_if_complex(self._saved_tensor1) * v if needs(self, 2) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, t1t, t2t), (s, t1, t2) = ts, xs
+        v = self._saved_value
+        return st + (t1t * t2 + t1 * t2t) * v
+
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     x, a, b = _promote3(input, tensor1, tensor2)
@@ -360,7 +413,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     except ValueError:
         raise _broadcast_error_n(x, a, b) from None
     if STATE.enabled and (input._requires_grad or tensor1._requires_grad or
-                          tensor2._requires_grad):
+                          tensor2._requires_grad) or LEVELS and dual(input, tensor1, tensor2):
         node = AddcmulBackward0()
         node._saved_tensor1 = tensor1 if tensor2._requires_grad else None
         node._saved_tensor2 = tensor2 if tensor1._requires_grad else None
@@ -380,6 +433,11 @@ class AddcdivBackward0(Node):
                 grad * v / conj_if_complex(t2) if needs(self, 1) else None,
                 -grad * v * conj_if_complex(t1) / conj_if_complex(t2 * t2)
                 if needs(self, 2) else None)
+
+    def jvp(self, ts, xs, out):
+        (st, t1t, t2t), (s, t1, t2) = ts, xs
+        v = self._saved_value
+        return st + (t1t / t2 - t1 * t2t / (t2 * t2)) * v
 
 
 _ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release "
@@ -401,7 +459,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     except ValueError:
         raise _broadcast_error_n(x, a, b) from None
     if STATE.enabled and (input._requires_grad or tensor1._requires_grad or
-                          tensor2._requires_grad):
+                          tensor2._requires_grad) or LEVELS and dual(input, tensor1, tensor2):
         node = AddcdivBackward0()
         node._saved_tensor1 = tensor1 if tensor2._requires_grad else None
         node._saved_tensor2 = tensor2

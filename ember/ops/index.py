@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
@@ -265,6 +266,9 @@ class IndexBackward0(Node):                  # derivatives.yaml: index.Tensor
     def apply(self, grad):
         return _index_grad(grad, self._self_sym_sizes, self._indices),
 
+    def jvp(self, ts, xs, out):
+        return _advanced(ts[0], self._indices)
+
     def np_apply(self, grad):
         out = np.zeros(self._self_sym_sizes, grad.dtype)
         np.add.at(out, self._indices, grad)
@@ -278,11 +282,14 @@ class IndexPutImplBackward0(Node):           # derivatives.yaml: _index_put_impl
     def apply(self, grad):
         return _advanced(grad, self._indices),
 
+    def jvp(self, ts, xs, out):
+        return _index_grad(ts[0], out._data.shape, self._indices)
+
 
 def _advanced(x, indices):
     """x[indices] for a tuple of NumPy index arrays (and full slices): a copy."""
     res = wrap(x._data[indices])
-    if STATE.enabled and x._requires_grad:
+    if STATE.enabled and x._requires_grad or LEVELS and dual(x):
         node = IndexBackward0()
         node._indices = indices
         node._self_sym_sizes = x._data.shape
@@ -295,7 +302,7 @@ def _index_grad(grad, shape, indices):
     out = np.zeros(shape, grad._data.dtype)
     np.add.at(out, indices, grad._data)
     res = wrap(out)
-    if STATE.enabled and grad._requires_grad:
+    if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
         node = IndexPutImplBackward0()
         node._indices = indices
         link(res, node, grad)
@@ -346,6 +353,9 @@ class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _in
         if needs(self, 1):
             gv = _value_grad(_get(grad, P), self._vshape)
         return gs, gv
+
+    def jvp(self, ts, xs, out):                 # the values' tangent put into the input's
+        return _index_put(ts[0], self._P, ts[1], self._saved_accumulate)
 
 
 def _value_grad(g, vshape):
@@ -625,6 +635,9 @@ class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return z.index_add(self._saved_dim, self._saved_index, grad),
 
+    def jvp(self, ts, xs, out):
+        return index_select(ts[0], self._saved_dim, self._saved_index)
+
 
 def index_select(input, dim, index, *, out=None):
     x = input._data
@@ -651,7 +664,7 @@ def index_select(input, dim, index, *, out=None):
             raise IndexError("index out of range in self")
         r = np.take(x, i1, axis=d)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = IndexSelectBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -749,7 +762,8 @@ def index_put(input, indices, values, accumulate=False):
 def _index_put(input, P, values, accumulate):
     res = wrap(input._data.copy())
     _write(res, P, values, accumulate)
-    if STATE.enabled and (input._requires_grad or values._requires_grad):
+    if STATE.enabled and (input._requires_grad or values._requires_grad) or \
+            LEVELS and dual(input, values):
         node = IndexPutBackward0()
         node._P = P
         node._vshape = values._data.shape
@@ -792,6 +806,9 @@ class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
             m = wrap(np.broadcast_to(m._data, self._shape))
         return z.masked_scatter(m, grad),
 
+    def jvp(self, ts, xs, out):
+        return masked_select(ts[0], self._saved_mask)
+
 
 def masked_select(input, mask, *, out=None):
     x = input._data
@@ -805,7 +822,7 @@ def masked_select(input, mask, *, out=None):
     xb = np.broadcast_to(x, shape) if x.shape != shape else x
     mb = np.broadcast_to(m, shape) if m.shape != shape else m
     res = wrap(xb[mb])
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaskedSelectBackward0()
         node._saved_mask = mask
         node._shape = shape
@@ -838,6 +855,9 @@ class TakeBackward0(Node):                   # derivatives.yaml: take
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return z.put(self._saved_index, grad, accumulate=True),
 
+    def jvp(self, ts, xs, out):
+        return take(ts[0], self._saved_index)
+
 
 def take(input, index):
     x = input._data
@@ -845,7 +865,7 @@ def take(input, index):
     if x.size == 0 and i.size:
         raise IndexError("take(): tried to take from an empty tensor")
     res = wrap(x.reshape(-1)[i])
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TakeBackward0()
         node._saved_index = index
         node._self_sym_sizes = x.shape

@@ -9,6 +9,7 @@ __all__ = ["where", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -26,6 +27,10 @@ class WhereBackward0(Node):                  # derivatives.yaml: where.self
         zero = grad.new_zeros(())
         return (where(c, grad, zero) if needs(self, 0) else None,
                 where(c, zero, grad) if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        c = self._saved_condition
+        return where(c, 0.0 if ts[0] is None else ts[0], 0.0 if ts[1] is None else ts[1])
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -58,7 +63,7 @@ def where(condition, input=None, other=None, *, out=None):
             raise broadcast_error(c, x) from None
         raise broadcast_error(cx, y) from None
     if STATE.enabled and ((ti is not None and ti._requires_grad) or
-                          (to is not None and to._requires_grad)):
+                          (to is not None and to._requires_grad)) or LEVELS and dual(ti, to):
         node = WhereBackward0()
         node._saved_condition = condition
         link(res, node, ti, to)

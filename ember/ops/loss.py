@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link
 from ..dtypes import promote_types, type_name
@@ -205,7 +206,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         with np.errstate(invalid="ignore", divide="ignore"):
             r = np.asarray(losses.sum(dtype=x.dtype) / total, x.dtype)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NllLoss2DBackward0() if x.ndim == 4 else NllLossBackward0()
         node._saved_target = t
         node._saved_weight = w
@@ -318,7 +319,7 @@ def mse_loss(input, target, reduction="mean", weight=None):
     d = x - y
     res = wrap(_reduce_np(d * d, reduction))
     t_req = isinstance(target, Tensor) and target._requires_grad
-    if STATE.enabled and (input._requires_grad or t_req):
+    if STATE.enabled and (input._requires_grad or t_req) or LEVELS and dual(input, target):
         node = MseLossBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -366,7 +367,8 @@ class HuberLossBackward0(Node):              # derivatives.yaml: huber_loss
 
 
 def _pointwise_node(res, node_cls, input, target, reduction, **saved):
-    if STATE.enabled and (input._requires_grad or target._requires_grad):
+    if STATE.enabled and (input._requires_grad or target._requires_grad) or \
+            LEVELS and dual(input, target):
         node = node_cls()
         node._saved_self = input
         node._saved_target = target
@@ -453,7 +455,8 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     if weight is not None:
         loss = loss * weight._data
     res = wrap(_reduce_np(loss.astype(x.dtype, copy=False), reduction))
-    if STATE.enabled and (input._requires_grad or target._requires_grad):
+    if STATE.enabled and (input._requires_grad or target._requires_grad) or \
+            LEVELS and dual(input, target):
         node = BinaryCrossEntropyBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -508,7 +511,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
         if weight is not None:
             loss = loss * weight._data
     res = wrap(_reduce_np(np.asarray(loss, x.dtype), reduction))
-    if STATE.enabled and (input._requires_grad or target._requires_grad):
+    if STATE.enabled and (input._requires_grad or target._requires_grad) or \
+            LEVELS and dual(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -632,7 +636,7 @@ def soft_margin_loss(input, target, reduction="mean"):
     with np.errstate(over="ignore"):
         loss = np.log1p(np.exp(-x * y))
     res = wrap(_reduce_np(np.asarray(loss, x.dtype), reduction))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SoftMarginLossBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -675,7 +679,7 @@ class MultilabelMarginLossBackward0(Node):   # derivatives.yaml: multilabel_marg
 def _not_differentiated(res, op, *inputs):
     """A gradient that torch does not differentiate again: when recording, linked to torch's
     NotImplemented node, which raises if it is reached."""
-    if STATE.enabled and any(t._requires_grad for t in inputs):
+    if STATE.enabled and any(t._requires_grad for t in inputs) or LEVELS and dual(*inputs):
         node = NotImplementedBackward()
         node._op = op
         link(res, node, *inputs)
@@ -716,7 +720,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     else:
         r = _reduce_np(loss, reduction)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MultilabelMarginLossBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -791,7 +795,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
     else:
         r = _reduce_np(loss, reduction)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MultiMarginLossBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -1002,7 +1006,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     alpha = _ctc_alpha(lp.astype(np.float64), labels, il, tl, blank)
     nll = _ctc_nll(alpha, il, tl)
     res = wrap(nll.astype(lp.dtype))
-    if STATE.enabled and log_probs._requires_grad:
+    if STATE.enabled and log_probs._requires_grad or LEVELS and dual(log_probs):
         node = CtcLossBackward0()
         node._saved_log_probs = log_probs
         node._saved_targets = targets

@@ -11,12 +11,14 @@ import builtins
 import numpy as np
 
 from .. import dtypes as D, return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, conj_if_complex, broadcast_error)
+from .arith import _zeros
 from ._views import inplace, inplace_source
 from .binary import maximum, minimum
 from .join import cat
@@ -107,6 +109,22 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
         return g * _const(mask / count, g)
 
 
+def _even_jvp(t, x, result, dims, keepdim, nan_match=False):
+    """Forward form of _even_backward: the mean of t over the elements equal to the result."""
+    r = result._data
+    if not keepdim:
+        r = np.expand_dims(r, sorted(dims)) if dims else r
+    xa = x._data
+    mask = xa == r
+    if nan_match and xa.dtype.kind in "fc":
+        mask |= np.isnan(xa) & np.isnan(r)
+    axis = dims if xa.ndim else None
+    count = mask.sum(axis=axis, keepdims=True)
+    if not keepdim and xa.ndim:
+        count = count.squeeze(axis)
+    return where(wrap(mask), t, 0.0).sum(dims, keepdim=keepdim) / _const(count, t)
+
+
 def _kernel_check(input, kernel, kinds="c"):
     """torch's dispatch error for a dtype its CPU kernel lacks (complex; bool too for some)."""
     k = input._data.dtype.kind
@@ -134,6 +152,9 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
     def apply(self, grad):
         return grad.expand(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].sum()
+
     def np_apply(self, g):
         # the scalar gradient as a zero-stride view, the same array expand gives apply (a
         # node downstream may round differently on another memory layout)
@@ -146,6 +167,9 @@ class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
     def apply(self, grad):
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
         return g.expand(self._saved_self_sym_sizes),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim)
 
 
 def _sum_dtype(x, dtype, input=None):
@@ -164,7 +188,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     if dim is None and not keepdim:
         # np.sum's arithmetic (add.reduce over everything) without its Python wrapper
         res = wrap(np.add.reduce(x, axis=None, dtype=_sum_dtype(x, dtype, input)))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = SumBackward0()
             node._saved_self_sym_sizes = x.shape
             link(res, node, input)
@@ -176,7 +200,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
         # torch's reductions write a contiguous result; NumPy's follow the input's layout
         r = np.ascontiguousarray(r)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SumBackward1()
         node._saved_dim = dims
         node._saved_keepdim = keepdim
@@ -194,6 +218,10 @@ class NansumBackward0(Node):                 # derivatives.yaml: nansum
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
         return g * _const(~np.isnan(s._data), g),
 
+    def jvp(self, ts, xs, out):
+        return where(xs[0].isnan(), 0.0, ts[0]).sum(self._saved_dim,
+                                                    keepdim=self._saved_keepdim)
+
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -203,7 +231,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
         raise RuntimeError("nansum on CPU does not support complex inputs")
     res = wrap(np.asarray(np.nansum(x, axis=axis, dtype=_sum_dtype(x, dtype, input),
                                     keepdims=keepdim and x.ndim > 0)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NansumBackward0()
         node._saved_self = input
         node._saved_dim = dims
@@ -217,6 +245,9 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
 
     def apply(self, grad):
         return grad.expand(self._saved_self_sym_sizes) / self._saved_self_sym_numel,
+
+    def jvp(self, ts, xs, out):
+        return ts[0].sum() / self._saved_self_sym_numel
 
     def np_apply(self, g):
         n = self._saved_self_sym_numel
@@ -232,6 +263,9 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
     def apply(self, grad):
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
         return g.expand(self._saved_self_sym_sizes) / self._count,
+
+    def jvp(self, ts, xs, out):
+        return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim) / self._count
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
@@ -255,7 +289,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         else:
             with np.errstate(invalid="ignore", divide="ignore"):
                 res = wrap(np.mean(x) if x.size else np.asarray(np.nan, x.dtype))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MeanBackward0()
             node._saved_self_sym_sizes = x.shape
             node._saved_self_sym_numel = x.size
@@ -267,7 +301,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     else:
         res = wrap(np.asarray(np.mean(x, axis=axis, keepdims=keepdim)).astype(x.dtype,
                                                                              copy=False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MeanBackward1()
         node._saved_dim = dims
         node._saved_keepdim = keepdim
@@ -338,6 +372,12 @@ class ProdBackward0(Node):                   # derivatives.yaml: prod
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
         return grad * _const(others.conj(), grad),
 
+    def jvp(self, ts, xs, out):                 # sum of t times the product of the others
+        s, t = xs[0], ts[0]
+        if s._data.ndim == 0:
+            return t.clone()
+        return (t.reshape(-1) * _prod_others_t(s.reshape(-1), 0)).sum()
+
 
 class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
     __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_keepdim")
@@ -360,6 +400,14 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
             return g * conj_if_complex(_prod_others_t(s, d)),
         return g * _const(_prod_others(x, d).conj(), g),
 
+    def jvp(self, ts, xs, out):
+        s, t, d = xs[0], ts[0], self._saved_dim
+        if s._data.ndim == 0:
+            return t.clone()
+        if s._data.shape[d] == 0:
+            return _zeros(out)
+        return (t * _prod_others_t(s, d)).sum(d, keepdim=self._saved_keepdim)
+
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dtype = D.as_dtype(dtype, "prod")
@@ -373,7 +421,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     # from an ember module, where ember's warning filter keeps them from the user)
     if dim is None:
         res = wrap(np.multiply.reduce(x, axis=None, dtype=rd))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = ProdBackward0()
             node._saved_self = input
             node._saved_result = res.detach()
@@ -385,7 +433,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     d = wrap_dim(dim, x.ndim)
     res = wrap(np.multiply.reduce(x, axis=d if x.ndim else None, dtype=rd,
                                   keepdims=keepdim and x.ndim > 0))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ProdBackward1()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -411,6 +459,11 @@ class MaxBackward1(Node):                    # derivatives.yaml: max (whole tens
         return _even_backward(grad, s, self._saved_result, tuple(range(s._data.ndim)), False,
                               True),
 
+    def jvp(self, ts, xs, out):                 # result: evenly_read_jvp
+        # (no NaN matching here, unlike the backward: a NaN result gets a NaN tangent)
+        s = xs[0]
+        return _even_jvp(ts[0], s, out, tuple(range(s._data.ndim)), False)
+
 
 class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tensor)
     __slots__ = ()
@@ -422,6 +475,15 @@ class MaxBackward0(Node):                    # derivatives.yaml: max.dim
     def apply(self, grad):
         return _select_backward(grad, self._saved_dim, self._saved_indices,
                                 self._saved_keepdim, self._saved_self_sym_sizes),
+
+    def jvp(self, ts, xs, out):                 # the tangent at the selected index
+        t = ts[0]
+        if t._data.ndim == 0:
+            return t.clone()
+        d, idx = self._saved_dim, self._saved_indices
+        if not self._saved_keepdim:
+            return t.gather(d, wrap(np.expand_dims(idx, d))).squeeze(d)
+        return t.gather(d, wrap(idx))
 
 
 class MinBackward0(MaxBackward0):            # derivatives.yaml: min.dim
@@ -444,7 +506,7 @@ def _minmax(input, dim, keepdim, largest, out):
         if x.size == 0:
             raise _reduce_empty_error(name, x)
         res = wrap(np.asarray(np.max(x) if largest else np.min(x)))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MaxBackward1() if largest else MinBackward1()
             node._saved_self = input
             node._saved_result = res.detach()
@@ -462,7 +524,7 @@ def _minmax(input, dim, keepdim, largest, out):
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
     values, indices = wrap(vals), wrap(idx.astype(np.int64))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxBackward0() if largest else MinBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
         node._saved_indices = indices._data
@@ -501,6 +563,9 @@ class AmaxBackward0(Node):                   # derivatives.yaml: amax
         return _even_backward(grad, self._saved_self, self._saved_result, self._saved_dim,
                               self._saved_keepdim),
 
+    def jvp(self, ts, xs, out):
+        return _even_jvp(ts[0], xs[0], out, self._saved_dim, self._saved_keepdim)
+
 
 class AminBackward0(AmaxBackward0):          # derivatives.yaml: amin
     __slots__ = ()
@@ -521,7 +586,7 @@ def _amaxmin(input, dim, keepdim, largest, out):
         raise _reduce_empty_error(name, x)
     f = np.max if largest else np.min
     res = wrap(np.asarray(f(x, axis=axis, keepdims=keepdim and x.ndim > 0)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AmaxBackward0() if largest else AminBackward0()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -557,6 +622,10 @@ class AminmaxBackward0(Node):                # derivatives.yaml: aminmax
             out = g if out is None else out + g
         return out,
 
+    def jvp(self, ts, xs, out):
+        dims, k = self._saved_dim, self._saved_keepdim
+        return [_even_jvp(ts[0], xs[0], out[0], dims, k), _even_jvp(ts[0], xs[0], out[1], dims, k)]
+
 
 def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -576,7 +645,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         kd = keepdim and x.ndim > 0
     mn = wrap(np.asarray(np.min(x, axis=axis, keepdims=kd)))
     mx = wrap(np.asarray(np.max(x, axis=axis, keepdims=kd)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AminmaxBackward0()
         node._saved_self = input
         node._saved_min, node._saved_max = mn.detach(), mx.detach()
@@ -664,6 +733,17 @@ def _norm_backward(grad, s, r, p, dims, keepdim):
     return s * a ** (p - 2) * scale
 
 
+def _norm_jvp(t, s, r, p, dims, keepdim):
+    """linalg_vector_norm's tangent: its gradient (_norm_backward) read against t."""
+    g = _norm_backward(wrap(np.ones(r._data.shape, r._data.dtype)), s, r, p, dims, keepdim)
+    if g is None:
+        return _zeros(r)
+    gt = g.conj() * t if g._data.dtype.kind == "c" else g * t
+    if gt._data.dtype.kind == "c":
+        gt = gt.real
+    return gt.sum(dims, keepdim=keepdim)
+
+
 class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_norm
     __slots__ = ("_saved_self", "_saved_ord", "_saved_dim", "_saved_keepdim", "_saved_result")
     _saved_names = ("_saved_self", "_saved_result")
@@ -672,6 +752,12 @@ class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_no
         r = saved_output(self, self._saved_result)
         return _norm_backward(grad, self._saved_self, r, self._saved_ord, self._saved_dim,
                               self._saved_keepdim),
+
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        if s._data.dtype.kind == out._data.dtype.kind and s._data.dtype != out._data.dtype:
+            s = s.to(out.dtype)             # a dtype= norm: computed in the result's dtype
+        return _norm_jvp(ts[0], s, out, self._saved_ord, self._saved_dim, self._saved_keepdim)
 
 
 def _norm_values(x, p, axis, keepdim):
@@ -714,7 +800,7 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
                                    f"dimension {d}because this dimension is empty and the "
                                    "operation does not have an identity")
     res = wrap(_norm_values(x, p, axis, keepdim and x.ndim > 0))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LinalgVectorNormBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
         node._saved_ord = p
@@ -738,6 +824,11 @@ class DistBackward0(Node):                   # derivatives.yaml: dist
             return None, None
         return (g if needs(self, 0) else None), (-g if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        diff = xs[0] - xs[1]
+        return _norm_jvp(ts[0] - ts[1], diff, out, self._saved_p,
+                         tuple(range(diff._data.ndim)), False)
+
 
 def dist(input, other, p=2):
     x, y = input._data, other._data
@@ -756,7 +847,8 @@ def dist(input, other, p=2):
                            f"Got {type_name(diff.dtype)} instead.")
     p = float(p)
     res = wrap(_norm_values(diff, p, None, False))
-    if STATE.enabled and (input._requires_grad or other._requires_grad):
+    if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+            LEVELS and dual(input, other):
         node = DistBackward0()
         node._saved_self, node._saved_other = input, other
         node._saved_p = p
@@ -788,6 +880,12 @@ class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
         with np.errstate(invalid="ignore"):          # inf - inf where the result is inf
             return g * conj_if_complex((self._saved_self - r).exp()),
 
+    def jvp(self, ts, xs, out):
+        dims, k = self._saved_dim, self._saved_keepdim
+        r = _unsqueeze_dims(out, dims, k)
+        with np.errstate(invalid="ignore"):
+            return (ts[0] * (xs[0] - r).exp()).sum(dims, keepdim=k)
+
 
 def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -807,7 +905,7 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
         if not keepdim and x.ndim:
             r = r.squeeze(axis)
     res = wrap(np.asarray(r, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogsumexpBackward0()
         node._saved_self = input
         node._saved_dim, node._saved_keepdim = dims, keepdim
@@ -838,6 +936,12 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         gy = grad * y
         return gy - y * gy.sum(d, keepdim=True),
 
+    def jvp(self, ts, xs, out):                 # result: y * (t - sum(y * t))
+        t, d = ts[0].to(out.dtype), self._saved_dim
+        if d is None:                       # a 0-d input: 0, or NaN for a NaN one
+            return out * (t - out * t)
+        return out * (t - (out * t).sum(d, keepdim=True))
+
     def np_apply(self, g):
         y = self._saved_result._data
         if y.dtype is not g.dtype or y.shape != g.shape or not y.ndim:
@@ -856,7 +960,7 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
         e = np.exp(x - m)
         y = e / np.sum(e, axis=ax, keepdims=True)
     res = wrap(np.asarray(y, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SoftmaxBackward0()
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()
@@ -871,6 +975,12 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
     def apply(self, grad):
         y = saved_output(self, self._saved_result)
         return grad - y.exp() * grad.sum(self._saved_dim, keepdim=True),
+
+    def jvp(self, ts, xs, out):
+        t, d = ts[0].to(out.dtype), self._saved_dim
+        if d is None:
+            return t - out.exp() * t
+        return t - (out.exp() * t).sum(d, keepdim=True)
 
     def np_apply(self, g):
         y = self._saved_result._data
@@ -890,7 +1000,7 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=No
         sh = x - m
         y = sh - np.log(np.add.reduce(np.exp(sh), axis=ax, keepdims=True))
     res = wrap(np.asarray(y, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogSoftmaxBackward0()
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()
@@ -978,7 +1088,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
             norm = (a ** p).sum(axis=dims, keepdims=True) ** (1.0 / p)
         scale = np.where(norm > maxnorm, maxnorm / (norm + _RENORM_EPS), 1.0)
     res = wrap((x * scale.astype(a.dtype)).astype(x.dtype, copy=False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RenormBackward0()
         node._saved_self, node._saved_p, node._saved_dim = input, p, d
         node._saved_maxnorm = maxnorm

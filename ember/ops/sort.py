@@ -5,6 +5,7 @@ __all__ = ["median", "nanmedian", "mode", "topk", "sort", "argsort", "msort", "k
 import numpy as np
 
 from .. import return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -266,6 +267,11 @@ class SortBackward0(Node):                   # derivatives.yaml: sort.stable
         return _scatter_add(grad, self._saved_dim, self._saved_indices,
                             self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):                 # the tangent in the sorted order
+        t = ts[0]
+        return t.gather(self._saved_dim, wrap(self._saved_indices)) if t._data.ndim \
+            else t.clone()
+
 
 class SortBackward1(SortBackward0):          # derivatives.yaml: sort.stable (stable= given)
     __slots__ = ()
@@ -311,7 +317,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
         idx = _sort_order(x, d, descending, stable)
         vals = np.take_along_axis(x, idx, d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SortBackward0() if stable is None else SortBackward1()
         node._saved_dim, node._saved_indices = d, idx
         node._saved_self_sym_sizes = x.shape
@@ -365,7 +371,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
                 idx = _unrows(ir, x, d, k)
         vals = np.take_along_axis(x, idx, d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TopkBackward0()
         node._saved_dim, node._saved_indices = d, idx
         node._saved_self_sym_sizes = x.shape
@@ -429,7 +435,7 @@ def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         node._saved_dim, node._saved_keepdim = d, keepdim
         node._saved_indices = idx
@@ -505,7 +511,7 @@ def _median_all(input, ignore_nan):
         else:
             v = np.asarray(np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2])
     res = wrap(v)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NanmedianBackward0() if ignore_nan else MedianBackward0()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -585,7 +591,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ModeBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
         node._saved_indices = idx
@@ -631,7 +637,7 @@ def _unique_check(x, name):
 
 def _unique_result(input, values, inverse, counts, node_cls, return_inverse, return_counts):
     out = wrap(values)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(out, node_cls(), input)
     if not (return_inverse or return_counts):
         return out

@@ -2,6 +2,7 @@
 bilinear uses, out[b, o] = sum_ij i1[b, i] * i2[o, i, j] * i3[b, j]."""
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..tensor import wrap
@@ -41,7 +42,8 @@ def trilinear_bilinear(i1, i2, i3):
     t = (x1 @ w.transpose(1, 0, 2).reshape(ii, o * j)).reshape(-1, o, j)
     res = np.matmul(t, x2[:, :, None])[:, :, 0]
     out = wrap(res)
-    if STATE.enabled and (i1._requires_grad or i2._requires_grad or i3._requires_grad):
+    if STATE.enabled and (i1._requires_grad or i2._requires_grad or i3._requires_grad) or \
+            LEVELS and dual(i1, i2, i3):
         node = TrilinearBackward0()
         node._saved_i1, node._saved_i2, node._saved_i3 = i1, i2, i3
         node._saved_expand1, node._saved_expand2, node._saved_expand3 = (1, 3), (0,), (1, 2)
