@@ -84,14 +84,27 @@ def _promoted(input, target):
 class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forward
     # target, weight and total_weight are constants (no gradient), kept as NumPy arrays;
     # _saved_shape_dtype: the input's shape and dtype, from which the gradient is built
+    # _saved_self: the input, only for the create_graph gradient's edge (torch saves it too)
     __slots__ = ("_saved_target", "_saved_weight", "_saved_ignore_index", "_saved_reduction",
-                 "_saved_total_weight", "_saved_shape_dtype")
+                 "_saved_total_weight", "_saved_shape_dtype", "_saved_self")
+    _saved_names = ("_saved_self",)
 
     def apply(self, grad):
         coef = self._coefficients()
-        if self._saved_reduction == "none" and coef.ndim > 1:
-            grad = grad.unsqueeze(1)              # per-sample gradient, broadcast over classes
-        return grad * wrap(coef),
+        g = grad.unsqueeze(1) if self._saved_reduction == "none" and coef.ndim > 1 else grad
+        if not STATE.enabled:
+            return g * wrap(coef),
+        # torch's nll_loss_backward: a node of its own, linked to the incoming gradient and
+        # the input (whose derivative is zero), so the gradient requires grad as in torch
+        s = self._saved_self
+        res = wrap((g._data * coef).astype(coef.dtype, copy=False))
+        if grad._requires_grad or s._requires_grad:
+            node = (NllLoss2DBackwardBackward0 if type(self) is NllLoss2DBackward0
+                    else NllLossBackwardBackward0)()
+            node._coef, node._grad_ndim, node._self_meta = coef, grad._data.ndim, \
+                (s._data.shape, s._data.dtype)
+            link(res, node, grad, s)
+        return res,
 
     def np_apply(self, g):
         coef = self._coefficients()
@@ -118,6 +131,24 @@ class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forwar
 
 
 class NllLoss2DBackward0(NllLossBackward0):  # derivatives.yaml: nll_loss2d_forward
+    __slots__ = ()
+
+
+class NllLossBackwardBackward0(Node):        # derivatives.yaml: nll_loss_backward
+    """The gradient of nll_loss's gradient: linear in the incoming gradient (the same
+    coefficients, summed back to its shape), zero in the input."""
+    __slots__ = ("_coef", "_grad_ndim", "_self_meta")
+
+    def apply(self, gg):
+        g = None
+        if needs(self, 0):
+            g = gg * wrap(self._coef)
+            g = g.sum() if self._grad_ndim == 0 else g.sum(1)
+        zeros = wrap(np.zeros(*self._self_meta)) if needs(self, 1) else None
+        return g, zeros
+
+
+class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):  # nll_loss2d_backward
     __slots__ = ()
 
 
@@ -205,6 +236,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         node._saved_reduction = reduction
         node._saved_total_weight = total
         node._saved_shape_dtype = (x.shape, x.dtype)
+        node._saved_self = input
         link(res, node, input)
     return res
 
