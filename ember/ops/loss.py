@@ -175,7 +175,12 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
             x.ndim >= 2 and t.ndim == 0:
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                          f"batch_size ({t.shape[0] if t.ndim else 1}).")
-    if t.dtype.kind not in "iu" or t.dtype.kind == "u" and t.dtype.itemsize != 1:
+    if x.ndim <= 2 and t.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if x.ndim > 2 and x.shape[:1] + x.shape[2:] != t.shape:
+        raise RuntimeError(f"Expected target size {list(x.shape[:1] + x.shape[2:])}, got "
+                           f"{list(t.shape)}")
+    if t.dtype != np.int64 and t.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{type_name(t.dtype)}")
     n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
@@ -189,9 +194,6 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         if w.dtype != x.dtype:
             raise RuntimeError(f"expected scalar type {type_name(x.dtype)} but found "
                                f"{type_name(w.dtype)}")
-    if x.ndim > 2 and x.shape[:1] + x.shape[2:] != t.shape:
-        raise RuntimeError(f"Expected target size {list(x.shape[:1] + x.shape[2:])}, got "
-                           f"{list(t.shape)}")
     if x.ndim == 1 and t.ndim == 1 and t.shape[0] == 1:
         t = t.reshape(())
     if x.ndim > 2 and x.ndim != 4:
@@ -262,7 +264,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     cdim = 1 if x.ndim >= 2 else 0
     n_classes = x.shape[cdim]
     logp = log_softmax(input, cdim)
-    if target._data.dtype.kind == "f":
+    # torch reads a floating target of the input's shape as class probabilities; any other
+    # target goes down the class-index path (and gets its shape and dtype errors)
+    if target._data.dtype.kind == "f" and target._data.shape == x.shape:
         return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
     loss = nll_loss(logp, target, weight, ignore_index, reduction)
     if not label_smoothing:
@@ -714,6 +718,11 @@ def _multilabel_terms(x, counts, is_target):
     return np.maximum(z, 0) * w, active
 
 
+def _long_target(t):
+    if t.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {type_name(t.dtype)}")
+
+
 def multilabel_margin_loss(input, target, reduction="mean"):
     x, t = input._data, target._data
     _float_kernel(x, "multilabel_margin_loss_forward_out_frame")
@@ -721,6 +730,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
                                                  t.size == x.size):
         raise RuntimeError(f"inconsistent target size: {list(t.shape)} for input of size: "
                            f"{list(x.shape)}")
+    _long_target(t)
     c = x.shape[-1] if x.ndim else 1
     x2, t2 = x.reshape(-1, c), t.reshape(-1, c).astype(np.int64)
     if ((t2 < -1) | (t2 >= c)).any():
@@ -796,6 +806,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
     if weight is not None and weight._data.shape != (c,):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got "
                            f"{list(weight._data.shape)}")
+    _long_target(t)
     t1 = t.reshape(-1).astype(np.int64)
     if ((t1 < 0) | (t1 >= c)).any():
         raise RuntimeError("target out of range")
