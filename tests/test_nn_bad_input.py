@@ -8,6 +8,7 @@ import torch
 
 import ember
 from nn_module_check import compare_state, make_pair
+from oracle import check_error
 
 R = np.random.default_rng(5)
 
@@ -120,7 +121,8 @@ LOSS = {
     "multi_margin_target_float": (lambda l: l.nn.MultiMarginLoss(),
                                   lambda l: (T(l, X3), T(l, [0.0, 1.0]))),
     "multilabel_margin_target_out_of_range": (
-        lambda l: l.nn.MultiLabelMarginLoss(), lambda l: (T(l, X3), T(l, [[0, 3, -1], [1, -1, 0]]))),
+        lambda l: l.nn.MultiLabelMarginLoss(),
+        lambda l: (T(l, X3), T(l, [[0, 3, -1], [1, -1, 0]]))),
     "bce_target_size": (lambda l: l.nn.BCELoss(), lambda l: (T(l, np.full((2, 3), 0.5,
                                                                          np.float32)),
                                                              T(l, np.full(3, 0.5, np.float32)))),
@@ -221,3 +223,60 @@ def test_bad_input(name):
     assert _changed(before[torch], _snapshot(tm)) == expected
     assert _changed(before[ember], _snapshot(em)) == expected
     compare_state(tm, em, name)
+
+
+# ---- functional forms and constructors: torch's exception type and first message line
+FUNCTIONAL = {
+    "conv_int_input": lambda l: l.nn.Conv2d(1, 1, 2)(l.ones(1, 1, 3, 3, dtype=l.long)),
+    "conv_stride0": lambda l: l.nn.functional.conv2d(l.ones(1, 1, 3, 3), l.ones(1, 1, 2, 2),
+                                                     stride=0),
+    "conv_groups_ctor": lambda l: l.nn.Conv2d(3, 4, 2, groups=2),
+    "pool_pad_big": lambda l: l.nn.MaxPool2d(2, padding=2)(l.ones(1, 1, 4, 4)),
+    "adaptive_pool_negative": lambda l: l.nn.functional.adaptive_avg_pool2d(
+        l.ones(1, 1, 3, 3), -1),
+    "max_unpool_size": lambda l: l.nn.functional.max_unpool2d(
+        l.ones(1, 1, 2, 2), l.zeros(1, 1, 2, 2, dtype=l.long), 2, output_size=(7, 7)),
+    "pad_reflect_big": lambda l: l.nn.functional.pad(l.ones(1, 1, 3), (3, 3), mode="reflect"),
+    "interpolate_size_and_scale": lambda l: l.nn.functional.interpolate(
+        l.ones(1, 1, 3), size=4, scale_factor=2),
+    "interpolate_mode": lambda l: l.nn.functional.interpolate(l.ones(1, 1, 3), size=4,
+                                                              mode="cubic"),
+    "interpolate_bilinear_3d": lambda l: l.nn.functional.interpolate(l.ones(1, 1, 3), size=4,
+                                                                     mode="bilinear"),
+    "fold_blocks": lambda l: l.nn.functional.fold(l.ones(1, 4, 5), (3, 3), 2),
+    "pixel_shuffle_2d": lambda l: l.nn.functional.pixel_shuffle(l.ones(4, 2), 2),
+    "linear_0d_input": lambda l: l.nn.Linear(3, 2)(l.tensor(1.0)),
+    "linear_0d_weight": lambda l: l.nn.functional.linear(l.ones(3), l.tensor(2.0)),
+    "embedding_2d_indices": lambda l: l.nn.functional.embedding(l.tensor([[0, 5]]),
+                                                                l.ones(4, 2)),
+    "dropout_p": lambda l: l.nn.Dropout(1.5),
+    "mha_heads": lambda l: l.nn.MultiheadAttention(5, 2),
+    "lstm_hx_batch_first": lambda l: l.nn.LSTM(2, 3, batch_first=True)(
+        l.ones(4, 5, 2), (l.zeros(1, 5, 3), l.zeros(1, 5, 3))),
+    "lstm_hx_not_tuple": lambda l: l.nn.LSTM(2, 3)(l.ones(5, 4, 2), l.zeros(1, 4, 3)),
+    "sdpa_dims": lambda l: l.nn.functional.scaled_dot_product_attention(
+        l.ones(2, 3), l.ones(2, 4), l.ones(2, 4)),
+    "layer_norm_weight": lambda l: l.nn.functional.layer_norm(l.ones(2, 3), (3,),
+                                                              weight=l.ones(2)),
+    "group_norm_weight": lambda l: l.nn.functional.group_norm(l.ones(2, 4, 3), 2,
+                                                              weight=l.ones(3)),
+    "cosine_similarity_shape": lambda l: l.nn.functional.cosine_similarity(l.ones(2, 3),
+                                                                           l.ones(2, 4)),
+    "cross_entropy_weight_dtype": lambda l: l.nn.functional.cross_entropy(
+        l.ones(2, 3), l.tensor([0, 1]), weight=l.ones(3, dtype=l.float64)),
+    "bce_with_logits_pos_weight_shape": lambda l: l.nn.functional.binary_cross_entropy_with_logits(
+        l.ones(2, 3), l.ones(2, 3), pos_weight=l.ones(2)),
+    "bce_with_logits_weight_shape": lambda l: l.nn.functional.binary_cross_entropy_with_logits(
+        l.ones(2, 3), l.ones(2, 3), weight=l.ones(2)),
+    "kl_div_reduction": lambda l: l.nn.functional.kl_div(l.ones(2), l.ones(2), reduction="avg"),
+    "mse_reduction": lambda l: l.nn.functional.mse_loss(l.ones(2), l.ones(2), reduction="avg"),
+    "ctc_lengths": lambda l: l.nn.functional.ctc_loss(
+        l.zeros(4, 2, 3), l.tensor([[1, 2], [1, 1]]), l.tensor([4]), l.tensor([2, 2])),
+    "triplet_dims": lambda l: l.nn.functional.triplet_margin_loss(l.ones(2, 3), l.ones(3),
+                                                                  l.ones(2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONAL))
+def test_functional_bad_input(name):
+    check_error(FUNCTIONAL[name])

@@ -64,6 +64,9 @@ __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, built as torch builds it: addmm for a 2-D input with bias,
     flatten + addmm + view for another contiguous input with bias, else matmul (+ bias)."""
+    if input._data.ndim == 0 or weight._data.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input._data.ndim}D and {weight._data.ndim}D")
     wt = weight.t()
     if bias is not None:
         nd = input._data.ndim

@@ -19,7 +19,7 @@ from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
-from ._args import needs
+from ._args import broadcast_error, needs
 from .activation import logsigmoid
 from .arith import (scalar_op, AddBackward1, SubBackward1, MulBackward1, DivBackward1,
                     NotImplementedBackward)
@@ -516,6 +516,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):  # derivatives.yaml: ..._with
         return gs, gt
 
 
+def _broadcasts(sa, sb):
+    return all(x == y or x == 1 or y == 1 for x, y in zip(reversed(sa), reversed(sb)))
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
                                      pos_weight=None):
     if target._data.shape != input._data.shape:
@@ -525,6 +529,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     x, y = _promoted(input, target)
     _float_kernel(x, "binary_cross_entropy_with_logits")
+    for a, b in ((pos_weight, y), (x, weight)):     # torch's operand order in its formula
+        if a is not None and b is not None and not _broadcasts(a.shape, b.shape):
+            raise broadcast_error(a, b)
     with np.errstate(over="ignore", invalid="ignore"):
         softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)     # -logsigmoid(x)
         if pos_weight is None:
