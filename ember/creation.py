@@ -355,6 +355,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     else:
         dtype = D.as_dtype(dtype, "arange")
+    if dtype is D.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if dtype.category <= D.INT and not all(isinstance(v, int) for v in (start, step)):
         # torch converts start and step to the integer dtype (the size from the originals)
         n = int(np.ceil((end - start) / step)) if step else 0
@@ -400,13 +402,28 @@ def _arange_float(start, step, n, np_dtype):
     return out
 
 
+def _steps(fn, start, end, steps):
+    """linspace/logspace's steps as an int: a Python or NumPy int, or a 0-d integer tensor
+    (torch's parser refuses anything else, floats and bools included)."""
+    if isinstance(steps, Tensor) and not steps._data.ndim and steps._data.dtype.kind in "iu":
+        return int(steps._data)
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"({type(start).__name__}, {type(end).__name__}, "
+                        f"{type(steps).__name__}), but expected one of:")
+    return int(steps)
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     _check_device(device)
+    steps = _steps("linspace", start, end, steps)
     start, end = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = _dtype(dtype, fn="linspace")
+    if dt is D.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if dt.category <= D.INT:
         arr = np.linspace(start, end, steps).astype(dt.np)
         return _finish(arr, requires_grad)
@@ -443,6 +460,8 @@ def _linspace_plain(start, end, steps, ft):
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     _check_device(device)
+    steps = _steps("logspace", start, end, steps)
+    start, end = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     lin = _linspace_plain(start, end, steps, np.dtype(np.float64)) if steps else np.zeros(0)

@@ -1142,7 +1142,7 @@ def _check_uniform(np_dtype, low, high):
 
 
 def _check_std(std):
-    if std < 0:
+    if not std >= 0:        # (NaN too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
 
 
@@ -1496,6 +1496,10 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     _check_device(device)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer, Tensor)) or \
+            isinstance(n, Tensor) and (n._data.ndim or n._data.dtype.kind not in "iu"):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
     n = _int_arg(n, "randperm", _types(n))
     g = _gen(generator)
     dt = out._data.dtype if out is not None else (dtype or D.int64).np

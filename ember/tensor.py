@@ -243,11 +243,17 @@ class Tensor:
 
     @property
     def is_leaf(self):
-        return self._grad_fn is None
+        fn = self._grad_fn
+        if fn is not None and fn._refused:     # (Note [Refused views] in ops/_views.py)
+            raise RuntimeError(fn._refused)
+        return fn is None
 
     @property
     def grad_fn(self):
-        return self._grad_fn
+        fn = self._grad_fn
+        if fn is not None and fn._refused:
+            raise RuntimeError(fn._refused)
+        return fn
 
     @property
     def grad(self):
@@ -362,7 +368,16 @@ class Tensor:
         return self._data.itemsize
 
     def stride(self, dim=None):
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        d = self._data
+        st = tuple(s // d.itemsize for s in d.strides)
+        if not d.size and not any(st):
+            # NumPy gives a fresh empty array zero strides; torch's are the contiguous ones
+            # (each dim's stride: the product of the later sizes, a 0 counted as 1)
+            acc, out = 1, []
+            for n in reversed(d.shape):
+                out.append(acc)
+                acc *= max(n, 1)
+            st = tuple(reversed(out))
         return st if dim is None else st[self._wrap_dim(dim)]
 
     def is_contiguous(self, memory_format=None):

@@ -57,7 +57,8 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
 def _roots(outputs, grads):
     roots = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
-        if not out._requires_grad:
+        # (a view made under no_grad requires grad but leads nowhere: torch refuses it too)
+        if not out._requires_grad or out._grad_fn is None and out._x and "sink" in out._x:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
         edge = graph.edge(out)

@@ -25,8 +25,8 @@ import numpy as np
 from ..dtypes import FROM_NP
 from ..tensor import wrap
 from .grad_mode import STATE
-from .graph import (AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions,
-                    checked_hook_result, sum_to, sum_to_np, ZERO, plus)
+from .graph import (AccumulateGrad, NotImplementedBackward, SECOND_BACKWARD, INPLACE,
+                    check_versions, checked_hook_result, sum_to, sum_to_np, ZERO, plus)
 
 
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
@@ -45,14 +45,18 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     if gc_was_on:
         gc_disable()
     try:
-        _run(roots, retain_graph, not create_graph, capture, accumulate, only)
+        needed = None
+        if capture is not None or only is not None:     # Note [Needed nodes]
+            needed = _needed([e[0][0] for e in roots],
+                             {k[0] for k in capture or ()} | (only or set()))
+        _run(roots, retain_graph, not create_graph, capture, accumulate, only, needed)
     finally:
         STATE.enabled = prev
         if gc_was_on:
             gc_enable()
 
 
-def _run(roots, retain_graph, arrays, capture, accumulate, only):
+def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
     """One backward pass. arrays: gradients are NumPy arrays and nodes run `np_apply`
     (without create_graph), else Tensors and `apply`. A node with a single incoming edge (a
     chain) gets its gradient handed over directly; only fan-in nodes and nodes waiting in the
@@ -76,15 +80,16 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
     pend_max = -1           # the newest pending node's sequence number
     # use counts only without create_graph: the formulas of a create_graph pass make new
     # edges to the nodes being run (Note [Uses])
-    if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
+    if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1 and needed is None:
         (ready, _), g = roots[0]
         rgrad = g._data
         deps = None
         starts = (ready,)
     else:
         for (node, nr), g in roots:
-            _add_to_buffer(buffers, node, nr, g._data if arrays else g)
-        deps = _dependencies([e[0][0] for e in roots])
+            if needed is None or node in needed:
+                _add_to_buffer(buffers, node, nr, g._data if arrays else g)
+        deps = _dependencies([e[0][0] for e in roots], needed)
         for node in buffers:
             if not deps.get(node):
                 heappush(heap, (-node._seq, node))
@@ -105,6 +110,9 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             break
         if capture is not None and grad is not None:
             _capture(capture, node, grad, arrays)
+        if needed is not None and node not in needed.run and type(node) is not AccumulateGrad:
+            grad = None         # Note [Needed nodes]: captured, not run
+            continue
         if type(node) is AccumulateGrad:
             if grad is not None and accumulate and (only is None or node in only):
                 if grad is ZERO:
@@ -116,6 +124,8 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             grad = None
             continue
         if grad is None:        # the node received no gradient: only release its edges
+            if type(node) is NotImplementedBackward:
+                node.apply(grad)    # (torch runs it all the same, and it raises)
             edges = zip(node.next_functions, _NONES)
         elif grad is ZERO or node._n_outputs != 1 and (grad := _drop_zeros(grad)) is ZERO:
             # Note [Zero gradients]: ZERO passes on without running the node
@@ -153,7 +163,7 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             # (np_apply may leave out trailing entries for edges that lead nowhere)
             edges = zip(node.next_functions, outs)
         for (nxt, nr), g in edges:
-            if nxt is None:
+            if nxt is None or needed is not None and nxt not in needed:
                 continue
             single = nxt._n_outputs == 1
             if g is not None and g is not ZERO:
@@ -269,8 +279,42 @@ def _materialize(meta, arrays):
     return z if arrays else wrap(z)
 
 
-def _dependencies(starts):
-    """Number of edges arriving at each node reachable from the roots (iterative DFS)."""
+# Note [Needed nodes]: autograd.grad and backward(inputs=...) run only the nodes on a path
+# to the inputs asked for (torch's exec_info): a node whose gradient is captured but that
+# leads to no other input is not run (nor freed), and branches that lead to no input are
+# not entered, so their saved tensors, hooks and errors play no part.
+
+class _Needed(set):
+    """The nodes that lead to a target (or are one); .run: those with a needed input."""
+    __slots__ = ("run",)
+
+
+def _needed(starts, targets):
+    """Iterative post-order walk: a node is needed if it is a target or an input is."""
+    needed = _Needed()
+    needed.run = set()
+    done = set()
+    stack = [(n, iter(n.next_functions)) for n in set(starts)]
+    while stack:
+        node, it = stack[-1]
+        for nxt, _ in it:
+            if nxt is not None and nxt not in done:
+                stack.append((nxt, iter(nxt.next_functions)))
+                break
+        else:
+            stack.pop()
+            done.add(node)
+            if any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
+                needed.run.add(node)
+                needed.add(node)
+            elif node in targets:
+                needed.add(node)
+    return needed
+
+
+def _dependencies(starts, needed=None):
+    """Number of edges arriving at each node reachable from the roots (iterative DFS);
+    needed: count only the edges into those nodes (Note [Needed nodes])."""
     # A node enters `deps` with its first incoming edge and is visited then; only the roots
     # can be on the stack without an entry (one dict test per edge, no `seen` set).
     deps = {}
@@ -279,7 +323,7 @@ def _dependencies(starts):
     push, pop = stack.append, stack.pop
     while stack:
         for nxt, _ in pop().next_functions:
-            if nxt is None:
+            if nxt is None or needed is not None and nxt not in needed:
                 continue
             if nxt in deps:
                 deps[nxt] += 1
@@ -303,17 +347,37 @@ def _add_to_buffer(buffers, node, nr, grad):
 
 
 def _capture(capture, node, grad, arrays):
+    """Keep the gradient of the captured outputs of node, after the tensor hooks of the
+    tensor it is the gradient of (torch runs those before it captures)."""
     if node._n_outputs == 1:
         if (node, 0) in capture:
             if grad is ZERO:
                 grad = _materialize(node._meta, arrays)
-            capture[(node, 0)] = wrap(grad) if arrays else grad
+            capture[(node, 0)] = _tensor_hooked(node, 0, wrap(grad) if arrays else grad)
     else:
         for nr, g in enumerate(grad):
             if (node, nr) in capture:
                 if g is ZERO:
                     g = _materialize(node._meta[nr], arrays)
-                capture[(node, nr)] = wrap(g) if arrays and g is not None else g
+                capture[(node, nr)] = _tensor_hooked(
+                    node, nr, wrap(g) if arrays and g is not None else g)
+
+
+def _tensor_hooked(node, nr, grad):
+    """grad after the hooks registered on the tensor that is output nr of node."""
+    if grad is None:
+        return grad
+    if type(node) is AccumulateGrad:
+        var = node.variable
+        hooks = var._tensor_hooks() if var._x else ()
+    else:
+        hooks = [fn for n, fn in node._hooks.get("tensor_pre", ()) if n == nr] \
+            if node._hooks else ()
+    for fn in hooks:
+        out = fn(grad)
+        if out is not None:
+            grad = checked_hook_result(fn, grad, out)
+    return grad
 
 
 def _hooked(node, hooks, grad, arrays):

@@ -6,7 +6,7 @@ import warnings
 import weakref
 from sys import getrefcount
 
-from numpy import ndarray
+from numpy import add as _np_add, asarray, ndarray
 
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap as _wrap
@@ -102,8 +102,8 @@ def check_versions(node):
             what = ""
         else:
             name = fn.name()
-            what = name.rsplit("Backward", 1)[0] if "Backward" in name else \
-                "torch::autograd::" + name
+            head, _, tail = name.rpartition("Backward")     # PowBackward1 -> Pow1
+            what = head + tail.lstrip("0") if head else "torch::autograd::" + name
             what = f", which is output {nr} of {what},"
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
@@ -151,6 +151,7 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_meta", "_freed", "_hooks", "_uses", "__weakref__")
     _saved_names = ()   # slots holding saved tensors, dropped after backward
     _n_outputs = 1
+    _refused = None     # a message: the grad_fn of a view torch refuses to regenerate
 
     def name(self):
         return type(self).__name__
@@ -176,10 +177,14 @@ class Node:
 
     def release(self):
         """Drop the saved tensors once the node has run (the engine calls it for a node with
-        _saved_names). Each subclass gets its own copy with the names written out."""
+        _saved_names). Each subclass gets its own copy with the names written out. A node
+        that saved nothing (every slot None: torch saves only what the gradients asked for
+        need) is not freed: running it again needs nothing, as in torch."""
+        saved = any(getattr(self, name, True) is not None for name in self._saved_names)
         for name in self._saved_names:
             setattr(self, name, None)
-        self._freed = True
+        if saved:
+            self._freed = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -188,8 +193,11 @@ class Node:
             # one plain assignment per saved slot: setattr by name costs ~3x that per node
             fn = _RELEASES.get(names)
             if fn is None:
-                src = "def release(self):\n" + "".join(
-                    f"    self.{n} = None\n" for n in names) + "    self._freed = True\n"
+                src = ("def release(self):\n    try:\n        saved = " +
+                       " or ".join(f"self.{n} is not None" for n in names) +
+                       "\n    except AttributeError:\n        saved = True\n" +
+                       "".join(f"    self.{n} = None\n" for n in names) +
+                       "    if saved:\n        self._freed = True\n")
                 ns = {}
                 exec(src, ns)
                 fn = _RELEASES[names] = ns["release"]
@@ -274,6 +282,8 @@ class AccumulateGrad(Node):
         # The engine's local and this argument are the only references to an array that
         # nothing else shares (getrefcount adds its own): then .grad can take it as it is.
         var = self.variable
+        if not var._requires_grad or var._x and "sink" in var._x:
+            return None     # requires_grad_(False) since it was used; a no_grad view (_views)
         if var._x and var._tensor_hooks():
             t = _wrap(grad)
             for hook in var._tensor_hooks():
@@ -293,6 +303,8 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         var = self.variable
+        if not var._requires_grad or var._x and "sink" in var._x:
+            return ()
         if var._x:
             for hook in var._tensor_hooks():
                 out = hook(grad)
@@ -416,16 +428,21 @@ def sum_to(g, shape):
     return g
 
 
+_add_reduce = _np_add.reduce
+
+
 def sum_to_np(d, shape):
-    """Sum a broadcast gradient array down to `shape` (a fresh array that .grad can take)."""
+    """Sum a broadcast gradient array down to `shape` (a fresh array that .grad can take).
+    (np.add.reduce, not ndarray.sum: a NumPy warning (inf - inf) is then raised from an ember
+    module, where ember's warning filter keeps it from the user.)"""
     if d.shape == shape:
         return d
     lead = d.ndim - len(shape)
     if lead:
-        d = d.sum(axis=tuple(range(lead)))
+        d = _add_reduce(d, axis=tuple(range(lead)))
     keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
     if keep:
-        d = d.sum(axis=keep, keepdims=True)
+        d = _add_reduce(d, axis=keep, keepdims=True)
     return d
 
 
@@ -489,6 +506,8 @@ def wrap_out2(arr, node, a, b):
 
 def _recorded(arr, node, edges, meta):
     """A new Tensor over arr whose grad_fn is node, with the given edges and meta."""
+    if type(arr) is not ndarray:    # a ufunc on 0-d arrays returns a NumPy scalar
+        arr = asarray(arr)
     init_node(node, edges, meta)
     out = _new_tensor(Tensor)
     out._data = arr

@@ -330,18 +330,32 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
                 if nf[1][0] is not None else None)
 
 
-class DivBackward2(Node):                    # derivatives.yaml: div.Tensor_mode (zero gradient)
-    __slots__ = ()
+class DivBackward2(DivBackward0):             # derivatives.yaml: div.Tensor_mode
+    """Division given a rounding_mode (None too): a zero gradient when it rounds."""
+    __slots__ = ("_saved_rounding_mode",)
 
     def apply(self, grad):
+        if self._saved_rounding_mode is None:
+            return DivBackward0.apply(self, grad)
         return tuple(_zeros(grad) if nf[0] is not None else None for nf in self.next_functions)
 
 
-def div(input, other, *, rounding_mode=None, out=None):
+class _NoMode:
+    """div's rounding_mode when not given (given, even as None, torch takes another overload)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+_NO_MODE = _NoMode()
+
+
+def div(input, other, *, rounding_mode=_NO_MODE, out=None):
     if not isinstance(input, Tensor):
         input = scalar_tensor(input, other)
     o = other if isinstance(other, Tensor) else None
-    if rounding_mode is not None:
+    if rounding_mode is not None and rounding_mode is not _NO_MODE:
         return write_out(_div_rounding(input, other, o, rounding_mode), out)
     rt = D.result_type(input, other)
     if rt.category < D.FLOAT:
@@ -361,9 +375,14 @@ def div(input, other, *, rounding_mode=None, out=None):
         r = r.astype(rt.np)
     res = wrap(r)
     if _grad_needed(input, o):
-        node = DivBackward0()
+        if rounding_mode is None:       # given as None: torch's Tensor_mode overload
+            node = DivBackward2()
+            node._saved_rounding_mode = None
+            node._saved_self = input
+        else:
+            node = DivBackward0()
+            node._saved_self = input if o is not None and o._requires_grad else None
         node._saved_other = other
-        node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
 
@@ -376,9 +395,13 @@ def _div_rounding(input, other, o, mode, node=True):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{mode}'")
     x, y = operands(input, other)
+    try:
+        empty = 0 in np.broadcast_shapes(np.shape(x), np.shape(y))
+    except ValueError:
+        raise broadcast_error(x, y) from None
     with np.errstate(all="ignore"):
         if x.dtype.kind in "iub" and (o is None or y.dtype.kind in "iub"):
-            if np.any(np.asarray(y) == 0):
+            if not empty and np.any(np.asarray(y) == 0):
                 raise RuntimeError("ZeroDivisionError")
             r = np.floor_divide(x, y) if mode == "floor" else _int_trunc_div(x, y)
         else:
@@ -390,7 +413,10 @@ def _div_rounding(input, other, o, mode, node=True):
             r = np.asarray(r).astype(q.dtype, copy=False)
     res = wrap(r)
     if node and _grad_needed(input, o) and res._data.dtype.kind in "fc":
-        link(res, DivBackward2(), input, o)
+        node = DivBackward2()
+        node._saved_rounding_mode = mode
+        node._saved_self, node._saved_other = input, other      # (torch saves both)
+        link(res, node, input, o)
     return res
 
 
@@ -414,7 +440,7 @@ def floor_divide(input, other, *, out=None):
         input = scalar_tensor(input, other)
     o = other if isinstance(other, Tensor) else None
     x = input._data
-    if x.dtype.kind == "b" and (o is None or o._data.dtype.kind == "b"):
+    if x.dtype.kind == "b" and (type(other) is bool if o is None else o._data.dtype.kind == "b"):
         raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
     res = _div_rounding(input, other, o, "floor", node=False)
     return write_out(_not_implemented(res, "floor_divide", input, o), out)
@@ -495,18 +521,18 @@ def pow(input, exponent, *, out=None):
         return _scalar_pow(input, exponent)
     e = exponent if isinstance(exponent, Tensor) else None
     x, y = operands(input, exponent)
-    neg = x.dtype.kind in "iu" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) < 0)
+    if x.dtype.kind == "b":
+        if e is not None:
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        if type(y) is bool:     # torch: x ** True is x, x ** False is ones (bool)
+            r = x.copy() if y else np.ones_like(x)
+            return write_out(wrap(r), out)
+    neg = x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and \
+        np.any(np.asarray(y) < 0)
     if neg and e is None:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     try:
-        if neg:     # a tensor of negative integer exponents: 1 and -1 keep a value, else 0
-            y = np.asarray(y)
-            r = np.power(x, np.maximum(y, 0))
-            odd = (y % 2).astype(bool)
-            r = np.where(y >= 0, r, np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1),
-                                                                  0))).astype(r.dtype)
-        else:
-            r = np.power(x, y)
+        r = _int_pow(x, y) if neg else np.power(x, y)
     except ValueError:
         raise broadcast_error(x, y) from None
     res = wrap(r)
@@ -525,11 +551,25 @@ def pow(input, exponent, *, out=None):
     return write_out(res, out)
 
 
+def _int_pow(x, y):
+    """Integers to integer powers, some negative: 1 and -1 keep a value, others give 0."""
+    y = np.asarray(y)
+    r = np.power(x, np.maximum(y, 0))
+    odd = (y % 2).astype(bool)
+    return np.where(y >= 0, r, np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1),
+                                                             0))).astype(r.dtype)
+
+
 def _scalar_pow(base, exponent):
     rt = D.result_type(exponent, base)
+    if rt is D.bool_:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     y = exponent._data.astype(rt.np, copy=False)
+    b = np.asarray(base, dtype=rt.np)
+    if rt.category < D.FLOAT and np.any(y < 0):
+        return wrap(_int_pow(b, y))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        res = wrap(np.power(np.asarray(base, dtype=rt.np), y))
+        res = wrap(np.power(b, y))
     if STATE.enabled and exponent._requires_grad:
         node = PowBackward2()
         node._saved_self = base
@@ -551,13 +591,22 @@ def _not_implemented(res, op, input, o):
 
 
 def _int_zero_check(x, y):
-    if x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) == 0):
+    if x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and \
+            np.any(np.asarray(y) == 0) and x.size:     # (an empty result divides nothing)
+        try:
+            if 0 in np.broadcast_shapes(x.shape, np.shape(y)):
+                return
+        except ValueError:
+            return          # the op reports the shapes
         raise RuntimeError("ZeroDivisionError")
 
 
-def _bool_as_int(v):
-    """A Python bool operand of remainder/fmod counts as the int 0 or 1 in torch."""
-    return int(v) if type(v) is bool else v
+def _bool_as_int(v, t):
+    """A Python bool operand of remainder/fmod counts as the int 0 or 1 in torch (with a bool
+    tensor the result stays bool, which the kernels refuse)."""
+    if type(v) is bool and not (isinstance(t, Tensor) and t._data.dtype.kind == "b"):
+        return int(v)
+    return v
 
 
 def _bool_check(x, y, name):
@@ -586,7 +635,7 @@ class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tenso
 
 
 def remainder(input, other, *, out=None):
-    input, other = _bool_as_int(input), _bool_as_int(other)
+    input, other = _bool_as_int(input, other), _bool_as_int(other, input)
     scalar_self = not isinstance(input, Tensor)
     if scalar_self:
         input = scalar_tensor(input, other)
@@ -633,7 +682,7 @@ class FmodBackward1(_SavesSelf):             # derivatives.yaml: fmod.Tensor
 
 
 def fmod(input, other, *, out=None):
-    other = _bool_as_int(other)
+    other = _bool_as_int(other, input)
     o = other if isinstance(other, Tensor) else None
     x, y = operands(input, other)
     _bool_check(x, y, "fmod")

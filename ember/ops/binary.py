@@ -12,7 +12,7 @@ from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
                     _tensor_args)
-from ._views import inplace, inplace_source, inplace_binary
+from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .arith import _grad_needed, _SavesSelf, _zeros
 from .logical import isnan, where
 
@@ -227,14 +227,16 @@ class FminBackward0(FmaxBackward0):
     _self_wins = staticmethod(lambda s, o: (s <= o) | isnan(o))
 
 
-def _minmax(name, ufunc, node_cls):
+def _minmax(name, ufunc, node_cls, swap=False):
     def op(input, other, *, out=None):
         _tensor_args(name, input, other)
         x, y = operands(input, other)
         if x.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         try:
-            res = wrap(ufunc(x, y))
+            # torch keeps self where the two are equal (-0.0 vs 0.0); np.maximum and
+            # np.minimum give their second argument there
+            res = wrap(ufunc(y, x) if swap else ufunc(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
         if STATE.enabled and (input._requires_grad or other._requires_grad):
@@ -246,8 +248,8 @@ def _minmax(name, ufunc, node_cls):
     return op
 
 
-maximum = _minmax("maximum", np.maximum, MaximumBackward0)
-minimum = _minmax("minimum", np.minimum, MinimumBackward0)
+maximum = _minmax("maximum", np.maximum, MaximumBackward0, swap=True)
+minimum = _minmax("minimum", np.minimum, MinimumBackward0, swap=True)
 fmax = _minmax("fmax", np.fmax, FmaxBackward0)
 fmin = _minmax("fmin", np.fmin, FminBackward0)
 
@@ -348,6 +350,8 @@ class AddcmulBackward0(Node):
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     x, a, b = _promote3(input, tensor1, tensor2)
+    if x.dtype.kind == "b":
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     if x.dtype.kind in "iu" and isinstance(value, float):
         value = int(value)          # torch casts the scalar to the integral result type
     try:
@@ -407,19 +411,25 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 
 
 def lerp_(self, end, weight):
+    check_overlap(self, end)
+    check_overlap(self, weight)
     return inplace(self, lerp(inplace_source(self), end, weight))
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
+    check_overlap(self, tensor1)
+    check_overlap(self, tensor2)
     return inplace(self, addcmul(inplace_source(self), tensor1, tensor2, value=value))
 
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
+    check_overlap(self, tensor1)
+    check_overlap(self, tensor2)
     return inplace(self, addcdiv(inplace_source(self), tensor1, tensor2, value=value))
 
 
-atan2_ = arctan2_ = inplace_binary(atan2)
-hypot_ = inplace_binary(hypot)
+atan2_ = arctan2_ = inplace_binary(atan2, numbers=False)
+hypot_ = inplace_binary(hypot, numbers=False)
 copysign_ = inplace_binary(copysign)
 xlogy_ = inplace_binary(xlogy)
 

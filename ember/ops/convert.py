@@ -14,7 +14,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES, type_name
 from ..tensor import NO_ACCELERATOR, Tensor, check_device, device, wrap
 from ._args import broadcast_error
-from ._views import inplace, check_inplace, mark_written
+from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
 class CloneBackward0(Node):
@@ -146,12 +146,13 @@ def copy_(self, src, non_blocking=False):
         if shape != sd.shape:
             raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
+    check_overlap(self, src)
     # (an integer tensor never requires grad: a copy into one records nothing)
     recording = STATE.enabled and (self._requires_grad or src._requires_grad) and \
         sd.dtype.kind in "fc"
     if not recording:
         check_inplace(self, False)
-        np.copyto(sd, vd, casting="unsafe")
+        np.copyto(writable(sd), vd, casting="unsafe")
         mark_written(self)
         return self
     res = wrap(np.broadcast_to(vd, sd.shape).astype(sd.dtype))
@@ -225,18 +226,20 @@ def fill_(self, value):
             res = wrap(np.full(sd.shape, value._data, sd.dtype))
             link(res, FillBackward3(), self, value)
             return inplace(self, res)
+        check_inplace(self, False)      # (a tensor value cannot fill an expanded tensor)
         value = value.item()
     elif isinstance(value, np.generic):
         value = value.item()
     elif not isinstance(value, (bool, int, float, complex)):
         raise _fill_type_error(value)
     value = fill_value(value, sd.dtype)
+    # (torch lets a number fill an expanded tensor, whose elements share memory)
     if STATE.enabled and self._requires_grad:
         res = wrap(np.full(sd.shape, value, sd.dtype))
         link(res, FillBackward2(), self)
-        return inplace(self, res)
-    check_inplace(self, False)
-    sd.fill(value)
+        return inplace(self, res, overlap_ok=True)
+    check_inplace(self, False, write=False)
+    writable(sd).fill(value)
     mark_written(self)
     return self
 
@@ -247,8 +250,8 @@ def zero_(self):
         res = wrap(np.zeros(sd.shape, sd.dtype))
         link(res, ZeroBackward0(), self)
         return inplace(self, res)
-    check_inplace(self, False)
-    sd.fill(0)
+    check_inplace(self, False, write=False)     # (an expanded tensor too, as in torch)
+    writable(sd).fill(0)
     mark_written(self)
     return self
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link
-from ..dtypes import type_name
+from ..dtypes import promote_types, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs
 from .activation import logsigmoid
@@ -70,11 +70,19 @@ def _float_kernel(x, kernel):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(x.dtype)}'")
 
 
+def _into_input_dtype(input, x):
+    """huber/soft margin write into a result of input's dtype: a promoted float result cannot
+    go into an integral input's (torch's error)."""
+    if input._data.dtype.kind in "iub" and x.dtype.kind in "fc":
+        raise RuntimeError(f"result type {type_name(x.dtype)} can't be cast to the desired "
+                           f"output type {type_name(input._data.dtype)}")
+
+
 def _promoted(input, target):
     """The two arrays at their common dtype (torch's type promotion for the loss kernels)."""
     x, y = input._data, target._data
     if x.dtype != y.dtype:
-        rt = np.result_type(x, y)
+        rt = promote_types(input.dtype, target.dtype).np     # (torch's rules: f32 + i64 is f32)
         x, y = x.astype(rt), y.astype(rt)
     return x, y
 
@@ -426,6 +434,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _check_loss_weight(input, weight)
     input, target = broadcast_tensors(input, target)
     x, y = _promoted(input, target)
+    _into_input_dtype(input, x)
     _float_kernel(x, "huber_cpu")
     d = np.abs(x - y)
     with np.errstate(invalid="ignore"):
@@ -467,9 +476,9 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
     x, y = input._data, target._data
-    _float_kernel(x, "binary_cross_entropy")
-    if y.dtype != x.dtype:
+    if y.dtype != x.dtype:      # (torch checks the dtypes match before the kernel's dtype)
         raise RuntimeError(f"Found dtype {type_name(y.dtype)} but expected {type_name(x.dtype)}")
+    _float_kernel(x, "binary_cross_entropy")
     if weight is not None:
         _not_differentiable("binary_cross_entropy", "weight", weight)
         weight = weight.expand(x.shape) if weight._data.shape != x.shape else weight
@@ -661,6 +670,7 @@ class SoftMarginLossBackward0(Node):         # derivatives.yaml: soft_margin_los
 def soft_margin_loss(input, target, reduction="mean"):
     _not_differentiable("soft_margin_loss", "target", target)
     x, y = _promoted(input, target)
+    _into_input_dtype(input, x)
     _float_kernel(x, "soft_margin_loss")
     with np.errstate(over="ignore"):
         loss = np.log1p(np.exp(-x * y))

@@ -169,7 +169,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
             link(res, node, input)
         return write_out(res, out)
     dims, axis = _red_dims(dim, x.ndim)
-    r = np.sum(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim)
+    # (np.add.reduce, not np.sum: see prod)
+    r = np.add.reduce(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim)
     if not r.flags.c_contiguous:
         # torch's reductions write a contiguous result; NumPy's follow the input's layout
         r = np.ascontiguousarray(r)
@@ -364,8 +365,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         input = input.to(dtype)              # torch computes (and differentiates) in dtype
     x = input._data
     rd = _sum_dtype(x, dtype, input)
+    # (ufunc.reduce called from here, not np.prod: NumPy's RuntimeWarnings are then raised
+    # from an ember module, where ember's warning filter keeps them from the user)
     if dim is None:
-        res = wrap(np.prod(x, dtype=rd))
+        res = wrap(np.multiply.reduce(x, axis=None, dtype=rd))
         if STATE.enabled and input._requires_grad:
             node = ProdBackward0()
             node._saved_self = input
@@ -376,8 +379,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         raise TypeError("prod() received an invalid combination of arguments - got "
                         f"({type(dim).__name__}), but expected one of:")
     d = wrap_dim(dim, x.ndim)
-    res = wrap(np.prod(x, axis=d if x.ndim else None, dtype=rd,
-                       keepdims=keepdim and x.ndim > 0))
+    res = wrap(np.multiply.reduce(x, axis=d if x.ndim else None, dtype=rd,
+                                  keepdims=keepdim and x.ndim > 0))
     if STATE.enabled and input._requires_grad:
         node = ProdBackward1()
         node._saved_self = input
@@ -503,6 +506,9 @@ def _amaxmin(input, dim, keepdim, largest, out):
     name = "amax" if largest else "amin"
     _kernel_check(input, "max_values_cpu" if largest else "min_values_cpu")
     x = input._data
+    every = dim is None or not isinstance(dim, int) and len(dim) == 0
+    if x.size == 0 and every:
+        raise _reduce_empty_error(name, x)
     dims, axis = _red_dims(dim if dim is not None else (), x.ndim)
     for d in dims:
         if x.shape[d] == 0:
@@ -692,9 +698,16 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         dim = (dim,)
     dims, axis = _red_dims(dim, x.ndim)
     p = float(ord)
-    if x.size == 0 and p < 0 or (p == float("inf") and _pyany(x.shape[d] == 0 for d in dims)):
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
-                           "tensor because the operation does not have an identity")
+    if x.size == 0 and (p < 0 or p == float("inf")):     # no identity to start from
+        shown = int(p) if p.is_integer() else p       # torch prints -1.0 as -1
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an "
+                               "empty tensor because the operation does not have an identity")
+        for d in dims:
+            if x.shape[d] == 0:     # (torch's message lacks the space before "because")
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the "
+                                   f"dimension {d}because this dimension is empty and the "
+                                   "operation does not have an identity")
     res = wrap(_norm_values(x, p, axis, keepdim and x.ndim > 0))
     if STATE.enabled and input._requires_grad:
         node = LinalgVectorNormBackward0()
@@ -803,7 +816,7 @@ def _softmax_input(input, dim, dtype, name):
         input = input.to(dtype)
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    if x.dtype.kind != "f":
+    if x.dtype.kind != "f" and x.size:      # (an empty input runs no kernel in torch)
         kernel = "lastdim_kernel_impl" if d >= x.ndim - 1 else "kernel_impl"
         raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
                                   f"'{type_name(x.dtype)}'")

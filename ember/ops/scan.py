@@ -6,10 +6,10 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..dtypes import type_name
+from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
-from ._views import inplace, inplace_source
+from ._views import check_inplace, inplace, inplace_source, mark_written
 from .join import cat
 from .logical import where
 from .reduce import _kernel_check, _required_dim, _scatter_add, _sum_dtype
@@ -223,12 +223,28 @@ def cummin(input, dim=None, *, out=None, axis=None):
     return _cumext(input, dim, False)
 
 
+def _scan_(op, self, dim, dtype):
+    """cumsum_/cumprod_: torch computes into self's dtype, which must be dtype's."""
+    x = self._data
+    if dtype is not None and dtype.np != x.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {C_NAMES[x.dtype.name]} and "
+                           f"output tensor dtype {C_NAMES[dtype.np.name]} should match")
+    if x.dtype.kind == "b":         # bool kernels: none (an empty tensor runs none)
+        if x.size:
+            raise NotImplementedError(f"\"{op.__name__}_out_cpu\" not implemented for 'Bool'")
+        wrap_dim(dim, x.ndim)
+        check_inplace(self, False)
+        mark_written(self)      # (torch counts the write of nothing)
+        return self
+    return inplace(self, op(inplace_source(self), dim, dtype=self.dtype))
+
+
 def cumsum_(self, dim, *, dtype=None):
-    return inplace(self, cumsum(inplace_source(self), dim, dtype=dtype))
+    return _scan_(cumsum, self, dim, dtype)
 
 
 def cumprod_(self, dim, *, dtype=None):
-    return inplace(self, cumprod(inplace_source(self), dim, dtype=dtype))
+    return _scan_(cumprod, self, dim, dtype)
 
 
 # ================================================================ surface ops (issue 14):

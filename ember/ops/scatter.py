@@ -4,6 +4,7 @@ derivative)."""
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
            "index_fill", "index_reduce", "masked_fill", "masked_scatter", "take_along_dim", "put"]
 
+import builtins
 import warnings
 
 import numpy as np
@@ -13,7 +14,7 @@ from ..autograd.graph import Node, link, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._views import inplace, inplace_source
+from ._views import check_inplace, check_overlap, inplace, inplace_source, mark_written, writable
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
 from .logical import where
@@ -319,6 +320,42 @@ def _dim_index(x, d, index, op, negative=False, error=IndexError, prefix=""):
     return i
 
 
+def _vector_index(index, op):
+    """index_add_/index_copy_'s checks of the index (type, dtype, dims), in torch's words;
+    the index as a vector."""
+    i = index._data if isinstance(index, Tensor) else None
+    if i is None:
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if op == "index_copy_":
+        if i.ndim > 1:
+            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {i.ndim})")
+        if i.dtype != np.int64:
+            raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                               f"{type_name(i.dtype)}")
+    else:
+        if i.dtype not in (np.int64, np.int32):
+            raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index but got: "
+                               f"{type_name(i.dtype)}")
+        if i.ndim > 1:
+            raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {i.ndim} "
+                             f"with type: {type_name(i.dtype)} and size: {list(i.shape)}")
+    return i.reshape(-1)
+
+
+def _in_bounds(x, d, i, error, prefix=""):
+    size = x.shape[d] if x.ndim else 1
+    if i.size and (i.max() >= size or i.min() < 0):
+        bad = i[(i >= size) | (i < 0)].flat[0]
+        raise error(f"{prefix}index {bad} is out of bounds for dimension {d} with size {size}")
+
+
+def _source(source, op):
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{op}(): argument 'source' must be Tensor, not "
+                        f"{type(source).__name__}")
+    return source._data
+
+
 def _dim_loc(x, d, i):
     return (slice(None),) * d + (i,) if x.ndim else (i * 0,)
 
@@ -344,17 +381,29 @@ class IndexAddBackward0(Node):               # derivatives.yaml: index_add
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    i = _dim_index(x, d, index, "index_add_", error=RuntimeError)
-    s = source._data
+    i = _vector_index(index, "index_add_")
+    s = _source(source, "index_add_")
     if s.dtype != x.dtype:
         raise RuntimeError(f"index_add_(): self ({type_name(x.dtype)}) and source "
                            f"({type_name(s.dtype)}) must have the same scalar type")
+    if d >= builtins.max(s.ndim, 1):
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source "
+                           f"tensor with dim {s.ndim}")
+    if not s.ndim and i.size != 1:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     ns = s.shape[d] if s.ndim else 1
     if i.size != ns:
         raise RuntimeError(f"index_add_(): Number of indices ({i.size}) should be equal to "
                            f"source.size(dim): ({ns}), for dim: {d}")
+    if s.ndim != x.ndim or builtins.any(a != b for k, (a, b) in enumerate(zip(x.shape, s.shape))
+                                        if k != d):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(x.shape)} "
+                           f"source.shape = {list(s.shape)}")
+    if x.size:          # (an empty self runs no kernel: its index goes unchecked)
+        _in_bounds(x, d, i, RuntimeError)
     r = x.copy()
-    if i.size:
+    if i.size and x.size:
         v = s if alpha == 1 else s * alpha
         if x.ndim == 0:
             r += v.reshape(())
@@ -364,7 +413,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     if STATE.enabled and (input._requires_grad or source._requires_grad):
         node = IndexAddBackward0()
         node._saved_dim = d
-        node._saved_index = index
+        node._saved_index = index if source._requires_grad else None     # (as torch saves)
         node._saved_alpha = alpha
         node._source_shape = s.shape
         link(res, node, input, source)
@@ -386,16 +435,33 @@ class IndexCopyBackward0(Node):              # derivatives.yaml: index_copy
 def index_copy(input, dim, index, source, *, out=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    i = _dim_index(x, d, index, "index_copy_", prefix="index_copy_(): ")
-    s = source._data
+    i = _vector_index(index, "index_copy_")
+    s = _source(source, "index_copy_")
     if s.dtype != x.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
                            f"but got (self) {type_name(x.dtype)} and (source) "
                            f"{type_name(s.dtype)}")
-    ns = s.shape[d] if s.ndim else 1
-    if i.size != ns:
+    if not s.ndim:
+        if i.size != 1:
+            raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                             f"element (got {i.size})")
+    elif x.ndim and s.ndim != x.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({s.ndim}), "
+                         f"destination dimensionality ({x.ndim})")
+    elif i.size != s.shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to "
-                         f"source.size(dim) ({ns})")
+                         f"source.size(dim) ({s.shape[d]})")
+    xs = [str(n) for k, n in enumerate(x.shape) if k != d]
+    ss = [str(n) for k, n in enumerate(s.shape) if k != d]
+    if xs != ss:        # (torch's message names dimension 0 for the source)
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {' '.join(xs)} at dimension {d} "
+                           f"and source slice shape: {' '.join(ss)} at dimension 0.")
+    if i.size and not x.size:
+        raise RuntimeError(f"index_copy_(): index {i[0]} is out of bounds for dimension {d} "
+                           f"with size 0")
+    _in_bounds(x, d, i, IndexError, "index_copy_(): ")
     r = x.copy()
     if i.size:
         if x.ndim == 0:
@@ -624,22 +690,27 @@ def put(input, index, source, accumulate=False):
 # ---------------------------------------------------------------- in-place forms
 
 
-def _inplace_op(fn, name):
+def _inplace_op(fn, name, src=None):
+    """fn's in-place form; src: (position, keyword) of the source tensor argument, which torch
+    refuses where it overlaps self at all."""
     def op_(self, *args, **kwargs):
+        if src is not None:
+            check_overlap(self, args[src[0]] if len(args) > src[0] else kwargs.get(src[1]),
+                          full=True)
         return inplace(self, fn(inplace_source(self), *args, **kwargs))
     op_.__name__ = name
     return op_
 
 
-scatter_ = _inplace_op(scatter, "scatter_")
-scatter_add_ = _inplace_op(scatter_add, "scatter_add_")
-scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_")
-index_add_ = _inplace_op(index_add, "index_add_")
-index_reduce_ = _inplace_op(index_reduce, "index_reduce_")
-index_copy_ = _inplace_op(index_copy, "index_copy_")
+scatter_ = _inplace_op(scatter, "scatter_", (2, "src"))
+scatter_add_ = _inplace_op(scatter_add, "scatter_add_", (2, "src"))
+scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_", (2, "src"))
+index_add_ = _inplace_op(index_add, "index_add_", (2, "source"))
+index_reduce_ = _inplace_op(index_reduce, "index_reduce_", (2, "source"))
+index_copy_ = _inplace_op(index_copy, "index_copy_", (2, "source"))
 index_fill_ = _inplace_op(index_fill, "index_fill_")
 masked_scatter_ = _inplace_op(masked_scatter, "masked_scatter_")
-put_ = _inplace_op(put, "put_")
+put_ = _inplace_op(put, "put_", (1, "source"))
 
 
 def masked_fill_(self, mask, value):
@@ -649,6 +720,19 @@ def masked_fill_(self, mask, value):
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                            f"broadcast shape "
                            f"{list(np.broadcast_shapes(m.shape, self._data.shape))}")
+    x = self._data
+    if not x.flags.writeable and not (STATE.enabled and (
+            self._requires_grad or isinstance(value, Tensor) and value._requires_grad)):
+        # an expanded tensor: torch writes (warning that this is deprecated) each masked
+        # element in place, so memory shared by any masked element takes the value
+        check_inplace(self, False, write=False)
+        warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
+                      "the tensor before performing this operation. This also applies to "
+                      "advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=2)
+        v = masked_fill(wrap(np.zeros((), x.dtype)), wrap(np.ones((), np.bool_)), value)
+        writable(x)[np.broadcast_to(m, x.shape)] = v._data
+        mark_written(self)
+        return self
     return inplace(self, masked_fill(inplace_source(self), mask, value))
 
 

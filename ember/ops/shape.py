@@ -20,7 +20,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
-                     mark_written)
+                     mark_written, reshaped_in_place)
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -1068,7 +1068,9 @@ def unfold(input, dimension, size, step):
     shape = xs.shape[:d] + (count,) + xs.shape[d + 1:] + (size,)
     st = xs.strides
     strides = st[:d] + (st[d] * step,) + st[d + 1:] + (st[d],)
-    r = _as_strided(xs, shape, strides, writeable=x.flags.writeable and step >= size)
+    # writable even where windows overlap: torch lets in-place ops write such views (what
+    # they then give is undefined, as torch's Tensor.expand docs warn)
+    r = _as_strided(xs, shape, strides, writeable=x.flags.writeable)
     if x.ndim == 0:
         r = r.reshape(size)
     res = make_view(wrap(r), input)
@@ -1277,9 +1279,7 @@ _INPLACE_NODE = {TBackward0: TBackward1, TransposeBackward0: TransposeBackward1,
 
 def _meta_inplace(op):
     def method(self, *args, **kwargs):
-        if STATE.enabled and self._requires_grad and self._grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
+        check_inplace(self, STATE.enabled and self._requires_grad, write=False)
         res = op(self, *args, **kwargs)
         self._data = res._data
         node = res._grad_fn
@@ -1287,6 +1287,7 @@ def _meta_inplace(op):
             node.__class__ = _INPLACE_NODE[type(node)]
             self._grad_fn = node
             self._output_nr = 0
+        reshaped_in_place(self)
         return self
     method.__name__ = op.__name__ + "_"
     return method

@@ -480,10 +480,9 @@ class NanmedianBackward0(MaxBackward1):      # derivatives.yaml: nanmedian (whol
 def _median_all(input, ignore_nan):
     x = input._data
     name = "nanmedian" if ignore_nan else "median"
-    if x.size == 0:
-        v = np.asarray(np.nan, x.dtype) if x.dtype.kind in "fc" else None
-        if v is None:
-            raise IndexError(f"{name}(): Expected reduction dim 0 to have non-zero size.")
+    if x.size == 0:             # torch: NaN, converted to the dtype (bool True, int64 min)
+        with np.errstate(invalid="ignore"):
+            v = np.asarray(np.nan).astype(x.dtype)
     else:
         flat = x.reshape(-1)
         if x.dtype.kind in "fc" and np.isnan(flat).any():
@@ -503,9 +502,17 @@ def _median_all(input, ignore_nan):
     return res
 
 
+def _empty_reduction(x, dim):
+    """Whether a median reduces over nothing: an empty tensor, or an empty dim."""
+    if dim is None or not x.ndim:
+        return x.size == 0
+    return x.shape[wrap_dim(dim, x.ndim)] == 0
+
+
 def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
+        _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, False)
     return _select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1, _RT.median,
@@ -514,7 +521,8 @@ def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
+        _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, True)
     return _select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,

@@ -66,7 +66,7 @@ def _erfc_cf(a, depth=None):
     (3/2)/(a + ...)))), evaluated bottom-up at a fixed depth."""
     if depth is None:
         lo = a.min() if a.size else math.inf
-        depth = next(d for bound, d in _CF_DEPTHS if lo < bound)
+        depth = next((d for bound, d in _CF_DEPTHS if lo < bound), _CF_DEPTHS[-1][1])  # (inf)
     k = a.copy()
     for n in range(depth, 0, -1):
         k = a + (0.5 * n) / k

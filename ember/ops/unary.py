@@ -24,7 +24,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, floating, write_out)
-from ._views import inplace, inplace_source
+from ._views import check_overlap, inplace, inplace_source
 from .arith import _grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow
 from .complex import real
 from .logical import where, isfinite
@@ -562,7 +562,7 @@ def relu(input, inplace=False):
         if x.dtype.kind == "c":
             raise NotImplementedError(_CLAMP_COMPLEX)
         raise RuntimeError("Boolean inputs not supported for relu")
-    r = np.maximum(x, 0)
+    r = np.maximum(0, x)        # (x where x == 0: relu(-0.0) is -0.0, as in torch)
     if STATE.enabled and input._requires_grad:
         node = ReluBackward0()
         node._saved_result = wrap(r)
@@ -720,6 +720,13 @@ def _clamp_data(input, lo, hi):
         raise NotImplementedError(_CLAMP_COMPLEX)
     args = [a for a in (input, lo, hi) if a is not None]
     rt = D.result_type(*args).np
+    if rt.kind == "b":          # torch's bool kernels: only max/min with one tensor bound
+        t = isinstance(lo, Tensor) or isinstance(hi, Tensor)
+        kernel = ("clamp_cpu" if t else "clamp_scalar_cpu") if lo is not None and \
+            hi is not None else None if t else \
+            "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu"
+        if kernel:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     x = input._data
     if x.dtype != rt:
         x = x.astype(rt)
@@ -727,10 +734,10 @@ def _clamp_data(input, lo, hi):
     hi = hi._data.astype(rt, copy=False) if isinstance(hi, Tensor) else hi
     try:
         r = x
-        if lo is not None:
-            r = np.maximum(r, lo)
+        if lo is not None:              # (x where x equals the bound: torch keeps -0.0)
+            r = np.maximum(lo, r)
         if hi is not None:
-            r = np.minimum(r, hi)
+            r = np.minimum(hi, r)
     except ValueError:
         raise broadcast_error(x, lo if lo is not None else hi) from None
     if r.dtype != rt:
@@ -978,6 +985,8 @@ def round_(self, *, decimals=None):
 
 
 def clamp_(self, min=None, max=None):
+    check_overlap(self, min)
+    check_overlap(self, max)
     return inplace(self, clamp(inplace_source(self), min, max))
 
 
@@ -985,10 +994,12 @@ clip_ = clamp_
 
 
 def clamp_min_(self, min):
+    check_overlap(self, min)
     return inplace(self, clamp_min(inplace_source(self), min))
 
 
 def clamp_max_(self, max):
+    check_overlap(self, max)
     return inplace(self, clamp_max(inplace_source(self), max))
 
 
