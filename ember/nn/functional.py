@@ -48,6 +48,7 @@ __all__ = ["linear", "softmax", "log_softmax", "bilinear", "embedding", "embeddi
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "ctc_loss"]
+__all__ += ["one_hot"]     # ---- nnaudit
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "unfold", "fold", "pad", "max_pool1d", "max_pool2d",
             "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
@@ -63,6 +64,9 @@ __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, built as torch builds it: addmm for a 2-D input with bias,
     flatten + addmm + view for another contiguous input with bias, else matmul (+ bias)."""
+    if input._data.ndim == 0 or weight._data.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input._data.ndim}D and {weight._data.ndim}D")
     wt = weight.t()
     if bias is not None:
         nd = input._data.ndim
@@ -1045,3 +1049,31 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     return _upsample(input, size, scale_factor, "bilinear", True, "upsample_bilinear")
+
+
+# ---- nnaudit: one_hot
+
+def one_hot(tensor, num_classes=-1):
+    """torch.nn.functional.one_hot: int64 indices -> int64 one-hot rows (not differentiable)."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError("one_hot(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    idx = tensor._data
+    if idx.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
+        raise TypeError("one_hot(): argument 'num_classes' (position 2) must be int, not "
+                        f"{type(num_classes).__name__}")
+    num_classes = int(num_classes)
+    if idx.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        if idx.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(idx.max()) + 1
+        elif idx.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    # compare against a class axis: one vectorised pass, no scatter loop
+    return wrap((idx[..., None] == np.arange(num_classes)).astype(np.int64))

@@ -25,7 +25,8 @@ from .join import cat
 from .logical import where
 from .reduce import softmax
 from .special import erf_kernel
-from .unary import tanh
+from .unary import tanh, _select_np, _SelectBackward, _linear_grad
+from .unary import ThresholdBackwardBackward0
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -75,24 +76,8 @@ def _mask(cond):
 # The backward of a piecewise linear activation selects the incoming gradient (or scales it by
 # a slope) by a mask of the input: linear in the gradient, constant in the input. Its own
 # derivative is that select again for the gradient and zeros for the input (torch's
-# HardtanhBackwardBackward0, ...), so a create_graph gradient is linked to both.
-
-def _select_np(g, keep, slope):
-    """g where keep, else 0 (a select: no -0.0 or inf * 0) or g * slope."""
-    if slope is None:
-        return np.where(keep, g, g.dtype.type(0))
-    return np.where(keep, g, g * g.dtype.type(slope))
-
-
-class _SelectBackward(Node):
-    """The derivative of a piecewise linear activation's gradient."""
-    __slots__ = ("_keep", "_slope", "_self_meta")
-
-    def apply(self, gg):
-        shape, dtype = self._self_meta
-        zeros = wrap(np.zeros(shape, dtype)) if needs(self, 1) else None
-        return _linear_grad(type(self), gg, None, self._keep, self._slope), zeros
-
+# HardtanhBackwardBackward0, ...), so a create_graph gradient is linked to both. The select
+# and its node base live in ops/unary.py, where relu's backward (a threshold select) uses them.
 
 class HardtanhBackwardBackward0(_SelectBackward):
     __slots__ = ()
@@ -110,26 +95,8 @@ class HardshrinkBackwardBackward0(_SelectBackward):
     __slots__ = ()
 
 
-class ThresholdBackwardBackward0(_SelectBackward):
-    __slots__ = ()
-
-
 class RreluWithNoiseBackwardBackward0(_SelectBackward):
     __slots__ = ()
-
-
-def _linear_grad(node_cls, grad, saved, keep, slope=None):
-    """The gradient select of a piecewise linear activation, recorded (when create_graph)
-    as node_cls with edges to the incoming gradient and the saved input."""
-    res = wrap(_select_np(grad._data, keep, slope))
-    if STATE.enabled and (grad._requires_grad or (saved is not None and saved._requires_grad)) or \
-            LEVELS and dual(grad, saved):
-        node = node_cls()
-        node._keep, node._slope = keep, slope
-        node._self_meta = (keep.shape, grad._data.dtype) if saved is None else \
-            (saved._data.shape, saved._data.dtype)
-        link(res, node, grad, saved)
-    return res
 
 
 # ---------------------------------------------------------------- hardtanh / relu6
@@ -602,11 +569,37 @@ class HardswishBackward0(Node):              # derivatives.yaml: hardswish
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
+        return _hardswish_backward(grad, self._saved_self),
+
+
+def _hardswish_backward(grad, s):
+    """torch's hardswish_backward: 0 up to -3, grad * (x / 3 + 1/2) inside, grad itself from
+    3 on (and at NaN); recorded as HardswishBackwardBackward0 (edges: grad, self)."""
+    g, d = grad._data, s._data
+    inside = (d > -3) & (d < 3)
+    with np.errstate(invalid="ignore"):
+        mid = g * (d / 3 + 0.5)
+    res = wrap(np.where(inside, mid, np.where(d <= -3, g.dtype.type(0), g)).astype(
+        np.result_type(g, d), copy=False))
+    if STATE.enabled and (grad._requires_grad or s._requires_grad):
+        node = HardswishBackwardBackward0()
+        node._saved_self, node._saved_grad_output = s, grad
+        link(res, node, grad, s)
+    return res
+
+
+class HardswishBackwardBackward0(Node):      # derivatives.yaml: hardswish_backward
+    __slots__ = ("_saved_self", "_saved_grad_output")
+    _saved_names = ("_saved_self", "_saved_grad_output")
+
+    def apply(self, gg):
         s = self._saved_self
-        d = s._data
-        # 0 up to -3, x / 3 + 1/2 inside, the gradient itself from 3 on (and at NaN)
-        mid = grad * (s / 3 + 0.5)
-        return where(_mask((d > -3) & (d < 3)), mid, where(_mask(d <= -3), 0.0, grad)),
+        g_out = _hardswish_backward(gg, s) if needs(self, 0) else None
+        g_self = None
+        if needs(self, 1):     # d/dx of grad * (x / 3 + 1/2) inside (-3, 3), else 0
+            inside = _mask((s._data > -3) & (s._data < 3))
+            g_self = where(inside, gg * self._saved_grad_output / 3, 0.0)
+        return g_out, g_self
 
 
 def hardswish(input, inplace=False):

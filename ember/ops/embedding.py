@@ -106,6 +106,13 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
     max_norm (with torch's 1e-7 guard), in place; the caller holds no_grad."""
     w = weight._data
     rows = np.unique(indices._data.reshape(-1))
+    bad = (rows < -w.shape[0]) | (rows >= w.shape[0])
+    error = None
+    if bad.any():       # torch renormalises the rows (in sorted order) before the bad one
+        k = int(np.argmax(bad))
+        error = IndexError(f"select(): index {rows[k]} out of range for tensor of size "
+                           f"{list(w.shape)} at dimension 0")
+        rows = rows[:k]
     if rows.size:
         sel = w[rows]
         p = float(norm_type)
@@ -123,6 +130,8 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
             scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
             w[rows[big]] = sel[big] * scale[:, None]
     mark_written(weight)
+    if error is not None:
+        raise error
     return weight
 
 

@@ -20,7 +20,7 @@ from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link
 from ..dtypes import promote_types, type_name
 from ..tensor import Tensor, wrap
-from ._args import needs
+from ._args import broadcast_error, needs
 from .activation import logsigmoid
 from .arith import (scalar_op, AddBackward1, SubBackward1, MulBackward1, DivBackward1,
                     NotImplementedBackward)
@@ -93,14 +93,27 @@ def _promoted(input, target):
 class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forward
     # target, weight and total_weight are constants (no gradient), kept as NumPy arrays;
     # _saved_shape_dtype: the input's shape and dtype, from which the gradient is built
+    # _saved_self: the input, only for the create_graph gradient's edge (torch saves it too)
     __slots__ = ("_saved_target", "_saved_weight", "_saved_ignore_index", "_saved_reduction",
-                 "_saved_total_weight", "_saved_shape_dtype")
+                 "_saved_total_weight", "_saved_shape_dtype", "_saved_self")
+    _saved_names = ("_saved_self",)
 
     def apply(self, grad):
         coef = self._coefficients()
-        if self._saved_reduction == "none" and coef.ndim > 1:
-            grad = grad.unsqueeze(1)              # per-sample gradient, broadcast over classes
-        return grad * wrap(coef),
+        g = grad.unsqueeze(1) if self._saved_reduction == "none" and coef.ndim > 1 else grad
+        if not STATE.enabled:
+            return g * wrap(coef),
+        # torch's nll_loss_backward: a node of its own, linked to the incoming gradient and
+        # the input (whose derivative is zero), so the gradient requires grad as in torch
+        s = self._saved_self
+        res = wrap((g._data * coef).astype(coef.dtype, copy=False))
+        if grad._requires_grad or s._requires_grad:
+            node = (NllLoss2DBackwardBackward0 if type(self) is NllLoss2DBackward0
+                    else NllLossBackwardBackward0)()
+            node._coef, node._grad_ndim, node._self_meta = coef, grad._data.ndim, \
+                (s._data.shape, s._data.dtype)
+            link(res, node, grad, s)
+        return res,
 
     def np_apply(self, g):
         coef = self._coefficients()
@@ -130,6 +143,24 @@ class NllLoss2DBackward0(NllLossBackward0):  # derivatives.yaml: nll_loss2d_forw
     __slots__ = ()
 
 
+class NllLossBackwardBackward0(Node):        # derivatives.yaml: nll_loss_backward
+    """The gradient of nll_loss's gradient: linear in the incoming gradient (the same
+    coefficients, summed back to its shape), zero in the input."""
+    __slots__ = ("_coef", "_grad_ndim", "_self_meta")
+
+    def apply(self, gg):
+        g = None
+        if needs(self, 0):
+            g = gg * wrap(self._coef)
+            g = g.sum() if self._grad_ndim == 0 else g.sum(1)
+        zeros = wrap(np.zeros(*self._self_meta)) if needs(self, 1) else None
+        return g, zeros
+
+
+class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):  # nll_loss2d_backward
+    __slots__ = ()
+
+
 def _nll_coefficients(shape, dtype, target, weight, ignore_index):
     """d loss_i / d input: -weight[target_i] at (i, target_i), 0 elsewhere (and for ignored
     samples). input has shape (N, C, *rest) or (C,); target (N, *rest) or ()."""
@@ -153,7 +184,12 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
             x.ndim >= 2 and t.ndim == 0:
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                          f"batch_size ({t.shape[0] if t.ndim else 1}).")
-    if t.dtype.kind not in "iu" or t.dtype.kind == "u" and t.dtype.itemsize != 1:
+    if x.ndim <= 2 and t.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if x.ndim > 2 and x.shape[:1] + x.shape[2:] != t.shape:
+        raise RuntimeError(f"Expected target size {list(x.shape[:1] + x.shape[2:])}, got "
+                           f"{list(t.shape)}")
+    if t.dtype != np.int64 and t.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{type_name(t.dtype)}")
     n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
@@ -167,9 +203,6 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         if w.dtype != x.dtype:
             raise RuntimeError(f"expected scalar type {type_name(x.dtype)} but found "
                                f"{type_name(w.dtype)}")
-    if x.ndim > 2 and x.shape[:1] + x.shape[2:] != t.shape:
-        raise RuntimeError(f"Expected target size {list(x.shape[:1] + x.shape[2:])}, got "
-                           f"{list(t.shape)}")
     if x.ndim == 1 and t.ndim == 1 and t.shape[0] == 1:
         t = t.reshape(())
     if x.ndim > 2 and x.ndim != 4:
@@ -214,6 +247,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         node._saved_reduction = reduction
         node._saved_total_weight = total
         node._saved_shape_dtype = (x.shape, x.dtype)
+        node._saved_self = input
         link(res, node, input)
     return res
 
@@ -239,7 +273,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     cdim = 1 if x.ndim >= 2 else 0
     n_classes = x.shape[cdim]
     logp = log_softmax(input, cdim)
-    if target._data.dtype.kind == "f":
+    # torch reads a floating target of the input's shape as class probabilities; any other
+    # target goes down the class-index path (and gets its shape and dtype errors)
+    if target._data.dtype.kind == "f" and target._data.shape == x.shape:
         return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
     loss = nll_loss(logp, target, weight, ignore_index, reduction)
     if not label_smoothing:
@@ -492,6 +528,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):  # derivatives.yaml: ..._with
         return gs, gt
 
 
+def _broadcasts(sa, sb):
+    return all(x == y or x == 1 or y == 1 for x, y in zip(reversed(sa), reversed(sb)))
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
                                      pos_weight=None):
     if target._data.shape != input._data.shape:
@@ -501,6 +541,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     x, y = _promoted(input, target)
     _float_kernel(x, "binary_cross_entropy_with_logits")
+    for a, b in ((pos_weight, y), (x, weight)):     # torch's operand order in its formula
+        if a is not None and b is not None and not _broadcasts(a.shape, b.shape):
+            raise broadcast_error(a, b)
     with np.errstate(over="ignore", invalid="ignore"):
         softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)     # -logsigmoid(x)
         if pos_weight is None:
@@ -696,6 +739,11 @@ def _multilabel_terms(x, counts, is_target):
     return np.maximum(z, 0) * w, active
 
 
+def _long_target(t):
+    if t.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {type_name(t.dtype)}")
+
+
 def multilabel_margin_loss(input, target, reduction="mean"):
     x, t = input._data, target._data
     _float_kernel(x, "multilabel_margin_loss_forward_out_frame")
@@ -703,6 +751,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
                                                  t.size == x.size):
         raise RuntimeError(f"inconsistent target size: {list(t.shape)} for input of size: "
                            f"{list(x.shape)}")
+    _long_target(t)
     c = x.shape[-1] if x.ndim else 1
     x2, t2 = x.reshape(-1, c), t.reshape(-1, c).astype(np.int64)
     if ((t2 < -1) | (t2 >= c)).any():
@@ -778,6 +827,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
     if weight is not None and weight._data.shape != (c,):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got "
                            f"{list(weight._data.shape)}")
+    _long_target(t)
     t1 = t.reshape(-1).astype(np.int64)
     if ((t1 < 0) | (t1 >= c)).any():
         raise RuntimeError("target out of range")

@@ -499,7 +499,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"mat1 must be a matrix, got {a.ndim}-D tensor")
     if b.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {b.ndim}-D tensor")
-    if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
+    if a.dtype != b.dtype:       # (addmm's own text, not mm's)
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{type_name(a.dtype)} and {type_name(b.dtype)}")
+    if a.shape[1] != b.shape[0] or a.dtype.kind == "b":
         _check_mm(a, b)
     if c.dtype != a.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "

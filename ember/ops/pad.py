@@ -146,13 +146,12 @@ class ReplicationPad3DBackward0(_PadNode):   # derivatives.yaml: replication_pad
 
 class _PadBackwardNode(Node):
     # the gradient of a pad's backward (linear in grad) is the pad itself; none for self
-    __slots__ = ("_saved_padding",)
+    __slots__ = ("_saved_padding", "_self_meta")
     _reflect = True
 
     def apply(self, grad):
-        if not needs(self, 0):
-            return None, None
-        return _pad(grad, self._saved_padding, self._reflect), None
+        g = _pad(grad, self._saved_padding, self._reflect) if needs(self, 0) else None
+        return g, wrap(np.zeros(*self._self_meta)) if needs(self, 1) else None
 
 
 class ReflectionPad1DBackwardBackward0(_PadBackwardNode):   # reflection_pad1d_backward
@@ -210,6 +209,7 @@ def _pad_backward(grad, input, padding, reflect):
     if STATE.enabled and (grad._requires_grad or input._requires_grad):
         node = _BACKWARD_NODES[reflect, len(padding) // 2]()
         node._saved_padding = padding
+        node._self_meta = (x.shape, x.dtype)
         link(res, node, grad, input)
     return res
 

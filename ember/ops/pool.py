@@ -163,13 +163,18 @@ class MaxPool2DWithIndicesBackward0(Node):   # derivatives.yaml: max_pool2d_with
                               x.shape[-2] * x.shape[-1]).reshape(x.shape),
 
 
+def _self_zeros(node):
+    """A pool backward's derivative in its input: zeros (torch's zeros_like(self)), when
+    wanted."""
+    return wrap(np.zeros(*node._self_meta)) if needs(node, 1) else None
+
+
 class MaxPool2DWithIndicesBackwardBackward0(Node):   # max_pool2d_with_indices_backward
-    __slots__ = ("_saved_indices",)
+    __slots__ = ("_saved_indices", "_self_meta")
 
     def apply(self, grad):
-        if not needs(self, 0):
-            return None, None
-        return _gather(grad, self._saved_indices), None
+        return (_gather(grad, self._saved_indices) if needs(self, 0) else None,
+                _self_zeros(self))
 
 
 def _gather(grad, indices):
@@ -205,6 +210,7 @@ def max_pool2d_with_indices_backward(grad, input, kernel_size, stride, padding, 
     if STATE.enabled and (grad._requires_grad or input._requires_grad):
         node = MaxPool2DWithIndicesBackwardBackward0()
         node._saved_indices = indices
+        node._self_meta = (input._data.shape, input._data.dtype)
         link(res, node, grad, input)
     return res
 
@@ -386,14 +392,15 @@ class AvgPool2DBackward0(Node):              # derivatives.yaml: avg_pool2d
 
 class AvgPool2DBackwardBackward0(Node):      # derivatives.yaml: avg_pool2d_backward
     __slots__ = ("_saved_kernel_size", "_saved_stride", "_saved_padding", "_saved_ceil_mode",
-                 "_saved_count_include_pad", "_saved_divisor_override")
+                 "_saved_count_include_pad", "_saved_divisor_override", "_self_meta")
 
     def apply(self, grad):
-        if not needs(self, 0):
-            return None, None
-        return avg_pool2d_op(grad, self._saved_kernel_size, self._saved_stride,
-                             self._saved_padding, self._saved_ceil_mode,
-                             self._saved_count_include_pad, self._saved_divisor_override), None
+        g = None
+        if needs(self, 0):
+            g = avg_pool2d_op(grad, self._saved_kernel_size, self._saved_stride,
+                              self._saved_padding, self._saved_ceil_mode,
+                              self._saved_count_include_pad, self._saved_divisor_override)
+        return g, _self_zeros(self)
 
 
 def avg_pool2d_op(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -420,6 +427,7 @@ def avg_pool2d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
                                      count_include_pad, divisor_override))
     if STATE.enabled and (grad._requires_grad or input._requires_grad):
         node = AvgPool2DBackwardBackward0()
+        node._self_meta = (input._data.shape, input._data.dtype)
         node._saved_kernel_size, node._saved_stride = kernel_size, stride
         node._saved_padding, node._saved_ceil_mode = padding, ceil_mode
         node._saved_count_include_pad = count_include_pad
@@ -527,13 +535,12 @@ class AdaptiveAvgPool3DBackward0(AdaptiveAvgPool2DBackward0):   # _adaptive_avg_
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):   # _adaptive_avg_pool2d_backward
     # (torch saves the output size as _saved_grad_output_sym_argsize_minus_2, _minus_1)
-    __slots__ = ("_output_size",)
+    __slots__ = ("_output_size", "_self_meta")
     _n = 2
 
     def apply(self, grad):
-        if not needs(self, 0):
-            return None, None
-        return adaptive_avg_pool_op(grad, self._output_size), None
+        return (adaptive_avg_pool_op(grad, self._output_size) if needs(self, 0) else None,
+                _self_zeros(self))
 
 
 class AdaptiveAvgPool3DBackwardBackward0(AdaptiveAvgPool2DBackwardBackward0):
@@ -569,6 +576,7 @@ def adaptive_avg_pool_backward(grad, input, n):
         node = (AdaptiveAvgPool2DBackwardBackward0 if n == 2 else
                 AdaptiveAvgPool3DBackwardBackward0)()
         node._output_size = grad._data.shape[-n:]
+        node._self_meta = (input._data.shape, input._data.dtype)
         link(res, node, grad, input)
     return res
 
@@ -675,12 +683,11 @@ class AdaptiveMaxPool2DBackward0(Node):      # derivatives.yaml: adaptive_max_po
 
 
 class AdaptiveMaxPool2DBackwardBackward0(Node):   # adaptive_max_pool2d_backward
-    __slots__ = ("_saved_indices",)
+    __slots__ = ("_saved_indices", "_self_meta")
 
     def apply(self, grad):
-        if not needs(self, 0):
-            return None, None
-        return _gather(grad, self._saved_indices), None
+        return (_gather(grad, self._saved_indices) if needs(self, 0) else None,
+                _self_zeros(self))
 
 
 def adaptive_max_pool2d_op(input, output_size):
@@ -702,6 +709,7 @@ def adaptive_max_pool2d_backward(grad, input, indices):
     if STATE.enabled and (grad._requires_grad or input._requires_grad):
         node = AdaptiveMaxPool2DBackwardBackward0()
         node._saved_indices = indices
+        node._self_meta = (input._data.shape, input._data.dtype)
         link(res, node, grad, input)
     return res
 

@@ -584,11 +584,55 @@ def logit(input, eps=None, *, out=None):
     return write_out(res, out)
 
 
+# ---------------------------------------------------------------- piecewise linear gradients
+# The backward of a piecewise linear activation (relu here, hardtanh, leaky_relu, threshold...
+# in ops/activation.py) selects the incoming gradient (or scales it by a slope) by a mask of
+# the input: linear in the gradient, constant in the input. Its own derivative is that select
+# again for the gradient and zeros for the input (torch's ThresholdBackwardBackward0, ...), so
+# a create_graph gradient is linked to both.
+
+def _select_np(g, keep, slope):
+    """g where keep, else 0 (a select: no -0.0 or inf * 0) or g * slope."""
+    if slope is None:
+        return np.where(keep, g, g.dtype.type(0))
+    return np.where(keep, g, g * g.dtype.type(slope))
+
+
+class _SelectBackward(Node):
+    """The derivative of a piecewise linear activation's gradient."""
+    __slots__ = ("_keep", "_slope", "_self_meta")
+
+    def apply(self, gg):
+        shape, dtype = self._self_meta
+        zeros = wrap(np.zeros(shape, dtype)) if needs(self, 1) else None
+        return _linear_grad(type(self), gg, None, self._keep, self._slope), zeros
+
+
+class ThresholdBackwardBackward0(_SelectBackward):
+    __slots__ = ()
+
+
+def _linear_grad(node_cls, grad, saved, keep, slope=None):
+    """The gradient select of a piecewise linear activation, recorded (when create_graph)
+    as node_cls with edges to the incoming gradient and the saved input."""
+    res = wrap(_select_np(grad._data, keep, slope))
+    if STATE.enabled and (grad._requires_grad or (saved is not None and saved._requires_grad)) or \
+            LEVELS and dual(grad, saved):
+        node = node_cls()
+        node._keep, node._slope = keep, slope
+        node._self_meta = (keep.shape, grad._data.dtype) if saved is None else \
+            (saved._data.shape, saved._data.dtype)
+        link(res, node, grad, saved)
+    return res
+
+
 class ReluBackward0(_SavesResult):
     __slots__ = ()
 
     def apply(self, grad):
-        return where(self._result() <= 0, 0.0, grad),
+        # torch: threshold_backward(grad, result, 0), linked to grad and the result
+        r = self._result()
+        return _linear_grad(ThresholdBackwardBackward0, grad, r, ~(r._data <= 0)),
 
     def jvp(self, ts, xs, out):                 # result: threshold_backward(self_t, result, 0)
         return where(out <= 0, 0.0, ts[0])
