@@ -11,10 +11,12 @@ from .dtypes import (bool_ as bool, uint8, int8, int16, int32, int64, float16, f
                      cfloat, cdouble, dtype, set_default_dtype, get_default_dtype,
                      promote_types)
 from .dtypes import result_type as _result_type
-from .tensor import Tensor, Size, device
+from .tensor import Tensor, Size, device, is_inference
 from .ops._args import can_cast as _can_cast
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
-                                 inference_mode)
+                                 inference_mode, is_inference_mode_enabled, is_anomaly_enabled,
+                                 is_anomaly_check_nan_enabled)
+from .autograd.anomaly_mode import set_anomaly_enabled
 from .printing import set_printoptions, get_printoptions
 from .creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
                        arange, linspace, logspace, zeros_like, ones_like, empty_like, full_like)
@@ -43,11 +45,18 @@ from .ops.matrix import *    # noqa: F401,F403
 from .ops.convert import *   # noqa: F401,F403
 from .ops.distance import *  # noqa: F401,F403
 from .ops.rnn import *       # noqa: F401,F403
+from .ops.conv import *      # noqa: F401,F403
+from .ops.pad import *       # noqa: F401,F403
+from .ops.resize import *    # noqa: F401,F403
+from .ops.trilinear import *  # noqa: F401,F403
+from .ops.layer_forms import *  # noqa: F401,F403  (torch.dropout(input, p, train), ...)
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
 from . import autograd, linalg, nn, optim, random, utils
+from .autograd import forward_ad as _forward_ad  # noqa: F401  (torch.autograd.forward_ad)
 from .serialization import save, load
 from . import backends, cuda, accelerator, special, fft, testing
+from . import func  # noqa: F401  (torch.func)
 from .cuda import OutOfMemoryError
 from .runtime import (set_default_device, get_default_device, set_num_threads, get_num_threads,
                       set_num_interop_threads, get_num_interop_threads, init_num_threads,
@@ -94,6 +103,7 @@ from .creation import (hann_window, hamming_window, blackman_window, bartlett_wi
                        empty_permuted, from_dlpack, to_dlpack, from_file)
 from .ops.complex import conj_physical_  # noqa: E402
 from .ops.convert import fill, fill_, zero_  # noqa: E402
+from .ops.matmul import addmv_  # noqa: E402
 from .ops.matrix import nuclear_norm, frobenius_norm  # noqa: E402
 from .storage import resize_as_  # noqa: E402
 from .ops.matrix import (_solve_removed as solve, _lstsq_removed as lstsq,  # noqa: E402
@@ -157,3 +167,10 @@ def detach_(input):
 
 class AcceleratorError(RuntimeError):
     """torch.AcceleratorError: raised by accelerator runtimes (never by ember, which has none)."""
+
+
+# ---- torch.autograd's front-end extras (issue 12): they sit above the ops they use, so the
+# autograd package cannot import them itself; torch.autograd.gradcheck is the function.
+from .autograd import functional as _functional, gradcheck as _gradcheck  # noqa: E402
+autograd.gradcheck = _gradcheck.gradcheck
+autograd.gradgradcheck = _gradcheck.gradgradcheck

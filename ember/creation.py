@@ -10,6 +10,7 @@ import numpy as np
 from . import dtypes as D
 from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
+from .ops._views import mark_written
 from .ops.special import i0_kernel
 from .ops.shape import size_args
 from .runtime import SETTINGS, factory_device, get_num_threads
@@ -188,6 +189,34 @@ def _dtype(dtype, fill=None, fn="tensor"):
     return D.result_type(fill)
 
 
+def _out_dtype(out, dtype, fn):
+    """A factory given out= computes in out's dtype; a different dtype= is torch's error."""
+    if dtype is not None:
+        dt = D.as_dtype(dtype, fn)
+        if dt != out.dtype:
+            raise RuntimeError(f"dtype {type_name(dt.np)} does not match dtype of out parameter "
+                               f"({type_name(out._data.dtype)})")
+    return out.dtype
+
+
+def _into(res, out, fn, requires_grad=False):
+    """A factory's out=: the values written into out (resized when its shape differs), out
+    returned."""
+    if STATE.enabled and out._requires_grad:
+        raise RuntimeError(f"aten::{fn}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    if out._data.shape != res._data.shape:
+        out._data = np.empty(res._data.shape, out._data.dtype)
+    if requires_grad and out._data.dtype.kind not in "fc":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    np.copyto(out._data, res._data)
+    mark_written(out)
+    if requires_grad:
+        out._requires_grad = True
+    return out
+
+
 _NO_SIZE = object()
 builtins_range = builtins.range    # (this module defines torch.range)
 
@@ -241,6 +270,9 @@ def _empty(size, np_dtype, fn):
 
 def zeros(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, memory_format=None):
+    if out is not None:
+        return _into(zeros(*sizes, size=size, dtype=_out_dtype(out, dtype, "zeros"),
+                           device=device), out, "zeros", requires_grad)
     size = _sizes(sizes, size, "zeros")
     _check_device(device)
     arr = _empty(size, _dtype(dtype, fn="zeros").np, "zeros")
@@ -250,6 +282,9 @@ def zeros(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
 
 def ones(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False, memory_format=None):
+    if out is not None:
+        return _into(ones(*sizes, size=size, dtype=_out_dtype(out, dtype, "ones"),
+                          device=device), out, "ones", requires_grad)
     size = _sizes(sizes, size, "ones")
     if device is not None or SETTINGS.device is not None:
         _check_device(device)
@@ -261,6 +296,9 @@ def ones(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
 
 def empty(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, memory_format=None):
+    if out is not None:
+        return _into(empty(*sizes, size=size, dtype=_out_dtype(out, dtype, "empty"),
+                           device=device), out, "empty", requires_grad)
     size = _sizes(sizes, size, "empty")
     _check_device(device)
     # zero-filled: uninitialised memory would make results depend on allocator history
@@ -271,6 +309,9 @@ def empty(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
+    if out is not None:
+        return _into(full(size, fill_value, dtype=_out_dtype(out, dtype, "full"), device=device),
+                     out, "full", requires_grad)
     _check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
@@ -285,6 +326,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
+    if out is not None:
+        return _into(eye(n, m, dtype=_out_dtype(out, dtype, "eye"), device=device), out, "eye",
+                     requires_grad)
     _check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
@@ -346,6 +390,16 @@ def _fma32(x, y, z):
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
+    if out is not None:
+        res = arange(start, end, step, dtype=_out_dtype(out, dtype, "arange"), device=device)
+        n, m = res._data.size, out._data.size
+        if m and m != n:
+            warnings.warn(f"The number of elements in the out tensor of shape "
+                          f"{list(out._data.shape)} is {m} which does not match the computed "
+                          f"number of elements {n}. Note that this may occur as a result of "
+                          f"rounding error. The out tensor will be resized to a tensor of shape "
+                          f"({n},).", stacklevel=2)
+        return _into(res, out, "arange", requires_grad)
     _check_device(device)
     if end is None:
         start, end = 0, start
@@ -355,6 +409,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     else:
         dtype = D.as_dtype(dtype, "arange")
+    if dtype is D.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if dtype.category <= D.INT and not all(isinstance(v, int) for v in (start, step)):
         # torch converts start and step to the integer dtype (the size from the originals)
         n = int(np.ceil((end - start) / step)) if step else 0
@@ -400,13 +456,31 @@ def _arange_float(start, step, n, np_dtype):
     return out
 
 
+def _steps(fn, start, end, steps):
+    """linspace/logspace's steps as an int: a Python or NumPy int, or a 0-d integer tensor
+    (torch's parser refuses anything else, floats and bools included)."""
+    if isinstance(steps, Tensor) and not steps._data.ndim and steps._data.dtype.kind in "iu":
+        return int(steps._data)
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"({type(start).__name__}, {type(end).__name__}, "
+                        f"{type(steps).__name__}), but expected one of:")
+    return int(steps)
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
+    if out is not None:
+        return _into(linspace(start, end, steps, dtype=_out_dtype(out, dtype, "linspace"),
+                              device=device), out, "linspace", requires_grad)
     _check_device(device)
+    steps = _steps("linspace", start, end, steps)
     start, end = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = _dtype(dtype, fn="linspace")
+    if dt is D.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if dt.category <= D.INT:
         arr = np.linspace(start, end, steps).astype(dt.np)
         return _finish(arr, requires_grad)
@@ -442,7 +516,12 @@ def _linspace_plain(start, end, steps, ft):
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
+    if out is not None:
+        return _into(logspace(start, end, steps, base, dtype=_out_dtype(out, dtype, "logspace"),
+                              device=device), out, "logspace", requires_grad)
     _check_device(device)
+    steps = _steps("logspace", start, end, steps)
+    start, end = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     lin = _linspace_plain(start, end, steps, np.dtype(np.float64)) if steps else np.zeros(0)
@@ -657,9 +736,11 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    dt = _dtype(dtype, fn="range")
+    dt = _dtype(dtype if out is None else _out_dtype(out, dtype, "range"), fn="range")
     n = int(np.floor((end - start) / step)) + 1
     arr = start + np.arange(n, dtype=np.float64) * step
+    if out is not None:
+        return _into(wrap(arr.astype(dt.np)), out, "range", requires_grad)
     return _finish(arr.astype(dt.np), requires_grad)
 
 

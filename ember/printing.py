@@ -163,8 +163,9 @@ def _add_suffixes(text, suffixes, indent):
     return "".join(out)
 
 
-def tensor_repr(data, dtype, grad_fn_name=None, requires_grad=False):
-    """Full text torch prints for a tensor holding `data` with ember dtype `dtype`."""
+def tensor_repr(data, dtype, grad_fn_name=None, requires_grad=False, tangent=None):
+    """Full text torch prints for a tensor holding `data` with ember dtype `dtype` (tangent:
+    the text of a dual tensor's tangent)."""
     data = np.asarray(data)
     indent = len(_PREFIX)
     default = dtypes.get_default_dtype()
@@ -186,4 +187,6 @@ def tensor_repr(data, dtype, grad_fn_name=None, requires_grad=False):
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append("tangent=" + tangent)
     return _add_suffixes(_PREFIX + body, suffixes, indent)

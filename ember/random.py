@@ -1142,7 +1142,7 @@ def _check_uniform(np_dtype, low, high):
 
 
 def _check_std(std):
-    if std < 0:
+    if not std >= 0:        # (NaN too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
 
 
@@ -1439,24 +1439,24 @@ def _new(shape, np_dtype, sample, requires_grad, out, order=None):
 def _out_dtype(dtype, out):
     if out is not None:
         return out._data.dtype
-    return (dtype or D.get_default_dtype()).np
+    return (D.as_dtype(dtype, "rand") or D.get_default_dtype()).np
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     _check_device(device)
     g = _gen(generator)
-    shape = _shape(size, "rand")
+    shape = _shape(sizes if size is None else (size,), "rand")
     dt = _out_dtype(dtype, out)
     _floating(dt, "check_uniform_bounds")
     return _new(shape, dt, _uniform_sampler(g, 0.0, 1.0), requires_grad, out)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     _check_device(device)
     g = _gen(generator)
-    shape = _shape(size, "randn")
+    shape = _shape(sizes if size is None else (size,), "randn")
     dt = _out_dtype(dtype, out)
     _floating(dt, "normal_kernel_cpu")
     std = 1.0 / math.sqrt(2.0) if dt.kind == "c" else 1.0
@@ -1487,7 +1487,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     high = _int_arg(high, "randint", what)
     g = _gen(generator)
     shape = _shape((size,) if not isinstance(size, (tuple, list)) else size, "randint")
-    dt = out._data.dtype if out is not None else (dtype or D.int64).np
+    dt = out._data.dtype if out is not None else (D.as_dtype(dtype, "randint") or D.int64).np
     low, span = _random_span(dt, low, high)
     return _new(shape, dt, lambda n, d, c: sample_random(g, n, d, low, span), requires_grad,
                 out)
@@ -1496,9 +1496,13 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     _check_device(device)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer, Tensor)) or \
+            isinstance(n, Tensor) and (n._data.ndim or n._data.dtype.kind not in "iu"):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
     n = _int_arg(n, "randperm", _types(n))
     g = _gen(generator)
-    dt = out._data.dtype if out is not None else (dtype or D.int64).np
+    dt = out._data.dtype if out is not None else (D.as_dtype(dtype, "randperm") or D.int64).np
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     if dt.kind == "b" or dt.kind == "c":
@@ -1657,7 +1661,7 @@ def poisson(input, generator=None):
 def _like_args(input, dtype, device):
     _check_device(device)
     x = input._data
-    return x.shape, (dtype.np if dtype is not None else x.dtype), _layout(x)
+    return x.shape, (D.as_dtype(dtype, "like").np if dtype is not None else x.dtype), _layout(x)
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,

@@ -64,3 +64,13 @@ frexp = structseq("frexp", ("mantissa", "exponent"))
 histogram = structseq("histogram", ("hist", "bin_edges"))
 histogramdd = structseq("histogramdd", ("hist", "bin_edges"))
 geqrf = structseq("geqrf", ("a", "tau"))
+
+# ---- the out= forms: torch returns return_types.<name>_out when the outs were given
+for _name in ("max", "min", "median", "nanmedian", "mode", "topk", "sort", "kthvalue", "cummax",
+              "cummin", "aminmax", "slogdet", "qr", "svd", "frexp", "geqrf", "histogram",
+              "triangular_solve", "lu_unpack", "linalg_slogdet", "linalg_qr", "linalg_eigh",
+              "linalg_eig", "linalg_svd", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_lstsq",
+              "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu"):
+    _base = globals()[_name]
+    globals()[_name + "_out"] = structseq(_name + "_out", _base._fields)
+del _name, _base

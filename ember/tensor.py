@@ -2,6 +2,7 @@
 conversions; every op method and operator (x.sum(), x + y, ...) is bound to it in one table,
 ember/tensor_methods.py, after the ops are defined (ember/ops/)."""
 import re
+import threading
 import warnings
 import weakref
 
@@ -194,6 +195,16 @@ contiguous_format, channels_last, channels_last_3d, preserve_format = (
                                        "channels_last_3d", "preserve_format"))
 
 
+class _Inference(threading.local):
+    on = False      # this thread is in inference mode (set by autograd/grad_mode.py)
+
+
+INFERENCE = _Inference()
+# Set by autograd/grad_mode.py while some thread is in inference mode: marks the tensors made
+# there (Note [Inference tensors]). Every tensor an op makes without recording comes from wrap.
+_inference_mark = None
+
+
 def wrap(arr):
     """Internal constructor: a Tensor over `arr` with no autograd state (no validation)."""
     if type(arr) is not ndarray:
@@ -206,6 +217,40 @@ def wrap(arr):
     t._acc = None
     t._x = None
     return t
+
+
+def _wrap_marking(arr):
+    """wrap while some thread is in inference mode: also marks the tensor (Note [Inference
+    tensors] in autograd/grad_mode.py)."""
+    if type(arr) is not ndarray:
+        arr = np.asarray(arr)
+    t = _new(Tensor)
+    t._data = arr
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._acc = None
+    t._x = None
+    _inference_mark(t)
+    return t
+
+
+_WRAP_CODE = wrap.__code__
+
+
+def set_inference_mark(fn):
+    """Turn marking on (fn) or off (None). Every module holds `wrap` itself (imported by name),
+    so wrap's code is swapped rather than tested per call: wrap costs nothing extra while no
+    thread is in inference mode."""
+    global _inference_mark
+    _inference_mark = fn
+    wrap.__code__ = _wrap_marking.__code__ if fn is not None else _WRAP_CODE
+
+
+def is_inference(t):
+    """Tensor.is_inference: made in inference mode (or a view of such a tensor)."""
+    x = t._x
+    return x is not None and "inference" in x
 
 
 class Tensor:
@@ -234,6 +279,10 @@ class Tensor:
             return self
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._x is not None and "inference" in self._x and \
+                not INFERENCE.on:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = requires_grad
         return self
 
@@ -243,11 +292,17 @@ class Tensor:
 
     @property
     def is_leaf(self):
-        return self._grad_fn is None
+        fn = self._grad_fn
+        if fn is not None and fn._refused:     # (Note [Refused views] in ops/_views.py)
+            raise RuntimeError(fn._refused)
+        return fn is None
 
     @property
     def grad_fn(self):
-        return self._grad_fn
+        fn = self._grad_fn
+        if fn is not None and fn._refused:
+            raise RuntimeError(fn._refused)
+        return fn
 
     @property
     def grad(self):
@@ -262,9 +317,19 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{D.C_NAMES[value._data.dtype.name]}' to a tensor with grad_dtype "
+                    f"'{D.type_name(self._data.dtype)}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+                    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                    "may break downstream systems that assume they match.")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value._data.shape)}' to a tensor of size "
+                                   f"'{list(self._data.shape)}'. Please ensure that the gradient "
+                                   "and the tensor are the same size")
         self._grad = value
 
     @grad.deleter
@@ -362,7 +427,16 @@ class Tensor:
         return self._data.itemsize
 
     def stride(self, dim=None):
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        d = self._data
+        st = tuple(s // d.itemsize for s in d.strides)
+        if not d.size and not any(st):
+            # NumPy gives a fresh empty array zero strides; torch's are the contiguous ones
+            # (each dim's stride: the product of the later sizes, a 0 counted as 1)
+            acc, out = 1, []
+            for n in reversed(d.shape):
+                out.append(acc)
+                acc *= max(n, 1)
+            st = tuple(reversed(out))
         return st if dim is None else st[self._wrap_dim(dim)]
 
     def is_contiguous(self, memory_format=None):
@@ -565,8 +639,13 @@ class Tensor:
 
     def __repr__(self, *, tensor_contents=None):
         fn = self._grad_fn
+        fw = self._x.get("fw") if self._x else None
+        tangent = None
+        if fw:      # a dual tensor shows its innermost tangent (Note [Forward AD])
+            t = fw[max(fw)]
+            tangent = repr(t.item()) if t._data.ndim == 0 else repr(t)
         return tensor_repr(self._data, self.dtype, None if fn is None else fn.name(),
-                           self._requires_grad)
+                           self._requires_grad, tangent)
 
     __str__ = __repr__
 

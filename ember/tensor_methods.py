@@ -7,8 +7,10 @@ own state and conversions (requires_grad, grad, shape, item, numpy, ...) are def
 class in ember/tensor.py; its autograd methods are bound at the end of this table."""
 from . import creation, legacy, random, storage
 from .autograd import graph, tensor_backward
-from .ops import (_views, arith, binary, complex, convert, decomp, einsum, index, join, logical,
-                  matmul, matrix, reduce, scan, scatter, shape, solve, sort, special, stats, unary)
+from .tensor import is_inference
+from .ops import (_views, activation, arith, binary, complex, convert, decomp, einsum, index,
+                  join, logical, matmul, matrix, reduce, scan, scatter, shape, solve, sort,
+                  special, stats, unary)
 from .tensor import Tensor as T
 # ---- arithmetic (ops/arith.py)
 T.__add__ = T.__radd__ = T.add = arith.add
@@ -458,6 +460,8 @@ T.backward = tensor_backward
 T.detach = _views.make_alias
 T._version = property(graph.version)
 T.register_hook = graph.register_tensor_hook
+T.register_post_accumulate_grad_hook = graph.register_post_accumulate_grad_hook
+T.is_inference = is_inference
 
 # ---- legacy API (legacy.py): torch.Tensor(...), Tensor.new(...), Tensor.type(...)
 T.__new__ = staticmethod(legacy.tensor_new)
@@ -537,3 +541,6 @@ T.nonzero_static = index.nonzero_static
 T.geqrf = decomp.geqrf
 T.orgqr = decomp.orgqr
 T.ormqr = decomp.ormqr
+T.prelu = activation.prelu
+T.hardshrink = activation.hardshrink
+T.module_load = convert.module_load

@@ -172,10 +172,9 @@ _CALLS = {}
 
 
 def init_calls(make, monkeypatch):
-    """The random / fill primitives a constructor calls, in order: torch's Tensor.uniform_,
-    normal_ and fill_; ember's init sampler (which calls Tensor.uniform_ / normal_ once
-    ember/random.py binds them) and fill_. Called with make=None: ember's list of the last
-    call, to compare with the torch list returned by the call itself."""
+    """The random / fill primitives (Tensor.uniform_, normal_, fill_) a constructor calls, in
+    order. Called with make=None: ember's list of the last call, to compare with the torch
+    list returned by the call itself."""
     if make is None:
         return _CALLS.pop("ember")
     for lib in (torch, ember):
@@ -186,14 +185,8 @@ def init_calls(make, monkeypatch):
                 seen.append((kind, tuple(tensor.shape)))
                 return real(tensor, *args, **kwargs)
             return f
-        if lib is torch:
-            for kind in ("uniform_", "normal_", "fill_"):
-                monkeypatch.setattr(torch.Tensor, kind, spy(kind, getattr(torch.Tensor, kind)))
-        else:
-            real = ember.nn.init._sample_
-            monkeypatch.setattr(ember.nn.init, "_sample_", lambda t, kind, *a, _r=real: (
-                seen.append((kind + "_", tuple(t.shape))), _r(t, kind, *a))[1])
-            monkeypatch.setattr(ember.Tensor, "fill_", spy("fill_", ember.Tensor.fill_))
+        for kind in ("uniform_", "normal_", "fill_"):
+            monkeypatch.setattr(lib.Tensor, kind, spy(kind, getattr(lib.Tensor, kind)))
         make(lib)
         monkeypatch.undo()
     return _CALLS.pop("torch")

@@ -5,8 +5,10 @@ from ..tensor import Tensor, Size, wrap
 from . import grad_mode, graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+                        is_inference_mode_enabled)
 from .graph import Node, accumulator
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .variable import Variable
 
 
@@ -57,7 +59,8 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
 def _roots(outputs, grads):
     roots = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
-        if not out._requires_grad:
+        # (a view made under no_grad requires grad but leads nowhere: torch refuses it too)
+        if not out._requires_grad or out._grad_fn is None and out._x and "sink" in out._x:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
         edge = graph.edge(out)
@@ -103,7 +106,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                 only.add(accumulator(t))
             else:
                 capture[(t._grad_fn, t._output_nr)] = None
-        run_backward(roots, retain_graph, create_graph, capture=capture or None, only=only)
+        run_backward(roots, retain_graph, create_graph, capture=capture, only=only)
         for t in inputs:
             if t._grad_fn is not None:
                 g = capture[(t._grad_fn, t._output_nr)]

@@ -17,6 +17,8 @@ Note [Freeing]: after a node runs without retain_graph, its saved tensors are dr
 (`release`); running it again raises torch's "backward through the graph a second time".
 A node that saved nothing has nothing to free and can run again, as in torch."""
 import itertools
+import traceback
+import warnings
 from gc import disable as gc_disable, enable as gc_enable, isenabled
 from heapq import heappop, heappush
 
@@ -24,9 +26,11 @@ import numpy as np
 
 from ..dtypes import FROM_NP
 from ..tensor import wrap
-from .grad_mode import STATE
-from .graph import (AccumulateGrad, SECOND_BACKWARD, INPLACE, check_versions,
-                    checked_hook_result, sum_to, sum_to_np, ZERO, plus)
+from .grad_mode import STATE, ANOMALY
+from .graph import (AccumulateGrad, NotImplementedBackward, SECOND_BACKWARD, INPLACE,
+                    check_versions, checked_hook_result, sum_to, sum_to_np, ZERO, plus,
+                    run_pre_hooks, run_post_hooks, unpack_saved, repack_saved, reachable, TASKS,
+                    Task, _MULTI, user_stacklevel)
 
 
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
@@ -44,15 +48,35 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     gc_was_on = isenabled()
     if gc_was_on:
         gc_disable()
+    if ANOMALY.enabled:
+        _anomaly_hooks(roots)
+    tasks = None
+    if _MULTI[0]:           # Note [Current task] in graph.py
+        tasks = TASKS.stack
+        tasks.append(Task([e[0][0] for e in roots], _targets(capture, only),
+                          capture is not None and not accumulate))
     try:
-        _run(roots, retain_graph, not create_graph, capture, accumulate, only)
+        needed = None
+        if capture is not None or only is not None:     # Note [Needed nodes]
+            needed = _needed([e[0][0] for e in roots],
+                             {k[0] for k in capture or ()} | (only or set()))
+        _run(roots, retain_graph, not create_graph, capture, accumulate, only, needed)
     finally:
         STATE.enabled = prev
+        if tasks is not None:
+            tasks.pop()
         if gc_was_on:
             gc_enable()
 
 
-def _run(roots, retain_graph, arrays, capture, accumulate, only):
+def _targets(capture, only):
+    """The nodes a pass must reach (autograd.grad's inputs, backward's inputs=), or None."""
+    if capture is None and only is None:
+        return None
+    return {k[0] for k in capture or ()} | set(only or ())
+
+
+def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
     """One backward pass. arrays: gradients are NumPy arrays and nodes run `np_apply`
     (without create_graph), else Tensors and `apply`. A node with a single incoming edge (a
     chain) gets its gradient handed over directly; only fan-in nodes and nodes waiting in the
@@ -76,19 +100,21 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
     pend_max = -1           # the newest pending node's sequence number
     # use counts only without create_graph: the formulas of a create_graph pass make new
     # edges to the nodes being run (Note [Uses])
-    if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1:     # loss.backward()
+    if arrays and len(roots) == 1 and roots[0][0][0]._n_outputs == 1 and needed is None:
         (ready, _), g = roots[0]
         rgrad = g._data
         deps = None
         starts = (ready,)
     else:
         for (node, nr), g in roots:
-            _add_to_buffer(buffers, node, nr, g._data if arrays else g)
-        deps = _dependencies([e[0][0] for e in roots])
+            if needed is None or node in needed:
+                _add_to_buffer(buffers, node, nr, g._data if arrays else g)
+        deps = _dependencies([e[0][0] for e in roots], needed)
         for node in buffers:
             if not deps.get(node):
                 heappush(heap, (-node._seq, node))
     grad = outs = g = None
+    pre_done = None         # a captured node whose tensor hooks have run
     while True:
         if pending and (ready._seq < pend_max if ready is not None else
                         not heap or heap[0][1]._seq < pend_max):
@@ -104,7 +130,11 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
         else:
             break
         if capture is not None and grad is not None:
-            _capture(capture, node, grad, arrays)
+            grad = _capture(capture, node, grad, arrays)
+            pre_done = node
+        if needed is not None and node not in needed.run and type(node) is not AccumulateGrad:
+            grad = None         # Note [Needed nodes]: captured, not run
+            continue
         if type(node) is AccumulateGrad:
             if grad is not None and accumulate and (only is None or node in only):
                 if grad is ZERO:
@@ -116,24 +146,28 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             grad = None
             continue
         if grad is None:        # the node received no gradient: only release its edges
+            if type(node) is NotImplementedBackward:
+                node.apply(grad)    # (torch runs it all the same, and it raises)
             edges = zip(node.next_functions, _NONES)
         elif grad is ZERO or node._n_outputs != 1 and (grad := _drop_zeros(grad)) is ZERO:
             # Note [Zero gradients]: ZERO passes on without running the node
             edges = zip(node.next_functions, _ZEROS)
         else:
-            saves = node._saved_names
-            if saves:
-                if node._freed:
-                    raise RuntimeError(SECOND_BACKWARD)
-                if INPLACE[0]:
-                    check_versions(node)    # Note [Versions] in graph.py
             hooks = node._hooks
-            if hooks is not None:
-                outs = _hooked(node, hooks, grad, arrays)
-            elif arrays:
-                outs = node.np_apply(grad)
+            if hooks is not None:       # (it checks and frees the saved tensors itself)
+                outs = _hooked(node, hooks, grad, arrays, retain_graph, pre_done is node)
+                saves = None
             else:
-                outs = node.apply(grad)
+                saves = node._saved_names
+                if saves:
+                    if node._freed:
+                        raise RuntimeError(SECOND_BACKWARD)
+                    if INPLACE[0]:
+                        check_versions(node)    # Note [Versions] in graph.py
+                if arrays:
+                    outs = node.np_apply(grad)
+                else:
+                    outs = node.apply(grad)
             grad = None          # drop the incoming gradient before the next node runs
             if saves and not retain_graph:
                 node.release()      # Note [Freeing]
@@ -153,7 +187,7 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only):
             # (np_apply may leave out trailing entries for edges that lead nowhere)
             edges = zip(node.next_functions, outs)
         for (nxt, nr), g in edges:
-            if nxt is None:
+            if nxt is None or needed is not None and nxt not in needed:
                 continue
             single = nxt._n_outputs == 1
             if g is not None and g is not ZERO:
@@ -269,8 +303,42 @@ def _materialize(meta, arrays):
     return z if arrays else wrap(z)
 
 
-def _dependencies(starts):
-    """Number of edges arriving at each node reachable from the roots (iterative DFS)."""
+# Note [Needed nodes]: autograd.grad and backward(inputs=...) run only the nodes on a path
+# to the inputs asked for (torch's exec_info): a node whose gradient is captured but that
+# leads to no other input is not run (nor freed), and branches that lead to no input are
+# not entered, so their saved tensors, hooks and errors play no part.
+
+class _Needed(set):
+    """The nodes that lead to a target (or are one); .run: those with a needed input."""
+    __slots__ = ("run",)
+
+
+def _needed(starts, targets):
+    """Iterative post-order walk: a node is needed if it is a target or an input is."""
+    needed = _Needed()
+    needed.run = set()
+    done = set()
+    stack = [(n, iter(n.next_functions)) for n in set(starts)]
+    while stack:
+        node, it = stack[-1]
+        for nxt, _ in it:
+            if nxt is not None and nxt not in done:
+                stack.append((nxt, iter(nxt.next_functions)))
+                break
+        else:
+            stack.pop()
+            done.add(node)
+            if any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
+                needed.run.add(node)
+                needed.add(node)
+            elif node in targets:
+                needed.add(node)
+    return needed
+
+
+def _dependencies(starts, needed=None):
+    """Number of edges arriving at each node reachable from the roots (iterative DFS);
+    needed: count only the edges into those nodes (Note [Needed nodes])."""
     # A node enters `deps` with its first incoming edge and is visited then; only the roots
     # can be on the stack without an entry (one dict test per edge, no `seen` set).
     deps = {}
@@ -279,7 +347,7 @@ def _dependencies(starts):
     push, pop = stack.append, stack.pop
     while stack:
         for nxt, _ in pop().next_functions:
-            if nxt is None:
+            if nxt is None or needed is not None and nxt not in needed:
                 continue
             if nxt in deps:
                 deps[nxt] += 1
@@ -303,43 +371,89 @@ def _add_to_buffer(buffers, node, nr, grad):
 
 
 def _capture(capture, node, grad, arrays):
+    """Record the gradient flowing into each captured edge of node (autograd.grad), after the
+    tensor hooks of the captured tensors (torch's order); returns node's gradient, hooked."""
+    if type(node) is AccumulateGrad:
+        x = node.variable._x
+        if x and "hooks" in x and grad is not ZERO:     # a captured leaf's own hooks
+            g = wrap(grad) if arrays else grad
+            for hook in x["hooks"]:
+                out = hook(g)
+                if out is not None:
+                    g = checked_hook_result(hook, g, out)
+            grad = g._data if arrays else g
+    elif node._hooks is not None and grad is not ZERO:
+        multi = node._n_outputs != 1
+        if arrays:
+            grad = [None if g is None else wrap(g) for g in grad] if multi else wrap(grad)
+        grads = _tensor_pre_hooks(node._hooks, list(grad) if multi else [grad])
+        grad = grads if multi else grads[0]
+        if arrays:
+            grad = [None if g is None else g._data for g in grad] if multi else grad._data
     if node._n_outputs == 1:
         if (node, 0) in capture:
-            if grad is ZERO:
-                grad = _materialize(node._meta, arrays)
-            capture[(node, 0)] = wrap(grad) if arrays else grad
+            g = _materialize(node._meta, arrays) if grad is ZERO else grad
+            capture[(node, 0)] = wrap(g) if arrays else g
     else:
         for nr, g in enumerate(grad):
             if (node, nr) in capture:
                 if g is ZERO:
                     g = _materialize(node._meta[nr], arrays)
                 capture[(node, nr)] = wrap(g) if arrays and g is not None else g
+    return grad
 
 
-def _hooked(node, hooks, grad, arrays):
-    """Run a node that has hooks: they see Tensors, as they would in torch, in either pass."""
+def _hooked(node, hooks, grad, arrays, retain_graph, pre_done):
+    """Run a node that has hooks (or packed saved tensors, or anomaly checks): hooks see
+    Tensors, as they would in torch, in either pass. pre_done: its tensor hooks have run."""
+    saves = node._saved_names
+    packed = hooks.get("packed")
     multi = node._n_outputs != 1
     if arrays:
         grad = [None if g is None else wrap(g) for g in grad] if multi else wrap(grad)
-    tgrad = _pre_hooks(node, hooks, grad)
-    if arrays:
-        outs = node.np_apply([None if g is None else g._data for g in tgrad] if multi else
-                             tgrad._data)
-    else:
-        outs = node.apply(tgrad)
+    grads = list(grad) if multi else [grad]
+    if not pre_done:
+        grads = _tensor_pre_hooks(hooks, grads)
+    if "pre" in hooks:
+        grads = run_pre_hooks(hooks["pre"], grads)
+    tgrad = grads if multi else grads[0]
+    try:
+        if saves:
+            if node._freed:
+                raise RuntimeError(SECOND_BACKWARD)
+            if packed:
+                unpack_saved(node, packed)      # Note [Saved-tensor hooks] in graph.py
+            if INPLACE[0]:
+                check_versions(node, [n for n in saves if not packed or n not in packed])
+        if arrays:
+            outs = node.np_apply([None if g is None else g._data for g in tgrad] if multi else
+                                 tgrad._data)
+        else:
+            outs = node.apply(tgrad)
+        if ANOMALY.enabled and ANOMALY.check_nan:
+            _check_nan(node, outs, arrays)
+    except Exception:
+        if ANOMALY.enabled:
+            _anomaly_warning(node, hooks)
+        raise
     if "post" in hooks:
         outs = list(outs) + [None] * (len(node.next_functions) - len(outs))
         if arrays:
-            outs = [None if o is None else wrap(o) for o in outs]
-        outs = _post_hooks(hooks["post"], outs, tgrad)
+            outs = [None if o is None or o is ZERO else wrap(o) for o in outs]
+        outs = run_post_hooks(hooks["post"], outs, grads)
         if arrays:
             outs = [None if o is None else o._data for o in outs]
+    if saves:
+        if not retain_graph:
+            node.release()      # Note [Freeing]
+            hooks.pop("packed", None)
+        elif packed:
+            repack_saved(node, packed)
     return outs
 
 
-def _pre_hooks(node, hooks, grad):
-    multi = node._n_outputs != 1
-    grads = list(grad) if multi else [grad]
+def _tensor_pre_hooks(hooks, grads):
+    """The hooks registered on a node's output tensors (and retain_grad), on its gradients."""
     for nr, fn in hooks.get("tensor_pre", ()):
         if grads[nr] is not None:
             out = fn(grads[nr])
@@ -353,19 +467,41 @@ def _pre_hooks(node, hooks, grad):
                 t._grad = g if STATE.enabled else g.detach().clone()
             else:
                 t._grad = t._grad + g if STATE.enabled else t._grad.detach() + g.detach()
-    for fn in hooks.get("pre", ()):
-        out = fn(tuple(grads))
-        if out is not None:
-            grads = list(out)
-    return grads if multi else grads[0]
+    return grads
 
 
-def _post_hooks(hooks, outs, grad):
-    for fn in hooks:
-        res = fn(tuple(outs), grad if isinstance(grad, list) else (grad,))
-        if res is not None:
-            outs = tuple(res)
-    return outs
+# ---------------------------------------------------------------- anomaly mode
+# Note [Anomaly]: in anomaly mode every node runs on the hooked path (`_hooked`), which checks
+# its outputs for NaN and, when the node fails, warns with the traceback of the forward call
+# that made it (kept by graph.on_link). Nodes made while the mode was on have hooks already;
+# a pass that starts in the mode gives the others an empty hooks dict first, so that nothing
+# is checked per node outside the mode.
+
+def _anomaly_hooks(roots):
+    for node in reachable([e[0][0] for e in roots])[1]:
+        if node._hooks is None:
+            node._hooks = {}
+
+
+def _check_nan(node, outs, arrays):
+    for i, o in enumerate(outs):
+        if o is None or o is ZERO:
+            continue
+        a = o if arrays else o._data
+        if a.dtype.kind in "fc" and np.isnan(a).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               "output.")
+
+
+def _anomaly_warning(node, hooks):
+    trace = hooks.get("trace")
+    if trace is None:
+        msg = (f"Error detected in {node.name()}. No forward pass information available. "
+               "Enable detect anomaly during forward pass for more information.")
+    else:
+        msg = (f"Error detected in {node.name()}. Traceback of forward call that caused the "
+               "error:\n" + "".join(traceback.format_list(trace)).rstrip("\n"))
+    warnings.warn(msg, UserWarning, stacklevel=user_stacklevel())
 
 
 def _cast_np(d, dtype):

@@ -7,6 +7,7 @@ import functools
 import numpy as np
 
 from ..tensor import Tensor, wrap
+from .forward import LEVELS, dual
 from .grad_mode import STATE, no_grad
 from .graph import Node, SECOND_BACKWARD, link, link_multi
 
@@ -17,8 +18,14 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Tensors for jvp (ctx.saved_tensors reads them there)."""
+        self.__dict__["_fw_saved"] = tensors
+
     @property
     def saved_tensors(self):
+        if self.__dict__.get("_in_jvp"):
+            return tuple(self.__dict__.get("_fw_saved") or ())
         if self._freed:
             raise RuntimeError(SECOND_BACKWARD)
         return tuple(self._to_save or ())
@@ -47,12 +54,18 @@ class BackwardCFunction(Node, FunctionCtx):
         self.needs_input_grad = ()
         self._n_outputs = 1
         self._tensor_pos = ()
+        self._out_pos = None    # (positions of tensor outputs, all outputs) when some are not
 
     def apply(self, grad):
         grads = list(grad) if self._n_outputs != 1 else [grad]
         if self._materialize:
             grads = [g if g is not None else wrap(np.zeros(shape, dt.np))
                      for g, (shape, dt) in zip(grads, self._out_specs)]
+        if self._out_pos is not None:       # non-tensor outputs get None gradients
+            full = [None] * self._out_pos[1]
+            for k, g in zip(self._out_pos[0], grads):
+                full[k] = g
+            grads = full
         res = self._function.backward(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
@@ -65,6 +78,24 @@ class BackwardCFunction(Node, FunctionCtx):
                                    f"of gradients (expected {expected}, got {len(res)})")
         return tuple(res[i] for i in self._tensor_pos)
 
+    def jvp(self, ts, xs, out):
+        """The Function's own jvp staticmethod, given a tangent (or None) per forward argument."""
+        fn = self._function
+        if fn.jvp is Function.jvp:
+            raise NotImplementedError("You must implement the jvp function for custom "
+                                      "autograd.Function to use it with forward mode AD.")
+        full = [None] * len(self.needs_input_grad)
+        for p, t in zip(self._tensor_pos, ts):
+            full[p] = t
+        self.__dict__["_in_jvp"] = True
+        try:
+            res = fn.jvp(self, *full)
+        finally:
+            self.__dict__["_in_jvp"] = False
+        if type(out) is list:
+            return list(res) if isinstance(res, tuple) else [res]
+        return res[0] if isinstance(res, tuple) else res
+
 
 class _FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
@@ -73,6 +104,11 @@ class _FunctionMeta(type):
 
 
 class Function(metaclass=_FunctionMeta):
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
     """Subclass with `forward(ctx, *args)` (or `forward(*args)` + `setup_context(ctx, inputs,
     output)`) and `backward(ctx, *grad_outputs)`; call with `MyFn.apply(*args)`."""
 
@@ -109,8 +145,9 @@ class Function(metaclass=_FunctionMeta):
             cls.setup_context(ctx, args, out)
         single = not isinstance(out, tuple)
         outs = [out] if single else list(out)
-        record = STATE.enabled and any(ctx.needs_input_grad)
         inputs = [args[i] for i in tensor_pos]
+        # with a dual input the node is made for its tangents too (Note [Forward AD])
+        record = STATE.enabled and any(ctx.needs_input_grad) or LEVELS and dual(*inputs)
         for k, o in enumerate(outs):
             # an input returned unchanged becomes a new tensor on this node (unless dirty)
             if isinstance(o, Tensor) and record and any(o is a for a in inputs) and \
@@ -120,6 +157,9 @@ class Function(metaclass=_FunctionMeta):
             # every tensor output is an output of the node (backward gets a grad for each);
             # non-differentiable ones are then cut loose
             touts = [o for o in outs if isinstance(o, Tensor)]
+            if len(touts) != len(outs):
+                ctx._out_pos = ([k for k, o in enumerate(outs) if isinstance(o, Tensor)],
+                                len(outs))
             ctx._out_specs = [(o._data.shape, o.dtype) for o in touts]
             if len(touts) == 1:
                 link(touts[0], ctx, *inputs)

@@ -1,20 +1,41 @@
-"""Grad mode: a thread-local flag and the context managers / decorators that set it."""
+"""Grad mode: a thread-local flag and the context managers / decorators that set it; inference
+mode; the anomaly-mode flags the engine reads (the front end is autograd/anomaly_mode.py)."""
 import functools
 import inspect
 import threading
+
+from .. import tensor as _tensor
+from ..tensor import INFERENCE
 
 
 class _State(threading.local):
     def __init__(self):
         self.enabled = True
+        self.grad = False
 
 
-# Ops read `STATE.enabled` once each to decide whether to link a node.
+# Ops read `STATE.enabled` once each to decide whether to link a node. In inference mode it is
+# False whatever the grad mode says: `STATE.grad` then holds the grad mode that
+# is_grad_enabled reports (torch records nothing in inference mode, even under enable_grad).
 STATE = _State()
 
 
 def is_grad_enabled():
-    return STATE.enabled
+    return STATE.grad if INFERENCE.on else STATE.enabled
+
+
+def is_inference_mode_enabled():
+    return INFERENCE.on
+
+
+def _set_grad(mode):
+    """Set the grad mode; returns the previous one."""
+    s = STATE
+    if INFERENCE.on:
+        prev, s.grad = s.grad, mode
+    else:
+        prev, s.enabled = s.enabled, mode
+    return prev
 
 
 class _Mode:
@@ -35,11 +56,10 @@ class _Mode:
         return type(self)()
 
     def __enter__(self):
-        self.prev.append(STATE.enabled)
-        STATE.enabled = self.mode
+        self.prev.append(_set_grad(self.mode))
 
     def __exit__(self, *exc):
-        STATE.enabled = self.prev.pop()
+        _set_grad(self.prev.pop())
         return False
 
     def __call__(self, func):
@@ -82,8 +102,68 @@ class enable_grad(_Mode):
     mode = True
 
 
+# Note [Inference tensors]: inference_mode(True) records nothing (STATE.enabled is False
+# whatever the grad mode) and marks every tensor made in it: while some thread is in the mode,
+# `wrap` (the one constructor of unrecorded tensors) calls `_mark`, which gives tensors made
+# in an inference-mode thread an `_x` of type _InferenceX. Views and aliases of them carry
+# the mark (ember/ops/_views.py). Outside the mode, torch refuses to save them for backward,
+# to update them in place or to make them require grad; the saving check runs where nodes are
+# linked (autograd/graph.py), only while some marked tensor is alive: _InferenceX counts the
+# live ones and tells graph.py (through `_watcher`) when the first appears and the last dies.
+_lock = threading.RLock()     # (re-entrant: a __del__ below may run while it is held)
+_threads_in_mode = 0        # inference_mode(True) contexts open, over all threads
+_live = 0                   # live inference tensors (their _x dicts)
+_watcher = None             # graph.watch (set by autograd/graph.py: it imports this module)
+
+
+def set_watcher(fn):
+    global _watcher
+    _watcher = fn
+
+
+class _InferenceX(dict):
+    """The `_x` dict of an inference tensor: counts the live ones (Note [Inference tensors])."""
+    __slots__ = ()
+
+    def __init__(self, *args):
+        global _live
+        dict.__init__(self, *args)
+        self["inference"] = True
+        with _lock:
+            _live += 1
+            first = _live == 1
+        if first and _watcher is not None:
+            _watcher(1)
+
+    def __del__(self):
+        global _live
+        with _lock:
+            _live -= 1
+            last = _live == 0
+        if last and _watcher is not None:
+            _watcher(-1)
+
+
+def inference_x(items=()):
+    """A fresh `_x` dict marking a tensor as an inference tensor (views of one use it)."""
+    return _InferenceX(items)
+
+
+def _mark(t):
+    if INFERENCE.on:
+        t._x = _InferenceX()
+
+
+def _count_mode(delta):
+    global _threads_in_mode
+    with _lock:
+        _threads_in_mode += delta
+        _tensor.set_inference_mark(_mark if _threads_in_mode else None)
+
+
 class inference_mode(_Mode):
-    """Grad disabled inside (ember keeps no separate inference tensors)."""
+    """Inference mode: no recording and tensors marked as inference tensors (Note [Inference
+    tensors]); inference_mode(False) leaves it (and enables grad) for its block."""
 
     def __new__(cls, mode=True):
         if callable(mode) and not isinstance(mode, bool):
@@ -92,10 +172,33 @@ class inference_mode(_Mode):
 
     def __init__(self, mode=True):
         self.prev = []
-        self.mode = not mode
+        self.mode = mode
 
     def clone(self):
-        return type(self)(not self.mode)
+        return type(self)(self.mode)
+
+    def __enter__(self):
+        s = STATE
+        on = INFERENCE.on
+        self.prev.append((s.enabled, s.grad, on))
+        if self.mode:
+            if not on:
+                _count_mode(1)
+                INFERENCE.on = True
+            s.enabled = s.grad = False
+        else:
+            if on:
+                INFERENCE.on = False
+                _count_mode(-1)
+            s.enabled = True
+
+    def __exit__(self, *exc):
+        s = STATE
+        s.enabled, s.grad, on = self.prev.pop()
+        if on != INFERENCE.on:
+            INFERENCE.on = on
+            _count_mode(1 if on else -1)
+        return False
 
 
 class set_grad_enabled(_Mode):
@@ -106,17 +209,16 @@ class set_grad_enabled(_Mode):
 
     def __init__(self, mode):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not "
-                            f"{type(mode).__name__}")
-        self.prev = [STATE.enabled]
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
+        self.prev = [_set_grad(mode)]
         self.mode = mode
-        STATE.enabled = mode
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        STATE.enabled = self.prev[0]
+        _set_grad(self.prev[0])
         return False
 
     def clone(self):
@@ -130,3 +232,26 @@ class _SetMode(_Mode):
     def __init__(self, mode):
         self.prev = []
         self.mode = mode
+
+
+# ---------------------------------------------------------------- anomaly mode (flags)
+
+class _Anomaly:
+    """Anomaly mode's state, process-wide as torch's: `enabled` makes new nodes keep their
+    forward traceback and the engine check each node; `check_nan` refuses NaN gradients."""
+    __slots__ = ("enabled", "check_nan")
+
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+
+
+ANOMALY = _Anomaly()
+
+
+def is_anomaly_enabled():
+    return ANOMALY.enabled
+
+
+def is_anomaly_check_nan_enabled():
+    return ANOMALY.check_nan

@@ -1,16 +1,24 @@
 """Graph nodes: the Node base class, AccumulateGrad, edges, and the only functions that attach a
 node to an op's output (`link`, `link_multi`, `wrap_out`, `wrap_out2`). Each op's own node
 class lives beside its forward function in ember/ops/."""
+import functools
 import itertools
+import os
+import sys
+import threading
+import traceback
 import warnings
 import weakref
+from collections import namedtuple
 from sys import getrefcount
 
-from numpy import ndarray
+from numpy import add as _np_add, asarray, ndarray
 
 from ..dtypes import type_name
-from ..tensor import Tensor, wrap as _wrap
-from .grad_mode import STATE
+from ..tensor import Tensor, wrap as _wrap, is_inference, INFERENCE
+from . import forward, grad_mode
+from .forward import LEVELS, propagate, jvp_not_implemented
+from .grad_mode import STATE, ANOMALY
 
 
 _counter = itertools.count()
@@ -43,11 +51,12 @@ _STAMPS = 64
 
 
 class VersionCounter:
-    __slots__ = ("version", "stamps")
+    __slots__ = ("version", "stamps", "where")
 
     def __init__(self):
         self.version = 0
         self.stamps = []
+        self.where = None       # stamp -> the user's line that wrote (anomaly mode only)
 
 
 def vroot(t):
@@ -58,6 +67,8 @@ def vroot(t):
 
 def version(t):
     """Tensor._version: the count of in-place writes to t's memory family."""
+    if t._x is not None and "inference" in t._x:
+        raise RuntimeError("Inference tensors do not track version counter.")
     x = vroot(t)._x
     vc = x.get("vc") if x else None
     return vc.version if vc is not None else 0
@@ -76,15 +87,30 @@ def bump_version(t, stamp=None):
         vc = x["vc"] = VersionCounter()
     vc.version += 1
     stamps = vc.stamps
-    stamps.append(next(_counter) if stamp is None else stamp)
+    stamp = next(_counter) if stamp is None else stamp
+    stamps.append(stamp)
     if len(stamps) > _STAMPS:
         del stamps[:_STAMPS // 2]
+    if ANOMALY.enabled:         # ember's addition to torch's error: where the write was
+        if vc.where is None:
+            vc.where = {}
+        vc.where[stamp] = user_frames()[-1:]
 
 
-def check_versions(node):
-    """Note [Versions]: refuse a node whose saved tensors were written after it was made."""
+def increment_version(tensor):
+    """torch.autograd.graph.increment_version: count an in-place write made behind autograd's
+    back (one tensor or an iterable of them)."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if t._x is not None and "inference" in t._x:
+            continue            # (inference tensors have no version counter)
+        bump_version(t)
+
+
+def check_versions(node, names=None):
+    """Note [Versions]: refuse a node whose saved tensors were written after it was made.
+    names: the saved slots to check (default: all)."""
     seq = node._seq
-    for name in node._saved_names:
+    for name in node._saved_names if names is None else names:
         t = getattr(node, name, None)
         if type(t) is not Tensor and not isinstance(t, Tensor):
             continue
@@ -102,16 +128,27 @@ def check_versions(node):
             what = ""
         else:
             name = fn.name()
-            what = name.rsplit("Backward", 1)[0] if "Backward" in name else \
-                "torch::autograd::" + name
+            head, _, tail = name.rpartition("Backward")     # PowBackward1 -> Pow1
+            what = head + tail.lstrip("0") if head else "torch::autograd::" + name
             what = f", which is output {nr} of {what},"
+        if ANOMALY.enabled:
+            hint = ("Hint: the backtrace further above shows the operation that failed to "
+                    "compute its gradient. The variable in question was changed in there or "
+                    "anywhere later. Good luck!")
+            first = min((m for m in vc.stamps if m > seq), default=None)
+            where = vc.where.get(first) if vc.where else None
+            if where:
+                hint += (" The first in-place write after it was saved:\n" +
+                         "".join(traceback.format_list(where)).rstrip())
+        else:
+            hint = ("Hint: enable anomaly detection to find the operation that failed to "
+                    "compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+                    "check_nan=False).")
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [torch.{type_name(t._data.dtype)}Tensor "
             f"{list(t._data.shape)}]{what} is at version {vc.version}; expected version "
-            f"{vc.version - later} instead. Hint: enable anomaly detection to find the "
-            "operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+            f"{vc.version - later} instead. {hint}")
 
 
 # Note [Zero gradients]: a formula returns ZERO for an input whose gradient is zero whatever
@@ -151,6 +188,8 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_meta", "_freed", "_hooks", "_uses", "__weakref__")
     _saved_names = ()   # slots holding saved tensors, dropped after backward
     _n_outputs = 1
+    _jvp_uses = None    # the inputs whose tangents jvp reads (None: all; Note [Forward AD])
+    _refused = None     # a message: the grad_fn of a view torch refuses to regenerate
 
     def name(self):
         return type(self).__name__
@@ -164,6 +203,15 @@ class Node:
         formulas: with create_graph they record a graph of their own."""
         raise NotImplementedError(type(self).__name__ + ".apply")
 
+    def jvp(self, ts, xs, out):
+        """The output tangent(s) from the input tangents ts, primal inputs xs and output(s)
+        out (Note [Forward AD] in forward.py), as Tensor formulas. Without a rule of its own:
+        the transpose of the node's own (linear in the gradient) backward formula, taken by
+        reverse mode (forward.FALLBACK; Note [Forward AD fallback] in forward_ad.py)."""
+        if forward.FALLBACK is None:
+            raise jvp_not_implemented(self)
+        return forward.FALLBACK(self, ts, xs, out)
+
     def np_apply(self, grad):
         """apply() on bare NumPy arrays, for a backward pass that records nothing. A node
         overrides it with NumPy formulas where it has them (they must give exactly what
@@ -176,20 +224,33 @@ class Node:
 
     def release(self):
         """Drop the saved tensors once the node has run (the engine calls it for a node with
-        _saved_names). Each subclass gets its own copy with the names written out."""
+        _saved_names). Each subclass gets its own copy with the names written out. A node
+        that saved nothing (every slot None: torch saves only what the gradients asked for
+        need) is not freed: running it again needs nothing, as in torch."""
+        saved = any(getattr(self, name, True) is not None for name in self._saved_names)
         for name in self._saved_names:
             setattr(self, name, None)
-        self._freed = True
+        if saved:
+            self._freed = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         names = cls._saved_names
+        # torch's grad_fn._raw_saved_<name>, one property per saved slot. (Not __getattr__:
+        # a class that defines it loses CPython's fast attribute lookup on every access.)
+        for n in names:
+            raw = "_raw_saved_" + n[7:]
+            if n.startswith("_saved_") and raw not in cls.__dict__:
+                setattr(cls, raw, property(lambda self, n=n: SavedTensor(self, n)))
         if names and getattr(cls.release, "_generated", cls.release is Node.release):
             # one plain assignment per saved slot: setattr by name costs ~3x that per node
             fn = _RELEASES.get(names)
             if fn is None:
-                src = "def release(self):\n" + "".join(
-                    f"    self.{n} = None\n" for n in names) + "    self._freed = True\n"
+                src = ("def release(self):\n    try:\n        saved = " +
+                       " or ".join(f"self.{n} is not None" for n in names) +
+                       "\n    except AttributeError:\n        saved = True\n" +
+                       "".join(f"    self.{n} = None\n" for n in names) +
+                       "    if saved:\n        self._freed = True\n")
                 ns = {}
                 exec(src, ns)
                 fn = _RELEASES[names] = ns["release"]
@@ -271,20 +332,16 @@ class AccumulateGrad(Node):
         self._hooks = None
 
     def np_apply(self, grad):
+        var = self.variable
+        x = var._x
+        if not var._requires_grad or x and "sink" in x:
+            return None     # requires_grad_(False) since it was used; a no_grad view (_views)
+        if x and "acc_hooked" in x:     # tensor, post-accumulate or node hooks
+            self._hooked(_wrap(grad))
+            return
         # The engine's local and this argument are the only references to an array that
         # nothing else shares (getrefcount adds its own): then .grad can take it as it is.
-        var = self.variable
-        if var._x and var._tensor_hooks():
-            t = _wrap(grad)
-            for hook in var._tensor_hooks():
-                out = hook(t)
-                if out is not None:
-                    t = checked_hook_result(hook, t, out)
-            grad = t._data
-            t = out = None
-            owned = False
-        else:
-            owned = getrefcount(grad) <= 3 and _owns_memory(grad)
+        owned = getrefcount(grad) <= 3 and _owns_memory(grad)
         old = var._grad
         if old is None:
             var._grad = _wrap(grad if owned else copy_grad(grad))
@@ -293,11 +350,12 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         var = self.variable
-        if var._x:
-            for hook in var._tensor_hooks():
-                out = hook(grad)
-                if out is not None:
-                    grad = checked_hook_result(hook, grad, out)
+        x = var._x
+        if not var._requires_grad or x and "sink" in x:
+            return ()
+        if x and "acc_hooked" in x:
+            self._hooked(grad)
+            return ()
         if STATE.enabled and not _CYCLE_WARNED:
             _warn_cycle()
         old = var._grad
@@ -308,6 +366,78 @@ class AccumulateGrad(Node):
         else:
             old._data += grad._data    # torch accumulates in place when not building a graph
         return ()
+
+    def _hooked(self, grad):
+        """Accumulate with hooks, in torch's order: the tensor's hooks, the node's pre-hooks,
+        the accumulation, the post-accumulate-grad hooks, the node's post-hooks."""
+        var = self.variable
+        x = var._x
+        for hook in x.get("hooks", ()):
+            out = hook(grad)
+            if out is not None:
+                grad = checked_hook_result(hook, grad, out)
+        hooks = self._hooks
+        if hooks is not None:
+            grad = run_pre_hooks(hooks.get("pre", ()), [grad])[0]
+        if grad is not None:
+            if STATE.enabled and not _CYCLE_WARNED:
+                _warn_cycle()
+            old = var._grad
+            if old is None:
+                var._grad = grad if STATE.enabled else grad.detach().clone()
+            elif STATE.enabled:
+                var._grad = old + grad
+            else:
+                old._data += grad._data
+            for hook in x.get("post_acc", ()):
+                hook(var)
+        if hooks is not None:
+            run_post_hooks(hooks.get("post", ()), [], (grad,))
+
+    def register_hook(self, fn):
+        self.variable._extra()["acc_hooked"] = True
+        return Node.register_hook(self, fn)
+
+    def register_prehook(self, fn):
+        self.variable._extra()["acc_hooked"] = True
+        return Node.register_prehook(self, fn)
+
+
+def run_pre_hooks(hooks, grads):
+    """A node's pre-hooks on its output gradients (a list), with torch's checks of what a hook
+    returns; returns the list."""
+    for fn in hooks:
+        out = fn(tuple(grads))
+        if out is not None:
+            if not isinstance(out, tuple):
+                raise TypeError(f"expected tuple, but hook returned '{type(out).__name__}'")
+            if len(out) != len(grads):
+                raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number "
+                                   f"of values (got {len(out)}, but expected {len(grads)})")
+            grads = list(out)
+    return grads
+
+
+def run_post_hooks(hooks, outs, grads):
+    """A node's post-hooks on (gradients of its inputs, of its outputs); returns the input
+    gradients, replaced where a hook returned new ones (torch's checks)."""
+    for fn in hooks:
+        res = fn(tuple(outs), tuple(grads))
+        if res is not None:
+            if not isinstance(res, tuple):
+                raise TypeError(f"expected tuple, but hook returned '{type(res).__name__}'")
+            if len(res) != len(outs):
+                raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number "
+                                   f"of values (got {len(res)}, but expected {len(outs)})")
+            for old, new in zip(outs, res):
+                if old is None and new is not None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
+            outs = list(res)
+    return outs
+
+
+def _hook_name(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
 
 
 _CYCLE_WARNED = False
@@ -416,23 +546,33 @@ def sum_to(g, shape):
     return g
 
 
+_add_reduce = _np_add.reduce
+
+
 def sum_to_np(d, shape):
-    """Sum a broadcast gradient array down to `shape` (a fresh array that .grad can take)."""
+    """Sum a broadcast gradient array down to `shape` (a fresh array that .grad can take).
+    (np.add.reduce, not ndarray.sum: a NumPy warning (inf - inf) is then raised from an ember
+    module, where ember's warning filter keeps it from the user.)"""
     if d.shape == shape:
         return d
     lead = d.ndim - len(shape)
     if lead:
-        d = d.sum(axis=tuple(range(lead)))
+        d = _add_reduce(d, axis=tuple(range(lead)))
     keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
     if keep:
-        d = d.sum(axis=keep, keepdims=True)
+        d = _add_reduce(d, axis=keep, keepdims=True)
     return d
 
 
 def link(out, node, *inputs, meta=None):
     """Make `node` the grad_fn of `out` with edges to `inputs` (tensors, or None for
     non-tensor arguments). meta: out's (shape, dtype) when the caller already has that tuple
-    (an op whose output matches its input's): sharing it saves two GC-tracked tuples."""
+    (an op whose output matches its input's): sharing it saves two GC-tracked tuples. With a
+    dual level open, out also gets its tangents, and the node is linked only when a gradient is
+    recorded (Note [Forward AD])."""
+    if LEVELS and not recording(inputs):
+        propagate(node, inputs, out)
+        return out
     n = len(inputs)     # (one- and two-input ops without map: the common cases)
     edges = (use(inputs[0]),) if n == 1 else (use(inputs[0]), use(inputs[1])) if n == 2 \
         else tuple(map(use, inputs))
@@ -443,7 +583,22 @@ def link(out, node, *inputs, meta=None):
     out._grad_fn = node
     out._output_nr = 0
     out._requires_grad = True
+    if _watching:
+        on_link(node, (out,))
+    if LEVELS:
+        propagate(node, inputs, out)
     return out
+
+
+def recording(inputs):
+    """Whether an op on these inputs records a node (with a dual level open, an op makes one
+    for tangents alone too: Note [Forward AD])."""
+    if not STATE.enabled:
+        return False
+    for t in inputs:
+        if t is not None and t._requires_grad:
+            return True
+    return False
 
 
 def same_meta(t):
@@ -457,11 +612,18 @@ def same_meta(t):
 
 def link_multi(outs, node, *inputs):
     """Like link for a node with several differentiable outputs."""
+    if LEVELS and not recording(inputs):
+        propagate(node, inputs, list(outs))
+        return outs
     init_node(node, tuple(map(use, inputs)), [(o._data.shape, o._data.dtype) for o in outs])
     for i, o in enumerate(outs):
         o._grad_fn = node
         o._output_nr = i
         o._requires_grad = True
+    if _watching:
+        on_link(node, outs)
+    if LEVELS:
+        propagate(node, inputs, list(outs))
     return outs
 
 
@@ -474,6 +636,8 @@ def wrap_out(arr, node, t, pad):
     has made `node` because grad mode is on and t requires grad: wrap + link in one call.
     pad: give the node a second, empty edge (torch's node for `x + 2` has two inputs). The
     node shares the (shape, dtype) tuple of t's node, as link's meta= does."""
+    if LEVELS:
+        return link(_wrap(arr), node, t, None) if pad else link(_wrap(arr), node, t)
     e = use(t)
     fn = t._grad_fn
     meta = fn._meta if fn is not None and fn._n_outputs == 1 and t._x is None else \
@@ -484,11 +648,15 @@ def wrap_out(arr, node, t, pad):
 def wrap_out2(arr, node, a, b):
     """wrap_out for an op with two Tensor inputs (a node with two edges; the output's
     (shape, dtype) tuple is its own: it may broadcast)."""
+    if LEVELS:
+        return link(_wrap(arr), node, a, b)
     return _recorded(arr, node, (use(a), use(b)), (arr.shape, arr.dtype))
 
 
 def _recorded(arr, node, edges, meta):
     """A new Tensor over arr whose grad_fn is node, with the given edges and meta."""
+    if type(arr) is not ndarray:    # a ufunc on 0-d arrays returns a NumPy scalar
+        arr = asarray(arr)
     init_node(node, edges, meta)
     out = _new_tensor(Tensor)
     out._data = arr
@@ -496,6 +664,8 @@ def _recorded(arr, node, edges, meta):
     out._grad_fn = node
     out._output_nr = 0
     out._grad = out._acc = out._x = None
+    if _watching:
+        on_link(node, (out,))
     return out
 
 
@@ -505,6 +675,464 @@ def register_tensor_hook(self, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require "
                            "gradient")
     if self._grad_fn is None:
-        return _Handle(self._extra().setdefault("hooks", []), hook)
+        x = self._extra()
+        x["acc_hooked"] = True
+        return _Handle(x.setdefault("hooks", []), hook)
     pre = self._grad_fn._extra().setdefault("tensor_pre", [])
     return _Handle(pre, (self._output_nr, hook))
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """Tensor.register_post_accumulate_grad_hook: hook(tensor) after a leaf's .grad is
+    updated by backward."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                           "gradient")
+    if self._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                           "tensors")
+    x = self._extra()
+    x["acc_hooked"] = True
+    return _Handle(x.setdefault("post_acc", []), hook)
+
+
+# ---------------------------------------------------------------- Note [Link hooks]
+# Features that must see each node as it is linked: saved-tensor hooks (pack each saved
+# tensor), anomaly mode (keep the forward traceback) and inference tensors (refused as saved
+# tensors). `link`, `link_multi` and `_recorded` call `on_link` only while one of them is
+# active (`_watching`), so an op pays one test otherwise.
+_watching = False
+_watch_count = 0
+_watch_lock = threading.Lock()
+
+
+def watch(delta):
+    """One more (delta=1) or one fewer (-1) active feature that needs on_link."""
+    global _watching, _watch_count
+    with _watch_lock:
+        _watch_count += delta
+        _watching = _watch_count > 0
+
+
+grad_mode.set_watcher(watch)
+
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
+
+def on_link(node, outs):
+    """Note [Link hooks]: node was just linked to its outputs outs."""
+    if ANOMALY.enabled:
+        node._extra()["trace"] = user_frames()
+    names = node._saved_names
+    if not names:
+        return
+    if grad_mode._live and not INFERENCE.on:
+        for name in names:
+            v = getattr(node, name, None)
+            for t in v if type(v) in (list, tuple) else (v,):
+                if isinstance(t, Tensor) and is_inference(t):
+                    raise RuntimeError(INFERENCE_SAVED)
+    stack = _SAVED.stack
+    if stack:
+        _pack_node(node, names, outs, *stack[-1])
+
+
+_EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def user_frames():
+    """The current Python stack (traceback.FrameSummary list) up to the last frame outside
+    ember: where the user's code called into the library."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_EMBER_DIR):
+        frames.pop()
+    return frames
+
+
+def user_stacklevel():
+    """warnings.warn's stacklevel that names the innermost frame outside ember."""
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_code.co_filename.startswith(_EMBER_DIR):
+        f, level = f.f_back, level + 1
+    return level
+
+
+# ---------------------------------------------------------------- Note [Saved-tensor hooks]
+# Inside saved_tensors_hooks(pack, unpack), each tensor a node saves is given to pack when the
+# node is linked (on_link) and the node keeps only what pack returned: the saved slot is
+# emptied, the packed value goes to node._hooks["packed"]. The engine unpacks every slot once
+# before running the node (a node with hooks takes the engine's hooked path) and empties them
+# again after a retained run, so unpack is called as often as torch calls it. (User code that
+# reads an emptied slot, `grad_fn._saved_self`, gets AttributeError where torch unpacks: a
+# Node.__getattr__ would do it, but would slow every attribute access on every node.)
+# The unpacked tensor gets the saved tensor's place in the graph back (torch restores its
+# grad_fn or grad accumulator), so double backward through packed tensors works; versions are
+# not checked for packed tensors, as in torch.
+class _SavedState(threading.local):
+    def __init__(self):
+        self.stack = []         # (pack_hook, unpack_hook), innermost last
+        self.disabled = None    # disable_saved_tensors_hooks' message, or None
+
+
+_SAVED = _SavedState()
+
+
+class _Packed:
+    """One packed saved tensor: pack's result, the unpack hook, and the tensor's place in the
+    graph (its edge; out_nr when it is an output of the node that saved it)."""
+    __slots__ = ("packed", "unpack", "edge", "out_nr")
+
+    def __init__(self, packed, unpack, edge, out_nr):
+        self.packed, self.unpack, self.edge, self.out_nr = packed, unpack, edge, out_nr
+
+
+class _PackedSeq:
+    """A saved list or tuple of tensors (einsum's operands, a Function's saved tensors)."""
+    __slots__ = ("kind", "items")
+
+    def __init__(self, kind, items):
+        self.kind, self.items = kind, items
+
+
+def _pack_one(t, outs, pack, unpack):
+    out_nr = None
+    if t._grad_fn is None and not t._requires_grad:     # outputs are saved detached
+        for i, o in enumerate(outs):
+            if o._data is t._data:
+                out_nr = i
+                break
+    if out_nr is not None:
+        return _Packed(pack(outs[out_nr]), unpack, None, out_nr)
+    e = edge(t)
+    return _Packed(pack(t), unpack, e if e[0] is not None else None, None)
+
+
+def _pack_node(node, names, outs, pack, unpack):
+    packed = {}
+    for name in names:
+        v = getattr(node, name, None)
+        if isinstance(v, Tensor):
+            packed[name] = _pack_one(v, outs, pack, unpack)
+        elif type(v) in (list, tuple) and any(isinstance(e, Tensor) for e in v):
+            packed[name] = _PackedSeq(type(v), [_pack_one(e, outs, pack, unpack)
+                                                if isinstance(e, Tensor) else e for e in v])
+        else:
+            continue
+        delattr(node, name)
+    if packed:
+        node._extra()["packed"] = packed
+
+
+def _unpacked(node, rec, user):
+    """The tensor a packed record unpacks to, in the saved tensor's place in the graph. user:
+    for user code (an output then shows its grad_fn, as in torch); else for the node's own
+    formulas (an output stays detached, as ops save it)."""
+    if type(rec) is _PackedSeq:
+        return rec.kind(_unpacked(node, r, user) if type(r) is _Packed else r
+                        for r in rec.items)
+    u = rec.unpack(rec.packed)
+    if not isinstance(u, Tensor):
+        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(u).__name__}")
+    if rec.out_nr is not None:
+        v = _wrap(u._data)
+        if user:
+            v._requires_grad = True
+            v._grad_fn = node
+            v._output_nr = rec.out_nr
+        return v
+    e = rec.edge
+    if e is None:
+        return u if not u._requires_grad else _wrap(u._data)
+    if edge(u) == e:
+        return u
+    v = _wrap(u._data)
+    v._requires_grad = True
+    if type(e[0]) is AccumulateGrad:
+        v._acc = weakref.ref(e[0])
+    else:
+        v._grad_fn, v._output_nr = e
+    return v
+
+
+def unpack_saved(node, packed):
+    """Before the engine runs node: each packed slot gets its unpacked tensor."""
+    for name, rec in packed.items():
+        setattr(node, name, _unpacked(node, rec, False))
+
+
+def repack_saved(node, packed):
+    """After a retained run: empty the slots again (the next read unpacks anew)."""
+    for name in packed:
+        try:
+            delattr(node, name)
+        except AttributeError:
+            pass
+
+
+class SavedTensor:
+    """torch's grad_fn._raw_saved_<name>: the saved tensor, to which hooks can be given."""
+    __slots__ = ("_node", "_name")
+
+    def __init__(self, node, name):
+        self._node, self._name = node, name
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments. The following "
+                            "argument types are supported:\n    1. (self: torch._C._autograd."
+                            "SavedTensor, arg0: collections.abc.Callable, arg1: collections."
+                            "abc.Callable) -> None")
+        node, name = self._node, self._name
+        hooks = node._hooks
+        if hooks is not None and name in hooks.get("packed", ()):
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.")
+        if node._freed:
+            raise RuntimeError(SECOND_BACKWARD)
+        v = getattr(node, name, None)
+        if not isinstance(v, Tensor):
+            return
+        node._extra().setdefault("packed", {})[name] = _pack_one(v, (), pack_hook, unpack_hook)
+        delattr(node, name)
+
+
+class saved_tensors_hooks:
+    """Context manager: pack_hook(tensor) runs on each tensor saved for backward inside it,
+    unpack_hook(packed) when backward (or user code) reads it (Note [Saved-tensor hooks])."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        st = _SAVED
+        if st.disabled is not None:
+            raise RuntimeError(st.disabled)
+        st.stack.append((self.pack_hook, self.unpack_hook))
+        watch(1)
+        return self
+
+    def __exit__(self, *exc):
+        _SAVED.stack.pop()
+        watch(-1)
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors kept as CPU copies (ember's tensors are all on the CPU already: a copy,
+    so that later in-place writes do not reach them, as in torch)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return t.device, _wrap(t._data.copy())
+
+        def unpack(packed):
+            return packed[1]
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager (and decorator) inside which saved_tensors_hooks raises RuntimeError
+    with error_message; entering it while hooks are active raises it too."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+        self.prev = []
+
+    def __enter__(self):
+        st = _SAVED
+        if st.stack:
+            raise RuntimeError(self.error_message)
+        self.prev.append(st.disabled)
+        st.disabled = self.error_message
+
+    def __exit__(self, *exc):
+        _SAVED.disabled = self.prev.pop()
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class _AllowMutationOnSavedContext:
+    """What allow_mutation_on_saved_tensors yields; `closed` once its block has ended."""
+
+    def __init__(self):
+        self.closed = False
+
+
+_MUTATION = []      # the open allow_mutation_on_saved_tensors context, if any
+MUTATION_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                    "contextin which the graph was originally recorded.")
+
+
+class allow_mutation_on_saved_tensors:
+    """Context manager: tensors saved inside it may be written in place afterwards; backward
+    sees the values they had when saved. ember keeps a copy of each saved tensor at pack time
+    (torch copies lazily, at the first write); backward must run inside the block."""
+
+    def __enter__(self):
+        if _MUTATION:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        ctx = _AllowMutationOnSavedContext()
+
+        def pack(t):
+            return _wrap(t._data.copy())
+
+        def unpack(copy):
+            if ctx.closed:
+                raise AssertionError(MUTATION_OUTSIDE)
+            return copy
+        self.ctx = ctx
+        self.hooks = saved_tensors_hooks(pack, unpack)
+        self.hooks.__enter__()
+        _MUTATION.append(ctx)
+        return ctx
+
+    def __exit__(self, *exc):
+        self.hooks.__exit__(*exc)
+        self.ctx.closed = True
+        _MUTATION.pop()
+        return False
+
+
+# ---------------------------------------------------------------- gradient edges, multi-hooks
+
+GradientEdge = namedtuple("GradientEdge", ("node", "output_nr", "ownership_token"),
+                          defaults=(None,))
+
+
+def get_gradient_edge(tensor):
+    """The (node, output_nr) through which tensor's gradient flows."""
+    if not tensor._requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    node, nr = edge(tensor)
+    return GradientEdge(node, nr)
+
+
+# Note [Current task]: register_multi_grad_hook must know, inside a backward pass, which of its
+# tensors will receive a gradient in that pass. While such hooks exist (_MULTI[0]), the engine
+# pushes each pass's (roots, targets) here; will_execute answers from one walk per pass.
+_MULTI = [0]
+
+
+class _Tasks(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+TASKS = _Tasks()
+
+
+class Task:
+    """One backward pass, as register_multi_grad_hook sees it (Note [Current task])."""
+    __slots__ = ("starts", "targets", "grad_only", "reach", "__weakref__")
+
+    def __init__(self, starts, targets, grad_only):
+        self.starts, self.targets, self.grad_only = starts, targets, grad_only
+        self.reach = None
+
+
+def will_execute(node):
+    """Whether node runs in the current backward pass."""
+    task = TASKS.stack[-1]
+    if task.grad_only and type(node) is AccumulateGrad:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not supported.")
+    if task.reach is None:
+        task.reach = reachable(task.starts, task.targets)[0]
+    return node in task.reach
+
+
+def reachable(starts, targets=None):
+    """(nodes that run, all nodes reached) for a pass from starts: with targets (a set of
+    nodes), only those on a path to one of them run (torch's exec_info), else all reached."""
+    seen = set(starts)
+    order = []
+    stack = list(starts)
+    while stack:            # iterative DFS; `order` lists each node after all its children
+        node = stack[-1]
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    if targets is None:
+        return seen, seen
+    run = set()
+    for node in order:
+        if node in targets or any(n in run for n, _ in node.next_functions if n is not None):
+            run.add(node)
+    return run, seen
+
+
+class _MultiHandle:
+    __slots__ = ("handles", "__weakref__")
+
+    def __init__(self, handles):
+        self.handles = handles
+        _MULTI[0] += 1
+
+    def remove(self):
+        if self.handles:
+            for h in self.handles:
+                h.remove()
+            self.handles = ()
+            _MULTI[0] -= 1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """mode "all": fn(grads) once the gradients of all of tensors that the pass reaches are
+    computed (None for the others); "any": fn(grad) with the first one computed in a pass."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    state = {"task": None}
+
+    def fresh(task):
+        if state["task"] is None or state["task"]() is not task:
+            state["task"] = weakref.ref(task)
+            state["grads"] = [None] * len(tensors)
+            state["left"] = None if mode == "any" else sum(
+                1 for t in tensors if t._requires_grad and will_execute(edge(t)[0]))
+            state["fired"] = False
+
+    def make(i):
+        def hook(grad):
+            fresh(TASKS.stack[-1])
+            if mode == "any":
+                if not state["fired"]:
+                    state["fired"] = True
+                    fn(grad)
+                return None
+            state["grads"][i] = grad
+            state["left"] -= 1
+            if state["left"] == 0:
+                grads = tuple(state["grads"])
+                state["grads"] = [None] * len(tensors)
+                fn(grads)
+            return None
+        return hook
+
+    return _MultiHandle([register_tensor_hook(t, make(i)) for i, t in enumerate(tensors)
+                         if t._requires_grad])

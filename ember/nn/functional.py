@@ -25,7 +25,7 @@ from ..ops.pool import (max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive
                         adaptive_max_pool2d, max_unpool1d, max_unpool2d)
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
 from ..ops.resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample_fn as _upsample
-from ..ops.trilinear import trilinear_bilinear as _trilinear_bilinear
+from ..ops.trilinear import bilinear
 from ..ops import unary as _unary
 from ..ops.arith import MulBackward1, scalar_op as _scalar_op
 from ..ops.join import cat
@@ -923,43 +923,6 @@ def _heads(t, static, name, n, head_dim):
     return static
 # ---- nnmod: bilinear, embedding, embedding_bag
 
-_SHORT = {"float32": "float", "float64": "double", "float16": "half"}
-
-
-def bilinear(input1, input2, weight, bias=None):
-    """x1^T W x2 + b over the last dims, composed as torch composes it: both inputs viewed
-    2-D, _trilinear (TrilinearBackward0), the result viewed back, + bias."""
-    x1, x2, w = input1._data, input2._data, weight._data
-    if x1.ndim == 0:
-        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
-    if x1.ndim != x2.ndim:
-        raise RuntimeError(f"bilinear(): input dimensions do not match: got {x1.ndim} and "
-                           f"{x2.ndim}")
-    for i in range(x1.ndim - 1):
-        if x1.shape[i] != x2.shape[i]:
-            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
-                               f"got {x1.shape[i]} and {x2.shape[i]}")
-    if w.ndim != 3:
-        raise RuntimeError("number of dimensions must match")
-    if x1.shape[-1] != w.shape[1]:
-        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
-                           f"{x1.shape[-1]} but expected {w.shape[1]}")
-    if x2.shape[-1] != w.shape[2]:
-        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
-                           f"{x2.shape[-1]} but expected {w.shape[2]}")
-    if bias is not None and (bias._data.ndim == 0 or bias._data.shape[0] != w.shape[0]):
-        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
-                           f"{bias._data.shape[0] if bias._data.ndim else 1} but expected "
-                           f"{w.shape[0]}")
-    dts = [("input1", x1), ("input2", x2), ("weight", w)] + \
-        ([("bias", bias._data)] if bias is not None else [])
-    if len({a.dtype for _, a in dts}) > 1:
-        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
-            f"{n}: {_SHORT.get(a.dtype.name, a.dtype.name)}" for n, a in dts))
-    out = _trilinear_bilinear(input1.reshape(-1, x1.shape[-1]), weight,
-                              input2.reshape(-1, x2.shape[-1]))
-    out = out.reshape(x1.shape[:-1] + (w.shape[0],))
-    return out if bias is None else out + bias
 
 
 def _sparse_unsupported(sparse):

@@ -1,9 +1,12 @@
 """Helpers shared by the op families: operand preparation with torch's promotion, in-place
 writes, dim normalisation. Kept small: every op's hot path calls into here at most once."""
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 
@@ -106,13 +109,13 @@ def needs(node, i):
 
 
 def requires(*ts):
-    """Whether an op on these arguments must record a node."""
-    if not STATE.enabled:
-        return False
-    for t in ts:
-        if isinstance(t, Tensor) and t._requires_grad:
-            return True
-    return False
+    """Whether an op on these arguments must record a node (or give its output a tangent:
+    Note [Forward AD])."""
+    if STATE.enabled:
+        for t in ts:
+            if isinstance(t, Tensor) and t._requires_grad:
+                return True
+    return bool(LEVELS) and dual(*ts)
 
 
 def can_cast(src, dst):
@@ -189,10 +192,20 @@ def write_out(res, out):
     """Support for the out= argument: copy the result into `out` (resizing if empty)."""
     if out is None:
         return res
-    if out._requires_grad and STATE.enabled and res._requires_grad:
+    if STATE.enabled and (res._requires_grad or out._requires_grad):
         raise RuntimeError("functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad.")
+    if not can_cast(res._data.dtype, out._data.dtype):
+        raise RuntimeError(f"result type {D.type_name(res._data.dtype)} can't be cast to the "
+                           f"desired output type {D.type_name(out._data.dtype)}")
     if out._data.shape != res._data.shape:
+        if out._data.size:
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{list(out._data.shape)}, which does not match the required output "
+                          f"shape {list(res._data.shape)}. This behavior is deprecated, and in a "
+                          f"future PyTorch release outputs will not be resized unless they have "
+                          f"zero elements. You can explicitly reuse an out tensor t by resizing "
+                          f"it, inplace, to zero elements with t.resize_(0).", stacklevel=3)
         out._data = np.empty(res._data.shape, out._data.dtype)
     np.copyto(out._data, res._data, casting="unsafe")
     return out

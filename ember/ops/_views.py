@@ -25,9 +25,11 @@ import weakref
 
 import numpy as np
 
-from ..autograd.grad_mode import STATE
+from ..autograd.forward import LEVELS, hidden, set_tangent, tangent, zeros_like_layout
+from ..autograd.grad_mode import STATE, inference_x
+from ..tensor import INFERENCE
 from ..autograd.graph import Node, bump_version, check_versions, use, init_node, vroot, ZERO
-from ..dtypes import type_name
+from ..dtypes import result_type, type_name
 from ..tensor import Tensor, wrap
 from ._args import can_cast, plain_operand
 
@@ -42,6 +44,11 @@ NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplac
                 "forbidden. You can clarify your code by moving both the view and the inplace "
                 "either both inside the no_grad block (if you don't want the inplace to be "
                 "tracked) or both outside (if you want the inplace to be tracked).")
+
+
+INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You "
+                     "can make a clone to get a normal tensor before doing inplace update.See "
+                     "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 # ---------------------------------------------------------------- views (Note [Views])
@@ -63,11 +70,19 @@ def make_view(res, input, multi=False):
         if "nograd" in x:
             rx["nograd"] = True
     rx["vroot"] = root
+    if x is not None and "inference" in x:      # a view of an inference tensor is one
+        rx = res._x = inference_x(rx)
     if multi:
         rx["multi"] = True
     if not STATE.enabled:
         rx["nograd"] = True
-    elif not (base._requires_grad and base._grad_fn is None):
+        if base._requires_grad:
+            # torch: a view made in no_grad mode of a tensor that requires grad requires grad
+            # too, as a leaf whose gradient goes nowhere (AccumulateGrad skips it)
+            res._requires_grad = True
+            rx["sink"] = True
+            _register(base, res)    # (a later write refuses it: Note [Refused views])
+    else:
         _register(base, res)
     return res
 
@@ -75,7 +90,9 @@ def make_view(res, input, multi=False):
 def make_alias(t):
     """A tensor over t's array that shares t's version counter and no history (detach)."""
     res = wrap(t._data)
-    res._x = {"vroot": vroot(t)}
+    x = t._x
+    res._x = {"vroot": vroot(t)} if x is None or "inference" not in x else \
+        inference_x({"vroot": vroot(t)})
     return res
 
 
@@ -136,9 +153,79 @@ def _region(view_arr, base_arr):
     return inv[_positions(view_arr, mem)]
 
 
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the "
+                   "written-to tensor refer to a single memory location. Please clone() the "
+                   "tensor before performing the operation.")
+
+
+def check_overlap(self, other, full=False):
+    """torch's refusal of an in-place write into self that reads `other` (a Tensor or not)
+    where the two overlap partly (full: or at all, as index_put_ and index_copy_ refuse).
+    Like torch it cannot tell for tensors that are not dense (strided, expanded): those
+    pass, and what the write then gives is undefined in torch too."""
+    if isinstance(other, Tensor):
+        check_overlap_arrays(self._data, other._data, full)
+
+
+def check_overlap_arrays(a, b, full=False):
+    """check_overlap for the arrays of the written-to tensor (a) and an input (b)."""
+    if a is b:
+        status = "full"         # (torch: the same tensor overlaps itself even when empty)
+    elif a.base is None and b.base is None or not np.may_share_memory(a, b):
+        return
+    else:
+        status = _overlap(a, b)
+    if status == "partial" or full and status == "full":
+        raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def _overlap(a, b):
+    """torch's overlap status of two arrays that may share memory: "full" (the same elements
+    in the same layout), "partial", or None (empty, or not both dense: too hard to tell)."""
+    if a.size == 0 or b.size == 0 or not (_dense(a) and _dense(b)):
+        return None
+    pa = a.__array_interface__["data"][0]
+    pb = b.__array_interface__["data"][0]
+    if pa == pb and a.nbytes == b.nbytes and a.shape == b.shape and all(
+            sa == sb for n, sa, sb in zip(a.shape, a.strides, b.strides) if n > 1):
+        return "full"
+    return "partial"
+
+
+def _dense(a):
+    """torch's is_non_overlapping_and_dense: the elements fill a block of memory, in some
+    order of the dims."""
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expect = a.itemsize
+    for st, n in sorted((st, n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if st != expect:
+            return False
+        expect *= n
+    return True
+
+
+def writable(arr):
+    """arr itself, or a writable alias of it where it is a read-only view of writable memory
+    (an expanded tensor: torch lets fill_/zero_/masked_fill_ write those)."""
+    if arr.flags.writeable:
+        return arr
+    mem = _memory(arr)
+    if not mem.flags.writeable:
+        raise RuntimeError(OVERLAP)
+    off = arr.__array_interface__["data"][0] - mem.__array_interface__["data"][0]
+    return np.ndarray(arr.shape, arr.dtype, buffer=mem, offset=off, strides=arr.strides)
+
+
 def _overlaps(arr):
-    """Whether some elements of arr share memory (a stride-0 dimension of size > 1)."""
-    return any(s == 0 and n > 1 for n, s in zip(arr.shape, arr.strides))
+    """Whether some elements of arr may share memory (an expanded dim, overlapping unfold
+    windows): false only when each dim's stride clears the extent of the smaller ones."""
+    extent = arr.itemsize
+    for st, n in sorted((abs(st), n) for n, st in zip(arr.shape, arr.strides) if n > 1):
+        if st < extent:
+            return True
+        extent += st * (n - 1)
+    return False
 
 
 class AsStridedBackward0(Node):
@@ -210,7 +297,7 @@ class CopySlices(Node):
         fn = self._fn
         if fn is not None and fn._saved_names:
             fn.release()
-            self._freed = True
+            self._freed = fn._freed
 
 
 def _link_view_node(view, base):
@@ -224,10 +311,57 @@ def _link_view_node(view, base):
     view._requires_grad = True
 
 
+# Note [Refused views]: torch cannot regenerate the history of a view that one of several
+# views an op returned (split, unbind, ...) or that was made in no_grad mode, once its base
+# was written with a history: reading its grad_fn or is_leaf, or using it in an op that
+# records, raises (the message says which case). Such a view gets a _RefusedView grad_fn.
+
+class _RefusedView(Node):
+    """The grad_fn of a refused view: its message raises wherever the node is read or used
+    (use() counts an edge through _uses, which raises here: no cost on the hot path)."""
+    __slots__ = ("_message", "_was")      # _was: the view's grad_fn before (or None)
+
+    @property
+    def _refused(self):
+        return self._message
+
+    @property
+    def _uses(self):
+        raise RuntimeError(self._message)
+
+
+def _refuse(v):
+    x = v._x
+    if "multi" in x:
+        fn = v._grad_fn
+        msg = "A view was created in no_grad mode and its base or another view of its base " \
+              "has been modified inplace with grad mode enabled. " if fn is None else \
+              f"Output {v._output_nr} of {fn.name().rsplit('Backward', 1)[0]} is a view " \
+              "and its base or another view of its base has been modified inplace. "
+        msg += MULTI_VIEW.split(". ", 1)[1]
+    else:
+        msg = NO_GRAD_VIEW.replace("and is being modified inplace",
+                                   "and its base or another view of its base has been "
+                                   "modified inplace")
+    node = _RefusedView()
+    node._message = msg
+    node._was = v._grad_fn
+    v._grad_fn = node           # (v keeps its output number: torch's messages name it)
+    v._requires_grad = True
+
+
 def _regenerate(base, done=None):
-    """After base's history changed, its live views made in grad mode read it anew."""
+    """After base's history changed, its live views read it anew (or are refused: Note
+    [Refused views])."""
     for v in _live_views(base):
-        if v is not done and not v._x.get("nograd"):
+        if v is done:
+            continue
+        x = v._x
+        if "multi" in x or x.get("nograd"):
+            fn = v._grad_fn
+            if fn is None or not fn._refused:
+                _refuse(v)
+        else:
             _link_view_node(v, base)
 
 
@@ -235,8 +369,12 @@ def _regenerate(base, done=None):
 
 def inplace_source(self):
     """The operand an in-place op computes from (Note [In-place writes]): while recording, a
-    copy carrying self's history, so that a node saving it keeps the values before the write."""
+    copy carrying self's history (and tangents), so that a node saving it keeps the values
+    before the write."""
     if STATE.enabled and self._requires_grad:
+        # torch's autograd refusals (a leaf, a view of one, ...) come before the op's own
+        # argument checks, which run on the source
+        check_inplace(self, True, write=False)
         src = wrap(self._data.copy())
         src._requires_grad = True
         src._grad_fn = self._grad_fn
@@ -244,20 +382,30 @@ def inplace_source(self):
             src._output_nr = self._output_nr
         else:
             src._acc = self._acc
+        if LEVELS:
+            for lv in LEVELS:
+                set_tangent(src, lv, tangent(self, lv))
         return src
     return self
 
 
-def check_inplace(self, recording):
-    """torch's refusals of an in-place write into self (before anything is written)."""
+def check_inplace(self, recording, write=True):
+    """torch's refusals of an in-place write into self (before anything is written); write:
+    the op writes values (not only the shape, as t_ and unsqueeze_ do)."""
     x = self._x
+    if x is not None and "inference" in x and not INFERENCE.on:
+        raise RuntimeError(INFERENCE_INPLACE)
     if recording:
         if x is not None and "base" in x:
             base = x["base"]
-            if base._requires_grad and base._grad_fn is None:
+            if x.get("nograd") and (base._requires_grad or self._requires_grad):
+                raise RuntimeError(NO_GRAD_VIEW)
+            if self._requires_grad and base._grad_fn is None:   # (base need not require grad)
                 raise RuntimeError("a view of " + LEAF_INPLACE)
             if "multi" in x:
                 fn = self._grad_fn
+                if fn is not None and fn._refused:
+                    fn = fn._was        # (Note [Refused views]: named as made)
                 raise RuntimeError(f"Output {self._output_nr} of "
                                    f"{fn.name().rsplit('Backward', 1)[0]} {MULTI_VIEW}"
                                    if fn is not None else
@@ -270,15 +418,18 @@ def check_inplace(self, recording):
                 raise RuntimeError(NO_GRAD_VIEW)
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(LEAF_INPLACE)
-    if not self._data.flags.writeable:
+    # (NumPy marks every view of an expanded array read-only; torch refuses only a write
+    # into one whose elements share memory through a stride-0 dim, and writes the rest)
+    if write and not self._data.flags.writeable and self._data.size and any(
+            st == 0 and n > 1 for n, st in zip(self._data.shape, self._data.strides)):
         raise RuntimeError(OVERLAP)
 
 
-def inplace(self, result):
+def inplace(self, result, overlap_ok=False):
     """Write `result` (computed out of place) into `self` and rebase the history (Note
-    [In-place writes]). Returns self."""
+    [In-place writes]). Returns self. overlap_ok: self may be an expanded view (fill_)."""
     node = result._grad_fn
-    check_inplace(self, node is not None)
+    check_inplace(self, node is not None, write=not overlap_ok)
     rd, sd = result._data, self._data
     if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
         raise RuntimeError(f"result type {type_name(rd.dtype)} can't be cast to the desired "
@@ -289,11 +440,21 @@ def inplace(self, result):
     if node is not None and not self._requires_grad:
         _keep_saved(node, self)        # the op read self without a copy (inplace_source)
     _alias_saved_outputs(self)
-    np.copyto(sd, rd, casting="unsafe")
+    np.copyto(writable(sd), rd, casting="unsafe")
+    if LEVELS:
+        write_tangents(self, result)
     if node is None:
         bump_version(self)
+        _untracked(self)
         return self
-    bump_version(self, node._seq)
+    stamp = node._seq
+    root = vroot(self)
+    for name in node._saved_names:
+        saved = getattr(node, name, None)
+        if isinstance(saved, Tensor) and saved._data is not rd and vroot(saved) is root:
+            stamp = None        # the node saved an input this write changes (t.mul_(t))
+            break
+    bump_version(self, stamp)
     for name in node._saved_names:      # an output the node saved is self's values now
         saved = getattr(node, name, None)
         if isinstance(saved, Tensor) and saved._data is rd:
@@ -302,11 +463,66 @@ def inplace(self, result):
     return self
 
 
+def write_tangents(self, result):
+    """After an in-place write of result into self: self's tangents take result's, in place
+    (a view's tangent is a view of its base's, which gets a zero tangent first if it had none),
+    so that the tangents of self's views and base see the write too (Note [Forward AD])."""
+    for lv in LEVELS[:]:
+        rt = tangent(result, lv)
+        if rt is None:
+            continue
+        st = tangent(self, lv)
+        if st is None:
+            x = self._x
+            base = x.get("base") if x else None
+            if base is not None:
+                set_tangent(base, lv, wrap(zeros_like_layout(base._data)))
+                st = tangent(self, lv)
+            if st is None:
+                set_tangent(self, lv, rt)
+                continue
+        with hidden(lv):
+            copy_into(st, rt)
+
+
+def copy_into(dst, src):
+    """dst.copy_(src) (the Tensor method: bound after the ops are defined)."""
+    return dst.copy_(src)
+
+
 def mark_written(t):
     """Record a write made straight into t's array (no node): the version bump, and saved
     outputs of t's history that alias its memory (Note [Versions])."""
     _alias_saved_outputs(t)
     bump_version(t)
+    if t._x is not None:
+        _untracked(t)
+
+
+def reshaped_in_place(t):
+    """After t_()/unsqueeze_()/...: a version bump, and the family's other views read the
+    base anew (torch regenerates them as their version changed)."""
+    bump_version(t)
+    x = t._x
+    base = x.get("base", t) if x else t
+    if base._requires_grad and base._x is not None and "views" in base._x:
+        _regenerate(base, t)
+
+
+def _untracked(t):
+    """After a write that records no history: torch regenerates the grad_fn of every view of
+    the written family (their version changed) as AsStridedBackward0 of the base's
+    unchanged history; views of a base that requires no grad have none to regenerate."""
+    x = t._x
+    if x is None:
+        return
+    base = x.get("base", t)
+    if base._requires_grad and base._x is not None and "views" in base._x:
+        _regenerate(base)
+    root = x.get("vroot", base)         # written through a detached alias: the source's views
+    if root is not base and root._requires_grad and root._x is not None and \
+            "views" in root._x:
+        _regenerate(root)
 
 
 def rebase(self, node, nr=0):
@@ -383,21 +599,36 @@ def _alias(saved, t, node):
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
-def inplace_binary(fn):
-    """The in-place form of a binary op fn(input, other, **kwargs) (add_, mul_, ...)."""
+def inplace_binary(fn, numbers=True):
+    """The in-place form of a binary op fn(input, other, **kwargs) (add_, mul_, ...);
+    numbers: whether `other` may be a Python number (else fn gives torch's TypeError)."""
+    kinds = (Tensor, bool, int, float) if numbers else Tensor
     ufunc = _UFUNCS.get(fn.__name__)
 
     def op_(self, other, **kwargs):
-        if ufunc is not None and not kwargs and not (STATE.enabled and (
+        check_overlap(self, other)
+        if ufunc is not None and not kwargs and not LEVELS and not (STATE.enabled and (
                 self._requires_grad or getattr(other, "_requires_grad", False))):
             # nothing recorded (e.g. an optimizer step): write in place in one pass
             x = self._data
             y = plain_operand(other, x)
             if y is not None and x.dtype.kind == "f" and x.flags.writeable and (
                     type(y) is not np.ndarray or y.shape == x.shape or y.ndim == 0):
+                sx = self._x
+                if sx is not None and "inference" in sx and not INFERENCE.on:
+                    raise RuntimeError(INFERENCE_INPLACE)
                 ufunc(x, y, out=x)
                 mark_written(self)
                 return self
+        if not numbers and not isinstance(other, Tensor):
+            raise TypeError(f"{op_.__name__}(): argument 'other' (position 1) must be Tensor, "
+                            f"not {type(other).__name__}")
+        if isinstance(other, kinds):
+            # torch checks that the promoted type fits self before its kernels' dtype checks
+            rt = result_type(self, other).np
+            if rt != self._data.dtype and not can_cast(rt, self._data.dtype):
+                raise RuntimeError(f"result type {type_name(rt)} can't be cast to the desired "
+                                   f"output type {type_name(self._data.dtype)}")
         return inplace(self, fn(inplace_source(self), other, **kwargs))
     op_.__name__ = fn.__name__ + "_"
     return op_

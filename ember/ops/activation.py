@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -50,6 +51,8 @@ def _record(res, node, *inputs):
             if isinstance(t, Tensor) and t._requires_grad:
                 link(res, node(), *inputs)
                 return res
+    if LEVELS and dual(*inputs):
+        link(res, node(), *inputs)
     return res
 
 
@@ -119,7 +122,8 @@ def _linear_grad(node_cls, grad, saved, keep, slope=None):
     """The gradient select of a piecewise linear activation, recorded (when create_graph)
     as node_cls with edges to the incoming gradient and the saved input."""
     res = wrap(_select_np(grad._data, keep, slope))
-    if STATE.enabled and (grad._requires_grad or (saved is not None and saved._requires_grad)):
+    if STATE.enabled and (grad._requires_grad or (saved is not None and saved._requires_grad)) or \
+            LEVELS and dual(grad, saved):
         node = node_cls()
         node._keep, node._slope = keep, slope
         node._self_meta = (keep.shape, grad._data.dtype) if saved is None else \
@@ -632,6 +636,10 @@ class HardsigmoidBackward0(Node):            # derivatives.yaml: hardsigmoid
             node._op = "hardsigmoid_backward"
             link(res, node, grad, self._saved_self)
         return res,
+
+    def jvp(self, ts, xs, out):                 # (its backward is not differentiable in torch)
+        s = xs[0]
+        return where((s > -3) & (s < 3), ts[0] * _SIXTH, 0.0)
 
 
 def hardsigmoid(input, inplace=False):

@@ -8,6 +8,7 @@ __all__ = ["add", "sub", "subtract", "rsub", "neg", "negative", "mul", "multiply
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, wrap_out, wrap_out2, NotImplementedBackward
 from ..dtypes import type_name
@@ -19,7 +20,8 @@ from .logical import where
 
 
 def _grad_needed(input, o):
-    return STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad))
+    return STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)) or \
+        LEVELS and dual(input, o)
 
 
 _np_mul, _np_sub = np.multiply, np.subtract    # (bound once: ufuncs with positional out=)
@@ -54,6 +56,12 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
         a = self._saved_alpha
         return grad, (grad if a == 1 else grad * a)
 
+    def jvp(self, ts, xs, out):                 # result: self_t + maybe_multiply(other_t, alpha)
+        a = self._saved_alpha
+        if ts[1] is None:
+            return ts[0].clone()
+        return ts[0] + (ts[1] if a == 1 else ts[1] * a)
+
     def np_apply(self, grad):
         if self.next_functions[1][0] is None:
             return grad,        # (the engine reads a missing entry as None)
@@ -80,7 +88,7 @@ def add(input, other, *, alpha=1, out=None):
         # hot path: floating tensor + Python number (no promotion possible, no checks)
         x = input._data
         r = x + scalar_array(other, x.dtype)
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = AddBackward0()
             node._saved_alpha = 1
             return wrap_out(r, node, input, True)
@@ -94,7 +102,8 @@ def add(input, other, *, alpha=1, out=None):
                 r = x + y
             except ValueError:
                 raise broadcast_error(x, y) from None
-            if STATE.enabled and (input._requires_grad or other._requires_grad):
+            if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+                    LEVELS and dual(input, other):
                 node = AddBackward0()
                 node._saved_alpha = 1
                 return wrap_out2(r, node, input, other)
@@ -126,6 +135,12 @@ class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
         a = self._saved_alpha
         return grad, (-grad if a == 1 else grad * -a)
 
+    def jvp(self, ts, xs, out):
+        a = self._saved_alpha
+        if ts[1] is None:
+            return ts[0].clone()
+        return ts[0] - (ts[1] if a == 1 else ts[1] * a)
+
     def np_apply(self, grad):
         if self.next_functions[1][0] is None:
             return grad,
@@ -140,7 +155,7 @@ def sub(input, other, *, alpha=1, out=None):
             input._data.dtype.kind == "f":
         x = input._data
         r = x - scalar_array(other, x.dtype)         # hot path, as in add
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = SubBackward0()
             node._saved_alpha = 1
             return wrap_out(r, node, input, True)
@@ -174,6 +189,10 @@ class RsubBackward1(Node):                   # derivatives.yaml: rsub.Scalar
         a = self._saved_alpha
         return (-grad if a == 1 else grad * -a),
 
+    def jvp(self, ts, xs, out):
+        a = self._saved_alpha
+        return -ts[0] if a == 1 else ts[0] * -a
+
 
 class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
     __slots__ = ("_saved_alpha",)
@@ -181,6 +200,10 @@ class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
     def apply(self, grad):
         a = self._saved_alpha
         return ((-grad if a == 1 else grad * -a) if needs(self, 0) else None), grad
+
+    def jvp(self, ts, xs, out):
+        a = self._saved_alpha
+        return ts[1] - (ts[0] if a == 1 else ts[0] * a)
 
 
 def _check_bool_sub(a, b):
@@ -211,7 +234,7 @@ def rsub(input, other, *, alpha=1):
         return res
     x, y = operands(input, other)
     res = wrap(y - x if alpha == 1 else y - x * alpha)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RsubBackward1()
         node._saved_alpha = alpha
         link(res, node, input)
@@ -224,6 +247,9 @@ class NegBackward0(Node):
     def apply(self, grad):
         return -grad,
 
+    def jvp(self, ts, xs, out):
+        return -ts[0]
+
 
 def neg(input, *, out=None):
     if input._data.dtype.kind == "b":
@@ -232,7 +258,7 @@ def neg(input, *, out=None):
                            "operator instead.")
     x = input._data
     r = np.negative(x)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         if out is None and x.dtype.kind == "f":
             return wrap_out(r, NegBackward0(), input, False)
         res = wrap(r)
@@ -256,6 +282,12 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
         return (grad * conj_if_complex(self._saved_other) if a else None,
                 grad * conj_if_complex(self._saved_self) if b else None)
 
+    def jvp(self, ts, xs, out):                 # result: other_t * self_p + self_t * other_p
+        (st, ot), (s, o) = ts, xs
+        if o is None:
+            return st * self._saved_other
+        return st * o + ot * s
+
     def np_apply(self, g):
         # the same arithmetic straight in NumPy, when no promotion rule could differ (real
         # gradient, operand of the gradient's dtype or a number)
@@ -278,7 +310,7 @@ def mul(input, other, *, out=None):
             out is None and input._data.dtype.kind == "f":
         x = input._data
         r = x * scalar_array(other, x.dtype)         # hot path, as in add
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MulBackward0()
             node._saved_other = other
             node._saved_self = None
@@ -291,7 +323,8 @@ def mul(input, other, *, out=None):
                 r = x * y
             except ValueError:
                 raise broadcast_error(x, y) from None
-            if STATE.enabled and (input._requires_grad or other._requires_grad):
+            if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+                    LEVELS and dual(input, other):
                 node = MulBackward0()
                 node._saved_other = other if input._requires_grad else None
                 node._saved_self = input if other._requires_grad else None
@@ -306,10 +339,11 @@ def mul(input, other, *, out=None):
     except ValueError:
         raise broadcast_error(x, y) from None
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)):
+    if STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)) or \
+            LEVELS and dual(input, o):
         node = MulBackward0()
-        # save each operand only if the other one's gradient needs it
-        node._saved_other = other if input._requires_grad else None
+        # save each operand only if the other one's gradient needs it (a number: always)
+        node._saved_other = other if input._requires_grad or o is None else None
         node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
@@ -329,19 +363,42 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
                 -grad * conj_if_complex(self._saved_self) / (other * other)
                 if nf[1][0] is not None else None)
 
+    def jvp(self, ts, xs, out):                 # result: (self_t - other_t * result) / other_p
+        (st, ot), (s, o) = ts, xs
+        if o is None:
+            return st / self._saved_other
+        return (st - ot * out) / o
 
-class DivBackward2(Node):                    # derivatives.yaml: div.Tensor_mode (zero gradient)
-    __slots__ = ()
+
+class DivBackward2(DivBackward0):             # derivatives.yaml: div.Tensor_mode
+    """Division given a rounding_mode (None too): a zero gradient when it rounds."""
+    __slots__ = ("_saved_rounding_mode",)
 
     def apply(self, grad):
+        if self._saved_rounding_mode is None:
+            return DivBackward0.apply(self, grad)
         return tuple(_zeros(grad) if nf[0] is not None else None for nf in self.next_functions)
 
+    def jvp(self, ts, xs, out):
+        return _zeros(out)
 
-def div(input, other, *, rounding_mode=None, out=None):
+
+class _NoMode:
+    """div's rounding_mode when not given (given, even as None, torch takes another overload)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+_NO_MODE = _NoMode()
+
+
+def div(input, other, *, rounding_mode=_NO_MODE, out=None):
     if not isinstance(input, Tensor):
         input = scalar_tensor(input, other)
     o = other if isinstance(other, Tensor) else None
-    if rounding_mode is not None:
+    if rounding_mode is not None and rounding_mode is not _NO_MODE:
         return write_out(_div_rounding(input, other, o, rounding_mode), out)
     rt = D.result_type(input, other)
     if rt.category < D.FLOAT:
@@ -361,9 +418,14 @@ def div(input, other, *, rounding_mode=None, out=None):
         r = r.astype(rt.np)
     res = wrap(r)
     if _grad_needed(input, o):
-        node = DivBackward0()
+        if rounding_mode is None:       # given as None: torch's Tensor_mode overload
+            node = DivBackward2()
+            node._saved_rounding_mode = None
+            node._saved_self = input
+        else:
+            node = DivBackward0()
+            node._saved_self = input if o is not None and o._requires_grad else None
         node._saved_other = other
-        node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
 
@@ -376,9 +438,13 @@ def _div_rounding(input, other, o, mode, node=True):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{mode}'")
     x, y = operands(input, other)
+    try:
+        empty = 0 in np.broadcast_shapes(np.shape(x), np.shape(y))
+    except ValueError:
+        raise broadcast_error(x, y) from None
     with np.errstate(all="ignore"):
         if x.dtype.kind in "iub" and (o is None or y.dtype.kind in "iub"):
-            if np.any(np.asarray(y) == 0):
+            if not empty and np.any(np.asarray(y) == 0):
                 raise RuntimeError("ZeroDivisionError")
             r = np.floor_divide(x, y) if mode == "floor" else _int_trunc_div(x, y)
         else:
@@ -390,7 +456,10 @@ def _div_rounding(input, other, o, mode, node=True):
             r = np.asarray(r).astype(q.dtype, copy=False)
     res = wrap(r)
     if node and _grad_needed(input, o) and res._data.dtype.kind in "fc":
-        link(res, DivBackward2(), input, o)
+        node = DivBackward2()
+        node._saved_rounding_mode = mode
+        node._saved_self, node._saved_other = input, other      # (torch saves both)
+        link(res, node, input, o)
     return res
 
 
@@ -414,7 +483,7 @@ def floor_divide(input, other, *, out=None):
         input = scalar_tensor(input, other)
     o = other if isinstance(other, Tensor) else None
     x = input._data
-    if x.dtype.kind == "b" and (o is None or o._data.dtype.kind == "b"):
+    if x.dtype.kind == "b" and (type(other) is bool if o is None else o._data.dtype.kind == "b"):
         raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
     res = _div_rounding(input, other, o, "floor", node=False)
     return write_out(_not_implemented(res, "floor_divide", input, o), out)
@@ -428,6 +497,9 @@ class ReciprocalBackward0(Node):
         r = conj_if_complex(saved_output(self, self._saved_result))
         return -grad * r * r,
 
+    def jvp(self, ts, xs, out):
+        return -ts[0] * out * out
+
 
 def reciprocal(input, *, out=None):
     x = input._data
@@ -435,7 +507,7 @@ def reciprocal(input, *, out=None):
         x = x.astype(D.get_default_dtype().np)
     with np.errstate(divide="ignore"):
         res = wrap(np.reciprocal(x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ReciprocalBackward0()
         node._saved_result = res.detach()
         link(res, node, input)
@@ -458,6 +530,12 @@ class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scal
             return grad * 0,
         return grad * (e * conj_if_complex(self._saved_self) ** (e - 1)),
 
+    def jvp(self, ts, xs, out):
+        e = self._saved_exponent
+        if e == 0:
+            return ts[0] * 0
+        return ts[0] * (e * xs[0] ** (e - 1))
+
 
 class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tensor
     __slots__ = ("_saved_self", "_saved_exponent", "_saved_result")
@@ -472,6 +550,11 @@ class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tens
             r = self._result()
             ge = grad * where((s == 0) & (e >= 0), 0.0, r * s.log())
         return gs, ge
+
+    def jvp(self, ts, xs, out):
+        (st, et), (s, e) = ts, xs
+        return (st * where(e == 0, 0.0, e * s ** where(e == 0, 1.0, e - 1))
+                + et * where((s == 0) & (e >= 0), 0.0, out * s.log()))
 
     def _result(self):
         return saved_output(self, self._saved_result)
@@ -489,24 +572,31 @@ class PowBackward2(Node):                    # derivatives.yaml: pow.Scalar
         return grad * r * float(np.log(base)) if not isinstance(base, complex) else \
             grad * r * complex(np.log(base)),
 
+    def jvp(self, ts, xs, out):
+        base = self._saved_self
+        if base == 0:
+            return ts[0] * where(xs[0] >= 0, 0.0, out * np.log(base + 0j).real)
+        return ts[0] * out * (complex(np.log(base)) if isinstance(base, complex) else
+                              float(np.log(base)))
+
 
 def pow(input, exponent, *, out=None):
     if not isinstance(input, Tensor):
         return _scalar_pow(input, exponent)
     e = exponent if isinstance(exponent, Tensor) else None
     x, y = operands(input, exponent)
-    neg = x.dtype.kind in "iu" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) < 0)
+    if x.dtype.kind == "b":
+        if e is not None:
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        if type(y) is bool:     # torch: x ** True is x, x ** False is ones (bool)
+            r = x.copy() if y else np.ones_like(x)
+            return write_out(wrap(r), out)
+    neg = x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and \
+        np.any(np.asarray(y) < 0)
     if neg and e is None:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     try:
-        if neg:     # a tensor of negative integer exponents: 1 and -1 keep a value, else 0
-            y = np.asarray(y)
-            r = np.power(x, np.maximum(y, 0))
-            odd = (y % 2).astype(bool)
-            r = np.where(y >= 0, r, np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1),
-                                                                  0))).astype(r.dtype)
-        else:
-            r = np.power(x, y)
+        r = _int_pow(x, y) if neg else np.power(x, y)
     except ValueError:
         raise broadcast_error(x, y) from None
     res = wrap(r)
@@ -525,18 +615,31 @@ def pow(input, exponent, *, out=None):
     return write_out(res, out)
 
 
+def _int_pow(x, y):
+    """Integers to integer powers, some negative: 1 and -1 keep a value, others give 0."""
+    y = np.asarray(y)
+    r = np.power(x, np.maximum(y, 0))
+    odd = (y % 2).astype(bool)
+    return np.where(y >= 0, r, np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1),
+                                                             0))).astype(r.dtype)
+
+
 def _scalar_pow(base, exponent):
     rt = D.result_type(exponent, base)
+    if rt is D.bool_:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     y = exponent._data.astype(rt.np, copy=False)
+    b = np.asarray(base, dtype=rt.np)
+    if rt.category < D.FLOAT and np.any(y < 0):
+        return wrap(_int_pow(b, y))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        res = wrap(np.power(np.asarray(base, dtype=rt.np), y))
-    if STATE.enabled and exponent._requires_grad:
+        res = wrap(np.power(b, y))
+    if STATE.enabled and exponent._requires_grad or LEVELS and dual(exponent):
         node = PowBackward2()
         node._saved_self = base
         node._saved_exponent = exponent
         node._saved_result = res.detach()
-        link(res, node, None, exponent)
-        node.next_functions = node.next_functions[1:]
+        link(res, node, exponent)
     return res
 
 # ---------------------------------------------------------------- remainder / fmod
@@ -551,13 +654,22 @@ def _not_implemented(res, op, input, o):
 
 
 def _int_zero_check(x, y):
-    if x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) == 0):
+    if x.dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and \
+            np.any(np.asarray(y) == 0) and x.size:     # (an empty result divides nothing)
+        try:
+            if 0 in np.broadcast_shapes(x.shape, np.shape(y)):
+                return
+        except ValueError:
+            return          # the op reports the shapes
         raise RuntimeError("ZeroDivisionError")
 
 
-def _bool_as_int(v):
-    """A Python bool operand of remainder/fmod counts as the int 0 or 1 in torch."""
-    return int(v) if type(v) is bool else v
+def _bool_as_int(v, t):
+    """A Python bool operand of remainder/fmod counts as the int 0 or 1 in torch (with a bool
+    tensor the result stays bool, which the kernels refuse)."""
+    if type(v) is bool and not (isinstance(t, Tensor) and t._data.dtype.kind == "b"):
+        return int(v)
+    return v
 
 
 def _bool_check(x, y, name):
@@ -574,6 +686,9 @@ class RemainderBackward0(Node):              # derivatives.yaml: remainder.Scala
     def apply(self, grad):
         return grad,
 
+    def jvp(self, ts, xs, out):
+        return ts[0].clone()
+
 
 class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tensor
     __slots__ = ("_saved_other",)
@@ -584,9 +699,13 @@ class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tenso
                 -grad * div(self._saved_self, self._saved_other, rounding_mode="floor")
                 if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        return st - ot * div(s, o, rounding_mode="floor")
+
 
 def remainder(input, other, *, out=None):
-    input, other = _bool_as_int(input), _bool_as_int(other)
+    input, other = _bool_as_int(input, other), _bool_as_int(other, input)
     scalar_self = not isinstance(input, Tensor)
     if scalar_self:
         input = scalar_tensor(input, other)
@@ -608,7 +727,7 @@ def remainder(input, other, *, out=None):
     if scalar_self:
         return write_out(_not_implemented(res, "remainder", input, o), out)
     if o is None:
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             link(res, RemainderBackward0(), input)
     elif _grad_needed(input, o):
         node = RemainderBackward1()
@@ -631,9 +750,13 @@ class FmodBackward1(_SavesSelf):             # derivatives.yaml: fmod.Tensor
                 -grad * div(self._saved_self, self._saved_other, rounding_mode="trunc")
                 if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        return st - ot * div(s, o, rounding_mode="trunc")
+
 
 def fmod(input, other, *, out=None):
-    other = _bool_as_int(other)
+    other = _bool_as_int(other, input)
     o = other if isinstance(other, Tensor) else None
     x, y = operands(input, other)
     _bool_check(x, y, "fmod")
@@ -645,7 +768,7 @@ def fmod(input, other, *, out=None):
         raise broadcast_error(x, y) from None
     res = wrap(r)
     if o is None:
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             link(res, FmodBackward0(), input)
     elif _grad_needed(input, o):
         node = FmodBackward1()
@@ -737,6 +860,9 @@ class AddBackward1(Node):                    # derivatives.yaml: add.Scalar
     def apply(self, grad):
         return grad,
 
+    def jvp(self, ts, xs, out):
+        return ts[0].clone()
+
 
 class SubBackward1(AddBackward1):            # derivatives.yaml: sub.Scalar
     __slots__ = ()
@@ -748,12 +874,18 @@ class MulBackward1(Node):                    # derivatives.yaml: mul.Scalar
     def apply(self, grad):
         return grad * self._saved_other,
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * self._saved_other
+
 
 class DivBackward1(Node):                    # derivatives.yaml: div.Scalar
     __slots__ = ("_saved_other",)
 
     def apply(self, grad):
         return grad / self._saved_other,
+
+    def jvp(self, ts, xs, out):
+        return ts[0] / self._saved_other
 
 
 _SCALAR_OPS = {AddBackward1: np.add, SubBackward1: np.subtract, MulBackward1: np.multiply,
@@ -764,7 +896,7 @@ def scalar_op(input, value, node_cls):
     """input (+, -, *, /) the Python number value, recorded as torch's .Scalar overload
     node_cls (a floating input keeps its dtype)."""
     res = wrap(_SCALAR_OPS[node_cls](input._data, value))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         if node_cls is MulBackward1 or node_cls is DivBackward1:
             node._saved_other = value

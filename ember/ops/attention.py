@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link
 from ..tensor import wrap
@@ -29,7 +30,7 @@ def _safe_softmax(input, dim):
     if x.size:
         y = np.where(np.all(x == -np.inf, axis=d, keepdims=True), 0, y)
     res = wrap(np.asarray(y, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SafeSoftmaxBackward0()
         node._saved_dim = d
         node._saved_result = res.detach()

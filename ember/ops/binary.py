@@ -6,13 +6,14 @@ __all__ = ["atan2", "arctan2", "hypot", "copysign", "xlogy", "xlogy_", "maximum"
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, NotImplementedBackward, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
                     _tensor_args)
-from ._views import inplace, inplace_source, inplace_binary
+from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .arith import _grad_needed, _SavesSelf, _zeros
 from .logical import isnan, where
 
@@ -48,6 +49,12 @@ class Atan2Backward0(_SavesSelf):
         return (where(zero, 0.0, recip * o) if needs(self, 0) else None,
                 where(zero, 0.0, recip * -s) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        d = s * s + o * o
+        zero = d == 0
+        return where(zero, 0.0, (st * o - ot * s) / where(zero, 1.0, d))
+
 
 def atan2(input, other, *, out=None):
     _tensor_args("atan2", input, other)
@@ -76,6 +83,10 @@ class HypotBackward0(_SavesSelf):
         return (grad * self._saved_self / r if needs(self, 0) else None,
                 grad * self._saved_other / r if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        return (st * s + ot * o) / out
+
 
 def hypot(input, other, *, out=None):
     _tensor_args("hypot", input, other)
@@ -97,6 +108,7 @@ def hypot(input, other, *, out=None):
 class CopysignBackward0(_SavesSelf):         # derivatives.yaml: copysign.Tensor
     __slots__ = ("_saved_result",)
     _saved_names = ("_saved_self", "_saved_result")
+    _jvp_uses = (0,)
 
     def apply(self, grad):
         g0 = None
@@ -106,6 +118,11 @@ class CopysignBackward0(_SavesSelf):         # derivatives.yaml: copysign.Tensor
             zero = s == 0
             g0 = grad * where(zero, 0.0, r / where(zero, 1.0, s))
         return g0, (_zeros(grad) if len(self.next_functions) > 1 and needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):                 # other's tangent contributes nothing
+        s = xs[0]
+        zero = s == 0
+        return ts[0] * where(zero, 0.0, out / where(zero, 1.0, s))
 
 
 class CopysignBackward1(CopysignBackward0):  # derivatives.yaml: copysign.Scalar
@@ -145,6 +162,10 @@ class XlogyBackward0(_SavesSelf):            # derivatives.yaml: xlogy.Tensor
         return (xlogy(grad, o).masked_fill((s == 0) & (o <= 0), 0) if needs(self, 0) else None,
                 grad * s / o if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, ot), (s, o) = ts, xs
+        return xlogy(st, o).masked_fill((s == 0) & (o <= 0), 0) + ot * s / o
+
 
 class XlogyBackward1(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Self
     __slots__ = ("_saved_other",)
@@ -152,6 +173,9 @@ class XlogyBackward1(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Se
 
     def apply(self, grad):
         return grad * self._saved_self / self._saved_other,
+
+    def jvp(self, ts, xs, out):                 # xs: (other,); self is a number
+        return ts[0] * self._saved_self / xs[0]
 
 
 class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Other
@@ -163,6 +187,11 @@ class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Ot
         g = xlogy(grad, o)
         return (g if o > 0 else g.masked_fill(s == 0, 0)),
 
+    def jvp(self, ts, xs, out):
+        s, o = xs[0], self._saved_other
+        g = xlogy(ts[0], o)
+        return g if o > 0 else g.masked_fill(s == 0, 0)
+
 
 def xlogy(input, other, *, out=None):
     x, y, rt = _float_operands(input, other, "xlogy")
@@ -173,19 +202,20 @@ def xlogy(input, other, *, out=None):
             raise broadcast_error(x, y) from None
     res = wrap(r.astype(rt, copy=False))
     ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
-    if not STATE.enabled:
+    fw = LEVELS and dual(input, other)
+    if not STATE.enabled and not fw:
         return write_out(res, out)
     if ti and to:
-        if input._requires_grad or other._requires_grad:
+        if input._requires_grad or other._requires_grad or fw:
             node = XlogyBackward0()
             node._saved_self, node._saved_other = input, other
             link(res, node, input, other)
     elif to:
-        if other._requires_grad:
+        if other._requires_grad or fw:
             node = XlogyBackward1()
             node._saved_self, node._saved_other = input, other
             link(res, node, other)
-    elif input._requires_grad:
+    elif input._requires_grad or fw:
         node = XlogyBackward2()
         node._saved_self, node._saved_other = input, other
         link(res, node, input)
@@ -205,6 +235,12 @@ class MaximumBackward0(_SavesSelf):
         return (where(self._lose_self(s, o), 0.0, half) if needs(self, 0) else None,
                 where(self._lose_self(o, s), 0.0, half) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):                 # the tangent of the larger; their mean at a tie
+        (st, ot), (s, o) = ts, xs
+        tie = s == o
+        return (where(self._lose_self(s, o), 0.0, where(tie, st / 2, st))
+                + where(self._lose_self(o, s), 0.0, where(tie, ot / 2, ot)))
+
 
 class MinimumBackward0(MaximumBackward0):
     __slots__ = ()
@@ -221,23 +257,29 @@ class FmaxBackward0(_SavesSelf):
         return (where(win, grad, 0.0) if needs(self, 0) else None,
                 where(win, 0.0, grad) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        return where(self._self_wins(xs[0], xs[1]), ts[0], ts[1])
+
 
 class FminBackward0(FmaxBackward0):
     __slots__ = ()
     _self_wins = staticmethod(lambda s, o: (s <= o) | isnan(o))
 
 
-def _minmax(name, ufunc, node_cls):
+def _minmax(name, ufunc, node_cls, swap=False):
     def op(input, other, *, out=None):
         _tensor_args(name, input, other)
         x, y = operands(input, other)
         if x.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         try:
-            res = wrap(ufunc(x, y))
+            # torch keeps self where the two are equal (-0.0 vs 0.0); np.maximum and
+            # np.minimum give their second argument there
+            res = wrap(ufunc(y, x) if swap else ufunc(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
-        if STATE.enabled and (input._requires_grad or other._requires_grad):
+        if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+                LEVELS and dual(input, other):
             node = node_cls()
             node._saved_self, node._saved_other = input, other
             link(res, node, input, other)
@@ -246,8 +288,8 @@ def _minmax(name, ufunc, node_cls):
     return op
 
 
-maximum = _minmax("maximum", np.maximum, MaximumBackward0)
-minimum = _minmax("minimum", np.minimum, MinimumBackward0)
+maximum = _minmax("maximum", np.maximum, MaximumBackward0, swap=True)
+minimum = _minmax("minimum", np.minimum, MinimumBackward0, swap=True)
 fmax = _minmax("fmax", np.fmax, FmaxBackward0)
 fmin = _minmax("fmin", np.fmin, FminBackward0)
 
@@ -262,6 +304,10 @@ class LerpBackward0(Node):                   # derivatives.yaml: lerp.Scalar
         return (grad * (1 - w) if needs(self, 0) else None,
                 grad * w if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        w = self._saved_weight
+        return ts[0] * (1 - w) + ts[1] * w
+
 
 class LerpBackward1(_SavesSelf):             # derivatives.yaml: lerp.Tensor
     __slots__ = ("_saved_end", "_saved_weight")
@@ -272,6 +318,10 @@ class LerpBackward1(_SavesSelf):             # derivatives.yaml: lerp.Tensor
         return (grad * (1 - w) if needs(self, 0) else None,
                 grad * w if needs(self, 1) else None,
                 grad * (self._saved_end - self._saved_self) if needs(self, 2) else None)
+
+    def jvp(self, ts, xs, out):
+        (st, et, wt), (s, e, w) = ts, xs
+        return st * (1 - w) + et * w + wt * (e - s)
 
 
 def lerp(input, end, weight, *, out=None):
@@ -302,7 +352,7 @@ def lerp(input, end, weight, *, out=None):
     res = wrap(np.asarray(r).astype(x.dtype, copy=False))
     if tw:
         if STATE.enabled and (input._requires_grad or end._requires_grad or
-                              weight._requires_grad):
+                              weight._requires_grad) or LEVELS and dual(input, end, weight):
             node = LerpBackward1()
             node._saved_self, node._saved_end, node._saved_weight = input, end, weight
             link(res, node, input, end, weight)
@@ -345,9 +395,16 @@ class AddcmulBackward0(Node):
                 grad * conj_if_complex(self._saved_tensor2) * v if needs(self, 1) else None,
                 grad * conj_if_complex(self._saved_tensor1) * v if needs(self, 2) else None)
 
+    def jvp(self, ts, xs, out):
+        (st, t1t, t2t), (s, t1, t2) = ts, xs
+        v = self._saved_value
+        return st + (t1t * t2 + t1 * t2t) * v
+
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     x, a, b = _promote3(input, tensor1, tensor2)
+    if x.dtype.kind == "b":
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     if x.dtype.kind in "iu" and isinstance(value, float):
         value = int(value)          # torch casts the scalar to the integral result type
     try:
@@ -356,7 +413,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     except ValueError:
         raise _broadcast_error_n(x, a, b) from None
     if STATE.enabled and (input._requires_grad or tensor1._requires_grad or
-                          tensor2._requires_grad):
+                          tensor2._requires_grad) or LEVELS and dual(input, tensor1, tensor2):
         node = AddcmulBackward0()
         node._saved_tensor1 = tensor1 if tensor2._requires_grad else None
         node._saved_tensor2 = tensor2 if tensor1._requires_grad else None
@@ -376,6 +433,11 @@ class AddcdivBackward0(Node):
                 grad * v / conj_if_complex(t2) if needs(self, 1) else None,
                 -grad * v * conj_if_complex(t1) / conj_if_complex(t2 * t2)
                 if needs(self, 2) else None)
+
+    def jvp(self, ts, xs, out):
+        (st, t1t, t2t), (s, t1, t2) = ts, xs
+        v = self._saved_value
+        return st + (t1t / t2 - t1 * t2t / (t2 * t2)) * v
 
 
 _ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release "
@@ -397,7 +459,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     except ValueError:
         raise _broadcast_error_n(x, a, b) from None
     if STATE.enabled and (input._requires_grad or tensor1._requires_grad or
-                          tensor2._requires_grad):
+                          tensor2._requires_grad) or LEVELS and dual(input, tensor1, tensor2):
         node = AddcdivBackward0()
         node._saved_tensor1 = tensor1 if tensor2._requires_grad else None
         node._saved_tensor2 = tensor2
@@ -407,19 +469,25 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 
 
 def lerp_(self, end, weight):
+    check_overlap(self, end)
+    check_overlap(self, weight)
     return inplace(self, lerp(inplace_source(self), end, weight))
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
+    check_overlap(self, tensor1)
+    check_overlap(self, tensor2)
     return inplace(self, addcmul(inplace_source(self), tensor1, tensor2, value=value))
 
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
+    check_overlap(self, tensor1)
+    check_overlap(self, tensor2)
     return inplace(self, addcdiv(inplace_source(self), tensor1, tensor2, value=value))
 
 
-atan2_ = arctan2_ = inplace_binary(atan2)
-hypot_ = inplace_binary(hypot)
+atan2_ = arctan2_ = inplace_binary(atan2, numbers=False)
+hypot_ = inplace_binary(hypot, numbers=False)
 copysign_ = inplace_binary(copysign)
 xlogy_ = inplace_binary(xlogy)
 

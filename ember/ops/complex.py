@@ -3,6 +3,7 @@ __all__ = ["view_as_real", "view_as_complex", "conj", "angle", "conj_physical", 
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -25,6 +26,13 @@ class AngleBackward0(_SavesSelf):
         g = grad * s / where(a2 == 0, 1.0, a2) * 1j
         return where(a2 == 0, 0.0, g),
 
+    def jvp(self, ts, xs, out):                 # d angle(z) = Im(conj(z) dz) / |z|^2
+        s = xs[0]
+        if s._data.dtype.kind != "c":
+            return _zeros(out)
+        a2 = real(s * s.conj())
+        return where(a2 == 0, 0.0, imag(s.conj() * ts[0]) / where(a2 == 0, 1.0, a2))
+
 
 def angle(input, *, out=None):
     x = input._data
@@ -36,7 +44,7 @@ def angle(input, *, out=None):
         if x.dtype.kind == "f":
             r = np.where(np.isnan(x), x, r)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AngleBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -51,6 +59,9 @@ class ConjBackward0(Node):
     def apply(self, grad):
         return conj(grad),
 
+    def jvp(self, ts, xs, out):
+        return conj(ts[0])
+
 
 class ConjPhysicalBackward0(Node):
     __slots__ = ()
@@ -58,12 +69,15 @@ class ConjPhysicalBackward0(Node):
     def apply(self, grad):
         return conj_physical(grad),
 
+    def jvp(self, ts, xs, out):
+        return conj_physical(ts[0])
+
 
 def conj(input):
     if input._data.dtype.kind != "c":
         return input
     res = wrap(np.conj(input._data))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ConjBackward0(), input)
     return res
 
@@ -72,7 +86,7 @@ def conj_physical(input, *, out=None):
     if input._data.dtype.kind != "c":
         return input if out is None else write_out(input, out)
     res = wrap(np.conj(input._data))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ConjPhysicalBackward0(), input)
     return write_out(res, out)
 
@@ -97,12 +111,18 @@ class ViewAsRealBackward0(Node):             # derivatives.yaml: view_as_real
     def apply(self, grad):
         return view_as_complex(grad.contiguous()),
 
+    def jvp(self, ts, xs, out):
+        return view_as_real(ts[0])
+
 
 class ViewAsComplexBackward0(Node):          # derivatives.yaml: view_as_complex
     __slots__ = ()
 
     def apply(self, grad):
         return view_as_real(grad),
+
+    def jvp(self, ts, xs, out):
+        return view_as_complex(ts[0].contiguous())
 
 
 def view_as_real(input):
@@ -112,7 +132,7 @@ def view_as_real(input):
     re = x.real
     r = np.lib.stride_tricks.as_strided(re, x.shape + (2,), re.strides + (re.itemsize,))
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ViewAsRealBackward0(), input)
     return res
 
@@ -140,7 +160,7 @@ def view_as_complex(input):
     if not x.flags.writeable:
         r.flags.writeable = False
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ViewAsComplexBackward0(), input)
     return res
 
@@ -197,7 +217,8 @@ def complex(real, imag, *, out=None):
     r = np.empty(b.shape, ct)
     r.real, r.imag = x, y
     res = wrap(r)
-    if STATE.enabled and (real._requires_grad or imag._requires_grad):
+    if STATE.enabled and (real._requires_grad or imag._requires_grad) or \
+            LEVELS and dual(real, imag):
         link(res, ComplexBackward0(), real, imag)
     return write_out(res, out)
 
@@ -226,7 +247,8 @@ def polar(abs, angle, *, out=None):
         except ValueError:
             raise broadcast_error(x, y) from None
     res = wrap(r.astype(ct, copy=False))
-    if STATE.enabled and (abs._requires_grad or angle._requires_grad):
+    if STATE.enabled and (abs._requires_grad or angle._requires_grad) or \
+            LEVELS and dual(abs, angle):
         node = PolarBackward0()
         node._saved_result = res.detach()
         link(res, node, abs, angle)

@@ -16,6 +16,7 @@ from math import prod
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, init_node, use   # (init_node, use: node with 3 outputs)
 from ..dtypes import type_name
@@ -260,7 +261,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     res = wrap(_forward_np(input._data, weight._data, b, stride, padding, dilation,
                            transposed, output_padding, groups))
     if STATE.enabled and (input._requires_grad or weight._requires_grad or
-                          bias is not None and bias._requires_grad):
+                          bias is not None and bias._requires_grad) or \
+            LEVELS and dual(input, weight, bias):
         node = ConvolutionBackward0()
         node._saved_input, node._saved_weight = input, weight
         node._saved_bias_sym_sizes_opt = (0,) if bias is None else bias._data.shape
@@ -618,7 +620,7 @@ def im2col(input, kernel_size, dilation, padding, stride):
     """torch._C._nn.im2col on checked arguments (node Im2ColBackward0)."""
     x = input._data
     res = wrap(_im2col_np(x, kernel_size, dilation, padding, stride))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = Im2ColBackward0()
         node._saved_kernel_size, node._saved_dilation = kernel_size, dilation
         node._saved_padding, node._saved_stride = padding, stride
@@ -631,7 +633,7 @@ def im2col(input, kernel_size, dilation, padding, stride):
 def col2im(input, output_size, kernel_size, dilation, padding, stride):
     """torch._C._nn.col2im on checked arguments (node Col2ImBackward0)."""
     res = wrap(_col2im_np(input._data, output_size, kernel_size, dilation, padding, stride))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = Col2ImBackward0()
         node._saved_kernel_size, node._saved_dilation = kernel_size, dilation
         node._saved_padding, node._saved_stride = padding, stride

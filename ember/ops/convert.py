@@ -9,12 +9,13 @@ import warnings
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES, type_name
 from ..tensor import NO_ACCELERATOR, Tensor, check_device, device, wrap
 from ._args import broadcast_error
-from ._views import inplace, check_inplace, mark_written
+from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
 class CloneBackward0(Node):
@@ -23,10 +24,13 @@ class CloneBackward0(Node):
     def apply(self, grad):
         return grad,
 
+    def jvp(self, ts, xs, out):
+        return ts[0].clone()
+
 
 def clone(input, *, memory_format=None):
     res = wrap(input._data.copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, CloneBackward0(), input)
     return res
 
@@ -45,6 +49,12 @@ class ToCopyBackward0(Node):                 # derivatives.yaml: _to_copy
             grad = grad.real        # a real input's gradient is the real part (torch: no warning)
         return grad.to(self._self_dtype),
 
+    def jvp(self, ts, xs, out):
+        t = ts[0]
+        if t._data.dtype.kind == "c" and out._data.dtype.kind != "c":
+            t = t.real
+        return t.to(out.dtype, copy=True)
+
 
 def _to_dtype(input, dtype, copy=False):
     x = input._data
@@ -55,7 +65,8 @@ def _to_dtype(input, dtype, copy=False):
                       UserWarning, stacklevel=3)
         x = x.real
     res = wrap(x.astype(dtype.np))
-    if STATE.enabled and input._requires_grad and dtype.category >= D.FLOAT:
+    if (STATE.enabled and input._requires_grad or LEVELS and dual(input)) and \
+            dtype.category >= D.FLOAT:
         node = ToCopyBackward0()
         node._self_dtype = input.dtype
         link(res, node, input)
@@ -65,9 +76,10 @@ def _to_dtype(input, dtype, copy=False):
 def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
        memory_format=None):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other)."""
+    dtype = D.as_dtype(dtype, "to")
     for a in args:
-        if isinstance(a, D.dtype):
-            dtype = a
+        if isinstance(a, D.dtype) or a in (float, int, bool, complex):
+            dtype = D.as_dtype(a, "to")
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif isinstance(a, (str, _device_type(), int)) or a is None:
@@ -127,6 +139,9 @@ class CopyBackwards(Node):                   # derivatives.yaml: copy_
         return (grad.new_zeros(grad.shape) if self.next_functions[0][0] is not None else None,
                 grad)
 
+    def jvp(self, ts, xs, out):                 # self's values are src's: so is the tangent
+        return ts[1].to(out.dtype).expand(out.shape).clone()
+
     def np_apply(self, grad):
         return (np.zeros_like(grad) if self.next_functions[0][0] is not None else None), grad
 
@@ -146,12 +161,13 @@ def copy_(self, src, non_blocking=False):
         if shape != sd.shape:
             raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
+    check_overlap(self, src)
     # (an integer tensor never requires grad: a copy into one records nothing)
-    recording = STATE.enabled and (self._requires_grad or src._requires_grad) and \
-        sd.dtype.kind in "fc"
+    recording = (STATE.enabled and (self._requires_grad or src._requires_grad) or
+                 LEVELS and dual(self, src)) and sd.dtype.kind in "fc"
     if not recording:
         check_inplace(self, False)
-        np.copyto(sd, vd, casting="unsafe")
+        np.copyto(writable(sd), vd, casting="unsafe")
         mark_written(self)
         return self
     res = wrap(np.broadcast_to(vd, sd.shape).astype(sd.dtype))
@@ -165,6 +181,9 @@ class FillBackward2(Node):                   # derivatives.yaml: fill_.Scalar
     def apply(self, grad):
         return grad.new_zeros(grad.shape),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].new_zeros(out.shape)
+
     def np_apply(self, grad):
         return np.zeros_like(grad),
 
@@ -175,6 +194,9 @@ class FillBackward3(Node):                   # derivatives.yaml: fill_.Tensor
     def apply(self, grad):
         return (grad.new_zeros(grad.shape) if self.next_functions[0][0] is not None else None,
                 grad.sum() if self.next_functions[1][0] is not None else None)
+
+    def jvp(self, ts, xs, out):
+        return ts[1].to(out.dtype).expand(out.shape).clone()
 
 
 class ZeroBackward0(FillBackward2):          # derivatives.yaml: zero_
@@ -220,35 +242,37 @@ def fill_(self, value):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
-        if STATE.enabled and (self._requires_grad or value._requires_grad) and \
-                sd.dtype.kind in "fc":
+        if (STATE.enabled and (self._requires_grad or value._requires_grad) or
+                LEVELS and dual(self, value)) and sd.dtype.kind in "fc":
             res = wrap(np.full(sd.shape, value._data, sd.dtype))
             link(res, FillBackward3(), self, value)
             return inplace(self, res)
+        check_inplace(self, False)      # (a tensor value cannot fill an expanded tensor)
         value = value.item()
     elif isinstance(value, np.generic):
         value = value.item()
     elif not isinstance(value, (bool, int, float, complex)):
         raise _fill_type_error(value)
     value = fill_value(value, sd.dtype)
-    if STATE.enabled and self._requires_grad:
+    # (torch lets a number fill an expanded tensor, whose elements share memory)
+    if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         res = wrap(np.full(sd.shape, value, sd.dtype))
         link(res, FillBackward2(), self)
-        return inplace(self, res)
-    check_inplace(self, False)
-    sd.fill(value)
+        return inplace(self, res, overlap_ok=True)
+    check_inplace(self, False, write=False)
+    writable(sd).fill(value)
     mark_written(self)
     return self
 
 
 def zero_(self):
     sd = self._data
-    if STATE.enabled and self._requires_grad:
+    if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         res = wrap(np.zeros(sd.shape, sd.dtype))
         link(res, ZeroBackward0(), self)
         return inplace(self, res)
-    check_inplace(self, False)
-    sd.fill(0)
+    check_inplace(self, False, write=False)     # (an expanded tensor too, as in torch)
+    writable(sd).fill(0)
     mark_written(self)
     return self
 
@@ -353,6 +377,14 @@ def fill(input, value):
     elif not isinstance(value, (bool, int, float, complex)):
         raise _fill_type_error(value)
     res = wrap(np.full(sd.shape, fill_value(value, sd.dtype), sd.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, FillBackward0(), input)
     return res
+
+
+def module_load(self, other, assign=False):
+    """Tensor.module_load: how load_state_dict turns a state-dict value into a parameter's new
+    value (self.copy_(other).detach(), or other.detach() when assigning)."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()

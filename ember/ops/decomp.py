@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .. import return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
@@ -73,7 +74,7 @@ def _cholesky(A, upper, fn):
     if upper:
         L = np.ascontiguousarray(_h(L))
     res = wrap(np.asarray(L, a.dtype))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgCholeskyExBackward0()
         node._saved_L = res.detach()
         node._saved_upper = upper
@@ -178,7 +179,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     else:
         Q, R = np.linalg.qr(a, mode=mode)
     Qt, Rt = wrap(np.asarray(Q, a.dtype)), wrap(np.asarray(R, a.dtype))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgQrBackward0()
         node._saved_Q, node._saved_R, node._saved_mode = Qt.detach(), Rt.detach(), mode
         node._saved_A = A if a.shape[-2] < a.shape[-1] else None
@@ -219,7 +220,7 @@ def _eigh(A, UPLO, fn, vectors=True):
     a = A._data
     w, v = np.linalg.eigh(a, UPLO=UPLO)
     L, V = wrap(np.asarray(w, a.real.dtype)), wrap(np.asarray(v, a.dtype))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgEighBackward0()
         node._saved_eigenvalues, node._saved_eigenvectors = L.detach(), V.detach()
         if vectors:
@@ -301,7 +302,7 @@ def _svd(A, full_matrices, fn, outputs=3):
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
     U, S, Vh = (wrap(np.asarray(u, a.dtype)), wrap(np.asarray(s, a.real.dtype)),
                 wrap(np.asarray(vh, a.dtype)))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgSvdBackward0()
         node._saved_U, node._saved_S, node._saved_Vh = U.detach(), S.detach(), Vh.detach()
         node._saved_full_matrices = full_matrices
@@ -519,7 +520,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
                            f"you still want to perform the factorization, consider calling "
                            f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     LU = wrap(lu)
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgLuFactorExBackward0()
         node._saved_LU, node._saved_pivots, node._saved_pivot = LU.detach(), wrap(piv), pivot
         link(LU, node, A)
@@ -560,7 +561,7 @@ def linalg_lu(A, *, pivot=True, out=None):
     a = A._data
     lu_, piv, _ = _lu_np(a)
     P, L, U = (wrap(x) for x in _unpack_np(lu_, piv))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgLuBackward0()
         node._saved_P, node._saved_L, node._saved_U = P, L.detach(), U.detach()
         link_multi([P, L, U], node, A)
@@ -595,7 +596,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     lu_ = LU_data._data
     m, n = lu_.shape[-2:]
     P, L, U = (wrap(x) for x in _unpack_np(lu_, LU_pivots._data))
-    if STATE.enabled and LU_data._requires_grad:
+    if STATE.enabled and LU_data._requires_grad or LEVELS and dual(LU_data):
         node = LuUnpackBackward0()
         node._m, node._n = m, n
         link_multi([P, L, U], node, LU_data, LU_pivots)
@@ -643,7 +644,7 @@ def _eig(A, fn, vectors=True):
     cdt = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
     w, v = np.linalg.eig(a)
     L, V = wrap(np.asarray(w, cdt)), wrap(np.asarray(v, cdt))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgEigBackward0()
         node._saved_eigenvalues, node._saved_eigenvectors = L.detach(), V.detach()
         node._real_input = a.dtype.kind == "f"
@@ -776,12 +777,12 @@ def geqrf(input, *, out=None):
     h, tau = np.linalg.qr(x, mode="raw")
     a, t = wrap(np.ascontiguousarray(np.swapaxes(h, -1, -2)).astype(x.dtype)), \
         wrap(tau.astype(x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link_multi((a, t), GeqrfBackward0(), input)
     if out is not None:
         write_out(a, out[0])
         write_out(t, out[1])
-        a, t = out
+        return _RT.geqrf_out(out)
     return _RT.geqrf((a, t))
 
 

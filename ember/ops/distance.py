@@ -6,6 +6,7 @@ __all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist"]
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link
 from ..dtypes import result_type, type_name
@@ -85,7 +86,7 @@ def _norm_dim(input, p, dim, keepdim):
         r = _norm_np(x, p, dim, keepdim)
         dims = (dim,)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NormBackward1()
         node._saved_self = input
         node._saved_p = p
@@ -161,7 +162,7 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports non-negative p values")
     i, j = np.triu_indices(x.shape[0], 1)
     res = wrap(_norm_np(x[i] - x[j], float(p), 1, False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = PdistBackward0()
         node._saved_self = input
         node._saved_p = float(p)
@@ -219,7 +220,7 @@ def _euclidean_dist(x1, x2, a, b):
     a_ = np.concatenate([-2 * a, an, np.ones_like(an)], -1)
     b_ = np.concatenate([b, np.ones_like(bn), bn], -1)
     res = wrap(np.sqrt(np.maximum(a_ @ b_.swapaxes(-1, -2), 0)).astype(a.dtype, copy=False))
-    if STATE.enabled and (x1._requires_grad or x2._requires_grad):
+    if STATE.enabled and (x1._requires_grad or x2._requires_grad) or LEVELS and dual(x1, x2):
         node = EuclideanDistBackward0()
         node._saved_x1 = x1
         node._saved_x2 = x2
@@ -272,7 +273,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         return res.view(res._data.shape)
     r = _norm_np(a[..., :, None, :] - b[..., None, :, :], p, -1, False)
     res = wrap(np.asarray(r, a.dtype))
-    if STATE.enabled and (x1._requires_grad or x2._requires_grad):
+    if STATE.enabled and (x1._requires_grad or x2._requires_grad) or LEVELS and dual(x1, x2):
         node = CdistBackward0()
         node._saved_x1 = x1
         node._saved_x2 = x2

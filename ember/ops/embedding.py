@@ -6,6 +6,7 @@ a graph under create_graph; the NumPy forms (np_apply) give the same numbers for
 backward pass."""
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..tensor import wrap
@@ -89,7 +90,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError("index out of range in self")
     res = wrap(w[idx])
-    if STATE.enabled and weight._requires_grad:
+    if STATE.enabled and weight._requires_grad or LEVELS and dual(weight):
         node = EmbeddingBackward0()
         node._saved_indices = indices
         node._saved_padding_idx = padding_idx if padding_idx >= 0 else _NO_PADDING
@@ -270,7 +271,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
             out[full] /= bag_size[full, None].astype(w.dtype)
     res = wrap(out)
     psw_req = per_sample_weights is not None and per_sample_weights._requires_grad
-    if STATE.enabled and (weight._requires_grad or psw_req):
+    if STATE.enabled and (weight._requires_grad or psw_req) or LEVELS and dual(weight):
         node = EmbeddingBagBackward0()
         node._saved_indices = indices
         node._saved_offsets = offsets

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -61,7 +62,7 @@ def fft_c2c(input, dims, norm, forward):
     f = np.fft.fftn if forward else np.fft.ifftn
     r = f(a, axes=dims, norm=norm) if a.size else a.copy()
     res = wrap(r.astype(a.dtype, copy=False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FftC2CBackward0()
         node._saved_dim, node._saved_normalization, node._saved_forward = dims, norm, forward
         link(res, node, input)
@@ -100,7 +101,7 @@ def fft_r2c(input, dims, norm, onesided):
     else:
         r = np.fft.fftn(a, axes=dims, norm=norm)
     res = wrap(r.astype(_COMPLEX_OF[np.dtype(a.dtype)], copy=False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FftR2CBackward0()
         node._saved_dim, node._saved_normalization = dims, norm
         node._saved_onesided, node._self_size = onesided, a.shape
@@ -132,7 +133,7 @@ def fft_c2r(input, dims, norm, last_dim_size):
     r = np.fft.irfftn(a, s=shape, axes=dims, norm=norm)
     real = np.float32 if a.dtype == np.complex64 else np.float64
     res = wrap(r.astype(real, copy=False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FftC2RBackward0()
         node._saved_dim, node._saved_normalization = dims, norm
         node._saved_last_dim_size = last_dim_size

@@ -20,12 +20,14 @@ import warnings
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._views import inplace, inplace_source
+from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _overlap, check_inplace, check_overlap,
+                     check_overlap_arrays, inplace, inplace_source)
 from .convert import copy_, fill_, fill_value
 from .join import slice_dim, stack
 from .shape import alias, select, unsqueeze, expand, flatten, reshape
@@ -259,9 +261,13 @@ def _parse(shape, index, getitem=True):
 class IndexBackward0(Node):                  # derivatives.yaml: index.Tensor
     """Backward of advanced indexing: the gradient summed into zeros at the indexed places."""
     __slots__ = ("_indices", "_self_sym_sizes")
+    _saved_names = ("_indices",)        # torch saves the index tensors: freed after backward
 
     def apply(self, grad):
         return _index_grad(grad, self._self_sym_sizes, self._indices),
+
+    def jvp(self, ts, xs, out):
+        return _advanced(ts[0], self._indices)
 
     def np_apply(self, grad):
         out = np.zeros(self._self_sym_sizes, grad.dtype)
@@ -276,11 +282,14 @@ class IndexPutImplBackward0(Node):           # derivatives.yaml: _index_put_impl
     def apply(self, grad):
         return _advanced(grad, self._indices),
 
+    def jvp(self, ts, xs, out):
+        return _index_grad(ts[0], out._data.shape, self._indices)
+
 
 def _advanced(x, indices):
     """x[indices] for a tuple of NumPy index arrays (and full slices): a copy."""
     res = wrap(x._data[indices])
-    if STATE.enabled and x._requires_grad:
+    if STATE.enabled and x._requires_grad or LEVELS and dual(x):
         node = IndexBackward0()
         node._indices = indices
         node._self_sym_sizes = x._data.shape
@@ -293,7 +302,7 @@ def _index_grad(grad, shape, indices):
     out = np.zeros(shape, grad._data.dtype)
     np.add.at(out, indices, grad._data)
     res = wrap(out)
-    if STATE.enabled and grad._requires_grad:
+    if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
         node = IndexPutImplBackward0()
         node._indices = indices
         link(res, node, grad)
@@ -344,6 +353,9 @@ class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _in
         if needs(self, 1):
             gv = _value_grad(_get(grad, P), self._vshape)
         return gs, gv
+
+    def jvp(self, ts, xs, out):                 # the values' tangent put into the input's
+        return _index_put(ts[0], self._P, ts[1], self._saved_accumulate)
 
 
 def _value_grad(g, vshape):
@@ -413,39 +425,63 @@ def _expand_error(vs, target):
 
 
 def _check_overlap(dst, src, same_ok):
-    """torch refuses a write whose (dense) source partly overlaps the destination's memory."""
-    if not np.may_share_memory(dst, src):
+    """torch refuses a write whose (dense) source overlaps the destination's memory: partly
+    (a copy into a basic index), or at all (index_put_ through advanced indices; the same
+    tensor overlaps itself even when empty)."""
+    if dst is not src and not np.may_share_memory(dst, src):
         return
     if same_ok:
         try:
             np.broadcast_shapes(src.shape, dst.shape)
         except ValueError:
             return     # the write itself reports the shape mismatch first
-    if not (dst.flags.c_contiguous and src.flags.c_contiguous):
-        return     # torch cannot tell either ("too hard"): it lets the write happen
-    a = dst.__array_interface__["data"][0]
-    b = src.__array_interface__["data"][0]
-    if same_ok and a == b and dst.nbytes == src.nbytes:
+        _check_copy_overlap(dst, src)
         return
-    if a < b + src.nbytes and b < a + dst.nbytes:
-        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
-                           "written-to tensor refer to a single memory location. Please clone() "
-                           "the tensor before performing the operation.")
+    check_overlap_arrays(dst, src, not same_ok)
 
 
-def _set(self, P, value):
+def _check_copy_overlap(dst, src):
+    """The copy of a basic setitem (found by experiment): a value of another shape loses its
+    leading size-1 dims and is expanded (stride 0) to dst's shape; the two then overlap fully
+    only where they start and end at the same address with the very same strides."""
+    if dst.size == 0 or src.size == 0:
+        return
+    strides = src.strides
+    if src.shape != dst.shape:
+        k = 0
+        while k < src.ndim and src.shape[k] == 1:
+            k += 1
+        shape, strides = src.shape[k:], src.strides[k:]
+        lead = dst.ndim - len(shape)
+        strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st for n, m, st in
+                                      zip(shape, dst.shape[lead:], strides))
+    if strides == dst.strides and dst.__array_interface__["data"][0] == \
+            src.__array_interface__["data"][0] and dst.nbytes == src.nbytes:
+        return
+    if _overlap(dst, src) is not None:      # (both dense: else torch cannot tell either)
+        raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def _set(self, P, value, fill=False):
     vt = value if isinstance(value, Tensor) else None
     if vt is not None and vt._data.dtype.kind == "c" and self._data.dtype.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         vt = value = wrap(vt._data.real)
+    if vt is not None and fill:         # torch's masked fill: the value as a 0-d tensor
+        vt = value = vt.view(()) if vt._data.ndim else vt
+        if vt._data.dtype != self._data.dtype:
+            vt = value = vt.to(self.dtype)
     if vt is not None:
         if P.adv is not None and vt._data.dtype != self._data.dtype:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
                                f"got {type_name(self._data.dtype)} for the destination and "
                                f"{type_name(vt._data.dtype)} for the source.")
-        _check_overlap(self._data[P.basic] if P.adv is None else self._data, vt._data,
-                       P.adv is None)
+        # (a 0-d value into a basic index is a fill: it reads the value first)
+        if not fill and not (P.adv is None and vt._data.ndim == 0):
+            # (torch's copy does not see the value's None dims: found by experiment)
+            _check_overlap(self._data[tuple(i for i in P.basic if i is not None)]
+                           if P.adv is None else self._data, vt._data, P.adv is None)
     target = _basic(self, P) if P.steps else self
     if vt is not None and vt._data.ndim:
         vs = vt._data.shape                 # torch drops the value's leading size-1 dims
@@ -475,6 +511,8 @@ def _set(self, P, value):
                 ok = False
             if not ok:
                 raise _expand_error(list(vs), list(ts))
+        if np.may_share_memory(target._data, vt._data):
+            vt = vt.clone()     # a full overlap (checked above): copy_ would refuse it
         copy_(target, vt)
 
 
@@ -491,7 +529,27 @@ def _check_put_shape(x, adv, v):
 
 
 def _setitem(self, index, value):
-    _set(self, _parse(self._data.shape, index, getitem=False), value)
+    # t[mask] = a one-element tensor is a masked fill in torch, which reads no overlap
+    fill = isinstance(index, Tensor) and index._data.dtype == np.bool_ and \
+        index._data.ndim and isinstance(value, Tensor) and value._data.size == 1
+    try:
+        P = _parse(self._data.shape, index, getitem=False)
+    except IndexError:
+        # torch refuses a leaf (or the view its basic indices make of one) before it reads
+        # the advanced indices
+        parts = index if isinstance(index, tuple) else (index,)
+        if STATE.enabled and self._requires_grad and \
+                any(isinstance(i, (list, Tensor)) for i in parts):
+            if self._grad_fn is None and any(
+                    isinstance(i, int) and not isinstance(i, bool) or
+                    isinstance(i, slice) and i != slice(None) for i in parts):
+                raise RuntimeError("a view of " + LEAF_INPLACE) from None
+            check_inplace(self, True, write=False)
+        raise
+    if P.adv is not None and STATE.enabled and self._requires_grad:
+        # (torch refuses a leaf, or a view of one, before it reads the advanced indices)
+        check_inplace(_basic(self, P) if P.steps else self, True, write=False)
+    _set(self, P, value, fill)
 
 
 # ---------------------------------------------------------------- helpers for the index ops
@@ -577,6 +635,9 @@ class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return z.index_add(self._saved_dim, self._saved_index, grad),
 
+    def jvp(self, ts, xs, out):
+        return index_select(ts[0], self._saved_dim, self._saved_index)
+
 
 def index_select(input, dim, index, *, out=None):
     x = input._data
@@ -603,7 +664,7 @@ def index_select(input, dim, index, *, out=None):
             raise IndexError("index out of range in self")
         r = np.take(x, i1, axis=d)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = IndexSelectBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -701,7 +762,8 @@ def index_put(input, indices, values, accumulate=False):
 def _index_put(input, P, values, accumulate):
     res = wrap(input._data.copy())
     _write(res, P, values, accumulate)
-    if STATE.enabled and (input._requires_grad or values._requires_grad):
+    if STATE.enabled and (input._requires_grad or values._requires_grad) or \
+            LEVELS and dual(input, values):
         node = IndexPutBackward0()
         node._P = P
         node._vshape = values._data.shape
@@ -711,6 +773,7 @@ def _index_put(input, P, values, accumulate):
 
 
 def index_put_(input, indices, values, accumulate=False):
+    check_overlap(input, values, full=True)
     return inplace(input, index_put(inplace_source(input), indices, values, accumulate))
 
 # ---------------------------------------------------------------- masked ops
@@ -743,6 +806,9 @@ class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
             m = wrap(np.broadcast_to(m._data, self._shape))
         return z.masked_scatter(m, grad),
 
+    def jvp(self, ts, xs, out):
+        return masked_select(ts[0], self._saved_mask)
+
 
 def masked_select(input, mask, *, out=None):
     x = input._data
@@ -756,7 +822,7 @@ def masked_select(input, mask, *, out=None):
     xb = np.broadcast_to(x, shape) if x.shape != shape else x
     mb = np.broadcast_to(m, shape) if m.shape != shape else m
     res = wrap(xb[mb])
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaskedSelectBackward0()
         node._saved_mask = mask
         node._shape = shape
@@ -789,6 +855,9 @@ class TakeBackward0(Node):                   # derivatives.yaml: take
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return z.put(self._saved_index, grad, accumulate=True),
 
+    def jvp(self, ts, xs, out):
+        return take(ts[0], self._saved_index)
+
 
 def take(input, index):
     x = input._data
@@ -796,7 +865,7 @@ def take(input, index):
     if x.size == 0 and i.size:
         raise IndexError("take(): tried to take from an empty tensor")
     res = wrap(x.reshape(-1)[i])
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TakeBackward0()
         node._saved_index = index
         node._self_sym_sizes = x.shape

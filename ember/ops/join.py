@@ -9,6 +9,7 @@ __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_sta
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
@@ -35,6 +36,9 @@ class CatBackward0(Node):                    # derivatives.yaml: cat
             out.append(slice_dim(grad, d, start, start + n, 1) if node is not None else None)
             start += n
         return tuple(out)
+
+    def jvp(self, ts, xs, out):
+        return cat(list(ts), self._saved_dim)
 
 
 def _tensor_list(tensors, name):
@@ -80,15 +84,11 @@ def cat(tensors, dim=0, *, axis=None, out=None):
                                        f"Expected size {ref.shape[j]} but got size {s[j]} for "
                                        f"tensor number {i} in the list.")
         res = wrap(np.concatenate([t._data for t in parts], axis=d, dtype=rt.np))
-    if STATE.enabled:
-        for t in tensors:
-            if t._requires_grad:
-                node = CatBackward0()
-                node._saved_dim = d
-                node._sizes = [None if sk else u._data.shape[d]
-                               for u, sk in zip(tensors, skip)]
-                link(res, node, *tensors)
-                break
+    if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
+        node = CatBackward0()
+        node._saved_dim = d
+        node._sizes = [None if sk else u._data.shape[d] for u, sk in zip(tensors, skip)]
+        link(res, node, *tensors)
     if out is not None:
         return write_out(res, out)
     return res
@@ -104,6 +104,9 @@ class StackBackward0(Node):                  # derivatives.yaml: stack
         d = self._saved_dim
         return tuple(select(grad, d, i) if node is not None else None
                      for i, (node, _) in enumerate(self.next_functions))
+
+    def jvp(self, ts, xs, out):
+        return stack(list(ts), self._saved_dim)
 
 
 def stack(tensors, dim=0, *, axis=None, out=None):
@@ -123,7 +126,7 @@ def stack(tensors, dim=0, *, axis=None, out=None):
         if t.dtype is not rt:
             rt = D.promote_types(rt, t.dtype)
     res = wrap(np.stack([t._data for t in tensors], axis=d, dtype=rt.np))
-    if STATE.enabled and any(t._requires_grad for t in tensors):
+    if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = StackBackward0()
         node._saved_dim = d
         link(res, node, *tensors)
@@ -175,6 +178,10 @@ class SliceBackward0(Node):                  # derivatives.yaml: slice.Tensor
         return slice_backward(grad, self._saved_self_sym_sizes, self._saved_dim,
                               self._saved_start, self._saved_end, self._saved_step),
 
+    def jvp(self, ts, xs, out):
+        return slice_dim(ts[0], self._saved_dim, self._saved_start, self._saved_end,
+                         self._saved_step)
+
 
 def slice_backward(grad, sizes, dim, start, end, step):
     idx = (slice(None),) * dim + (slice(start, end, step),)
@@ -192,7 +199,7 @@ def slice_dim(input, dim, start, end, step=1):
     start, end, step = slice(start, end, step).indices(x.shape[dim])
     end = max(end, start)
     res = make_view(wrap(x[(slice(None),) * dim + (slice(start, end, step),)]), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SliceBackward0()
         node._saved_dim, node._saved_start = dim, start
         node._saved_end, node._saved_step = end, step
@@ -229,11 +236,15 @@ class NarrowCopyBackward0(Node):             # derivatives.yaml: narrow_copy
         return slice_backward(grad, self._saved_self_sym_sizes, self._saved_dim, s,
                               s + self._saved_length, 1),
 
+    def jvp(self, ts, xs, out):
+        s = self._saved_start
+        return slice_dim(ts[0], self._saved_dim, s, s + self._saved_length, 1).clone()
 
-def narrow_copy(input, dim, start, length):
+
+def narrow_copy(input, dim, start, length, *, out=None):
     v = narrow(input.detach(), dim, start, length)
     res = wrap(v._data.copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NarrowCopyBackward0()
         x = input._data
         d = wrap_dim(dim, x.ndim)
@@ -241,18 +252,18 @@ def narrow_copy(input, dim, start, length):
         node._saved_start = int(start) % x.shape[d] if int(start) < 0 else int(start)
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
-    return res
+    return write_out(res, out)
 
 
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
     start, end, step = slice(start, end, step).indices(x.shape[d])
     end = max(end, start)
     idx = (slice(None),) * d + (slice(start, end, step),)
-    return scatter_into(input, src, lambda a: a[idx], SliceScatterBackward0,
-                        lambda g, z: slice_scatter(g, z, d, start, end, step),
-                        lambda g: slice_dim(g, d, start, end, step))
+    return write_out(scatter_into(input, src, lambda a: a[idx], SliceScatterBackward0,
+                                  lambda g, z: slice_scatter(g, z, d, start, end, step),
+                                  lambda g: slice_dim(g, d, start, end, step)), out)
 
 
 # ------------------------------------------------------------------ block_diag / cartesian_prod
@@ -269,6 +280,9 @@ class BlockDiagBackward0(Node):              # derivatives.yaml: block_diag
             g = slice_dim(slice_dim(grad, 0, r, r + h, 1), 1, c, c + w, 1)
             out.append(g.reshape(shape) if len(shape) != 2 else g)
         return tuple(out)
+
+    def jvp(self, ts, xs, out):
+        return block_diag(*ts)
 
 
 def block_diag(*tensors):
@@ -292,7 +306,7 @@ def block_diag(*tensors):
         r += m.shape[0]
         c += m.shape[1]
     res = wrap(out)
-    if STATE.enabled and any(t._requires_grad for t in tensors):
+    if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = BlockDiagBackward0()
         node._blocks = blocks
         link(res, node, *tensors)
@@ -318,6 +332,11 @@ class SplitBackward0(Node):                  # derivatives.yaml: split.Tensor
     def apply(self, grads):
         return _split_backward(grads, self._sizes, self._saved_dim),
 
+    def jvp(self, ts, xs, out):                 # the same parts of the tangent
+        d = self._saved_dim
+        parts = split_with_sizes(ts[0], [s[d] for s in self._sizes], d)
+        return list(parts) if type(out) is list else parts[0]
+
 
 class SplitWithSizesBackward0(Node):         # derivatives.yaml: split_with_sizes
     __slots__ = ("_saved_dim", "_saved_split_sizes", "_saved_self_sym_sizes", "_n_outputs",
@@ -325,6 +344,11 @@ class SplitWithSizesBackward0(Node):         # derivatives.yaml: split_with_size
 
     def apply(self, grads):
         return _split_backward(grads, self._sizes, self._saved_dim),
+
+    def jvp(self, ts, xs, out):
+        d = self._saved_dim
+        parts = split_with_sizes(ts[0], [s[d] for s in self._sizes], d)
+        return list(parts) if type(out) is list else parts[0]
 
 
 class UnsafeSplitBackward0(SplitBackward0):          # derivatives.yaml: unsafe_split
@@ -353,7 +377,7 @@ def _split_parts(input, d, sizes, node, unsafe=False):
         # unsafe_*: shared memory, but no _base
         outs.append(part if unsafe else make_view(part, input, multi=True))
         start += n
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node._saved_dim = d
         node._saved_self_sym_sizes = x.shape
         node._n_outputs = len(outs)

@@ -9,12 +9,13 @@ __all__ = ["where", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args
-from ._views import inplace, inplace_binary
+from ._views import check_overlap, inplace, inplace_binary
 
 
 class WhereBackward0(Node):                  # derivatives.yaml: where.self
@@ -26,6 +27,10 @@ class WhereBackward0(Node):                  # derivatives.yaml: where.self
         zero = grad.new_zeros(())
         return (where(c, grad, zero) if needs(self, 0) else None,
                 where(c, zero, grad) if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        c = self._saved_condition
+        return where(c, 0.0 if ts[0] is None else ts[0], 0.0 if ts[1] is None else ts[1])
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -58,7 +63,7 @@ def where(condition, input=None, other=None, *, out=None):
             raise broadcast_error(c, x) from None
         raise broadcast_error(cx, y) from None
     if STATE.enabled and ((ti is not None and ti._requires_grad) or
-                          (to is not None and to._requires_grad)):
+                          (to is not None and to._requires_grad)) or LEVELS and dual(ti, to):
         node = WhereBackward0()
         node._saved_condition = condition
         link(res, node, ti, to)
@@ -244,6 +249,8 @@ def _shift(ufunc, kernel, name):
     def op(input, other, *, out=None):
         if not isinstance(input, Tensor):
             input = scalar_tensor(input, other)
+        if type(other) is bool and input._data.dtype.kind in "iu":
+            other = int(other)          # a Python bool shifts an integer tensor as 0 or 1
         x, y = operands(input, other)
         ky = np.asarray(y).dtype.kind
         if x.dtype.kind not in "iu" or ky not in "iu":
@@ -276,23 +283,117 @@ def _invert(self):
     return bitwise_not(self)
 
 
-def _ieq(fn):
+# In-place comparisons write 0/1 in self's dtype; while recording they link a node whose
+# gradients are zeros (derivatives.yaml eq_.Scalar / eq_.Tensor: zeros_like), named for the
+# overload: Backward0 for a number, Backward1 for a tensor.
+
+class _ZerosBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return grad.new_zeros(grad.shape),
+
+
+class _ZerosBackward1(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        z = grad.new_zeros(grad.shape)
+        return z, z
+
+
+class EqBackward0(_ZerosBackward0):
+    __slots__ = ()
+
+
+class EqBackward1(_ZerosBackward1):
+    __slots__ = ()
+
+
+class NeBackward0(_ZerosBackward0):
+    __slots__ = ()
+
+
+class NeBackward1(_ZerosBackward1):
+    __slots__ = ()
+
+
+class LtBackward0(_ZerosBackward0):
+    __slots__ = ()
+
+
+class LtBackward1(_ZerosBackward1):
+    __slots__ = ()
+
+
+class LeBackward0(_ZerosBackward0):
+    __slots__ = ()
+
+
+class LeBackward1(_ZerosBackward1):
+    __slots__ = ()
+
+
+class GtBackward0(_ZerosBackward0):
+    __slots__ = ()
+
+
+class GtBackward1(_ZerosBackward1):
+    __slots__ = ()
+
+
+class GeBackward0(_ZerosBackward0):
+    __slots__ = ()
+
+
+class GeBackward1(_ZerosBackward1):
+    __slots__ = ()
+
+
+def _compare_(fn, scalar_node, tensor_node):
     def op_(self, other):
-        res = fn(self, other)
-        np.copyto(self._data, res._data, casting="unsafe")
-        return self
+        check_overlap(self, other)
+        res = wrap(fn(self, other)._data.astype(self._data.dtype))
+        t = other if isinstance(other, Tensor) else None
+        # (an integral self too: torch records the node, and self then requires grad)
+        if STATE.enabled and (self._requires_grad or t is not None and t._requires_grad):
+            if t is None:
+                link(res, scalar_node(), self)
+            else:
+                link(res, tensor_node(), self, t)
+        return inplace(self, res)
+    op_.__name__ = fn.__name__ + "_"
     return op_
 
 
-eq_, ne_, lt_, le_, gt_, ge_ = (_ieq(f) for f in (eq, ne, lt, le, gt, ge))
+eq_ = _compare_(eq, EqBackward0, EqBackward1)
+ne_ = _compare_(ne, NeBackward0, NeBackward1)
+lt_ = _compare_(lt, LtBackward0, LtBackward1)
+le_ = _compare_(le, LeBackward0, LeBackward1)
+gt_ = _compare_(gt, GtBackward0, GtBackward1)
+ge_ = _compare_(ge, GeBackward0, GeBackward1)
 bitwise_and_ = inplace_binary(bitwise_and)
 bitwise_or_ = inplace_binary(bitwise_or)
 bitwise_xor_ = inplace_binary(bitwise_xor)
 bitwise_left_shift_ = inplace_binary(bitwise_left_shift)
 bitwise_right_shift_ = inplace_binary(bitwise_right_shift)
-logical_and_ = _ieq(logical_and)
-logical_or_ = _ieq(logical_or)
-logical_xor_ = _ieq(logical_xor)
+
+
+# logical_*_ are not differentiable: they write (a version bump) and record nothing, and a
+# leaf that requires grad may be written (torch allows it)
+def logical_and_(self, other):
+    check_overlap(self, other)
+    return inplace(self, logical_and(self, other))
+
+
+def logical_or_(self, other):
+    check_overlap(self, other)
+    return inplace(self, logical_or(self, other))
+
+
+def logical_xor_(self, other):
+    check_overlap(self, other)
+    return inplace(self, logical_xor(self, other))
 
 
 def bitwise_not_(self):
@@ -300,8 +401,7 @@ def bitwise_not_(self):
 
 
 def logical_not_(self):
-    np.copyto(self._data, np.logical_not(self._data), casting="unsafe")
-    return self
+    return inplace(self, logical_not(self))
 
 
 def _where_method(self, condition, other):

@@ -15,9 +15,10 @@ import math
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link
-from ..dtypes import type_name
+from ..dtypes import promote_types, type_name
 from ..tensor import Tensor, wrap
 from ._args import needs
 from .activation import logsigmoid
@@ -70,11 +71,19 @@ def _float_kernel(x, kernel):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(x.dtype)}'")
 
 
+def _into_input_dtype(input, x):
+    """huber/soft margin write into a result of input's dtype: a promoted float result cannot
+    go into an integral input's (torch's error)."""
+    if input._data.dtype.kind in "iub" and x.dtype.kind in "fc":
+        raise RuntimeError(f"result type {type_name(x.dtype)} can't be cast to the desired "
+                           f"output type {type_name(input._data.dtype)}")
+
+
 def _promoted(input, target):
     """The two arrays at their common dtype (torch's type promotion for the loss kernels)."""
     x, y = input._data, target._data
     if x.dtype != y.dtype:
-        rt = np.result_type(x, y)
+        rt = promote_types(input.dtype, target.dtype).np     # (torch's rules: f32 + i64 is f32)
         x, y = x.astype(rt), y.astype(rt)
     return x, y
 
@@ -197,7 +206,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         with np.errstate(invalid="ignore", divide="ignore"):
             r = np.asarray(losses.sum(dtype=x.dtype) / total, x.dtype)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NllLoss2DBackward0() if x.ndim == 4 else NllLossBackward0()
         node._saved_target = t
         node._saved_weight = w
@@ -310,7 +319,7 @@ def mse_loss(input, target, reduction="mean", weight=None):
     d = x - y
     res = wrap(_reduce_np(d * d, reduction))
     t_req = isinstance(target, Tensor) and target._requires_grad
-    if STATE.enabled and (input._requires_grad or t_req):
+    if STATE.enabled and (input._requires_grad or t_req) or LEVELS and dual(input, target):
         node = MseLossBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -358,7 +367,8 @@ class HuberLossBackward0(Node):              # derivatives.yaml: huber_loss
 
 
 def _pointwise_node(res, node_cls, input, target, reduction, **saved):
-    if STATE.enabled and (input._requires_grad or target._requires_grad):
+    if STATE.enabled and (input._requires_grad or target._requires_grad) or \
+            LEVELS and dual(input, target):
         node = node_cls()
         node._saved_self = input
         node._saved_target = target
@@ -390,6 +400,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _check_loss_weight(input, weight)
     input, target = broadcast_tensors(input, target)
     x, y = _promoted(input, target)
+    _into_input_dtype(input, x)
     _float_kernel(x, "huber_cpu")
     d = np.abs(x - y)
     with np.errstate(invalid="ignore"):
@@ -431,9 +442,9 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
     x, y = input._data, target._data
-    _float_kernel(x, "binary_cross_entropy")
-    if y.dtype != x.dtype:
+    if y.dtype != x.dtype:      # (torch checks the dtypes match before the kernel's dtype)
         raise RuntimeError(f"Found dtype {type_name(y.dtype)} but expected {type_name(x.dtype)}")
+    _float_kernel(x, "binary_cross_entropy")
     if weight is not None:
         _not_differentiable("binary_cross_entropy", "weight", weight)
         weight = weight.expand(x.shape) if weight._data.shape != x.shape else weight
@@ -444,7 +455,8 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     if weight is not None:
         loss = loss * weight._data
     res = wrap(_reduce_np(loss.astype(x.dtype, copy=False), reduction))
-    if STATE.enabled and (input._requires_grad or target._requires_grad):
+    if STATE.enabled and (input._requires_grad or target._requires_grad) or \
+            LEVELS and dual(input, target):
         node = BinaryCrossEntropyBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -499,7 +511,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
         if weight is not None:
             loss = loss * weight._data
     res = wrap(_reduce_np(np.asarray(loss, x.dtype), reduction))
-    if STATE.enabled and (input._requires_grad or target._requires_grad):
+    if STATE.enabled and (input._requires_grad or target._requires_grad) or \
+            LEVELS and dual(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -618,11 +631,12 @@ class SoftMarginLossBackward0(Node):         # derivatives.yaml: soft_margin_los
 def soft_margin_loss(input, target, reduction="mean"):
     _not_differentiable("soft_margin_loss", "target", target)
     x, y = _promoted(input, target)
+    _into_input_dtype(input, x)
     _float_kernel(x, "soft_margin_loss")
     with np.errstate(over="ignore"):
         loss = np.log1p(np.exp(-x * y))
     res = wrap(_reduce_np(np.asarray(loss, x.dtype), reduction))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SoftMarginLossBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -665,7 +679,7 @@ class MultilabelMarginLossBackward0(Node):   # derivatives.yaml: multilabel_marg
 def _not_differentiated(res, op, *inputs):
     """A gradient that torch does not differentiate again: when recording, linked to torch's
     NotImplemented node, which raises if it is reached."""
-    if STATE.enabled and any(t._requires_grad for t in inputs):
+    if STATE.enabled and any(t._requires_grad for t in inputs) or LEVELS and dual(*inputs):
         node = NotImplementedBackward()
         node._op = op
         link(res, node, *inputs)
@@ -706,7 +720,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     else:
         r = _reduce_np(loss, reduction)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MultilabelMarginLossBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -781,7 +795,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
     else:
         r = _reduce_np(loss, reduction)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MultiMarginLossBackward0()
         node._saved_self = input
         node._saved_target = target
@@ -992,7 +1006,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     alpha = _ctc_alpha(lp.astype(np.float64), labels, il, tl, blank)
     nll = _ctc_nll(alpha, il, tl)
     res = wrap(nll.astype(lp.dtype))
-    if STATE.enabled and log_probs._requires_grad:
+    if STATE.enabled and log_probs._requires_grad or LEVELS and dual(log_probs):
         node = CtcLossBackward0()
         node._saved_log_probs = log_probs
         node._saved_targets = targets

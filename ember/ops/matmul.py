@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
@@ -45,6 +46,12 @@ def _transposed(x):
     return f.f_contiguous and not f.c_contiguous
 
 
+def _scaled(t, c):
+    """t * c for a jvp term, with c == 1 skipped (and c == 0 giving zeros, as beta=0 ignores
+    the input)."""
+    return t if c == 1 else t * c
+
+
 def _plain_scalar(v):
     """A Python int or float (weak in NumPy's promotion as in torch's)."""
     return type(v) is int or type(v) is float
@@ -76,6 +83,9 @@ class MmBackward0(Node):                     # derivatives.yaml: mm
                             m._data if m is not None else None,
                             needs(self, 0), needs(self, 1), ta, tb)
 
+    def jvp(self, ts, xs, out):
+        return ts[0].mm(xs[1]) + xs[0].mm(ts[1])
+
 
 def _type_error(fn, names, args):
     for i, (n, x) in enumerate(zip(names, args)):
@@ -97,7 +107,8 @@ def mm(input, mat2, *, out=None):
     if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
         _check_mm(a, b)
     res = wrap(np.matmul(a, b))
-    if STATE.enabled and (input._requires_grad or mat2._requires_grad):
+    if STATE.enabled and (input._requires_grad or mat2._requires_grad) or \
+            LEVELS and dual(input, mat2):
         node = MmBackward0()
         node._saved_self = input if mat2._requires_grad else None
         node._saved_mat2 = mat2 if input._requires_grad else None
@@ -136,6 +147,9 @@ class BmmBackward0(Node):                    # derivatives.yaml: bmm
         return (grad @ _h(m._data) if needs(self, 0) else None,
                 _h(s._data) @ grad if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        return ts[0].bmm(xs[1]) + xs[0].bmm(ts[1])
+
 
 def bmm(input, mat2, *, out=None):
     try:
@@ -146,7 +160,8 @@ def bmm(input, mat2, *, out=None):
             or a.shape[2] != b.shape[1] or a.dtype.kind == "b"):
         _check_bmm(a, b)
     res = wrap(np.matmul(a, b))
-    if STATE.enabled and (input._requires_grad or mat2._requires_grad):
+    if STATE.enabled and (input._requires_grad or mat2._requires_grad) or \
+            LEVELS and dual(input, mat2):
         node = BmmBackward0()
         node._saved_self = input if mat2._requires_grad else None
         node._saved_mat2 = mat2 if input._requires_grad else None
@@ -185,6 +200,9 @@ class MvBackward0(Node):                     # derivatives.yaml: mv
         return (np.multiply.outer(grad, vd),
                 _h(s._data) @ grad if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        return ts[0].mv(xs[1]) + xs[0].mv(ts[1])
+
 
 def mv(input, vec, *, out=None):
     try:
@@ -195,7 +213,8 @@ def mv(input, vec, *, out=None):
             or a.dtype.kind == "b":
         _check_mv(a, v)
     res = wrap(np.matmul(a, v))
-    if STATE.enabled and (input._requires_grad or vec._requires_grad):
+    if STATE.enabled and (input._requires_grad or vec._requires_grad) or \
+            LEVELS and dual(input, vec):
         node = MvBackward0()
         node._saved_self = input if vec._requires_grad else None
         node._saved_vec = vec if input._requires_grad else None
@@ -226,6 +245,9 @@ class DotBackward0(Node):                    # derivatives.yaml: dot
         return (grad * t.conj() if needs(self, 0) else None,
                 grad * s.conj() if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        return ts[0].dot(xs[1]) + xs[0].dot(ts[1])
+
 
 def dot(input, tensor, *, out=None):
     try:
@@ -236,7 +258,8 @@ def dot(input, tensor, *, out=None):
             or a.dtype.kind == "b":
         _check_dot(a, b)
     res = wrap(np.matmul(a, b))
-    if STATE.enabled and (input._requires_grad or tensor._requires_grad):
+    if STATE.enabled and (input._requires_grad or tensor._requires_grad) or \
+            LEVELS and dual(input, tensor):
         node = DotBackward0()
         node._saved_self = input if tensor._requires_grad else None
         node._saved_tensor = tensor if input._requires_grad else None
@@ -253,6 +276,9 @@ class VdotBackward0(Node):                   # derivatives.yaml: vdot
         return (grad.conj() * o if needs(self, 0) else None,
                 grad * s if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        return ts[0].vdot(xs[1]) + xs[0].vdot(ts[1])
+
 
 def vdot(input, other, *, out=None):
     a, b = input._data, other._data
@@ -260,7 +286,8 @@ def vdot(input, other, *, out=None):
             or a.dtype.kind == "b":
         _check_dot(a, b, "vdot" if a.ndim == 1 == b.ndim and a.dtype == b.dtype else "dot")
     res = wrap(np.asarray(np.vdot(a, b)))
-    if STATE.enabled and (input._requires_grad or other._requires_grad):
+    if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+            LEVELS and dual(input, other):
         node = VdotBackward0()
         node._saved_self = input if other._requires_grad else None
         node._saved_other = other if input._requires_grad else None
@@ -350,7 +377,8 @@ def matmul(input, other, *, out=None):
         if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
             _check_mm(a, b)
         res = wrap(np.matmul(a, b))
-        if STATE.enabled and (input._requires_grad or other._requires_grad):
+        if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+                LEVELS and dual(input, other):
             node = MmBackward0()
             node._saved_self = input if other._requires_grad else None
             node._saved_mat2 = other if input._requires_grad else None
@@ -460,6 +488,10 @@ class AddmmBackward0(Node):                  # derivatives.yaml: addmm
                               needs(self, 1), needs(self, 2), ta, tb)
         return gs, g1, g2
 
+    def jvp(self, ts, xs, out):
+        return _scaled(ts[0], self._saved_beta) + \
+            _scaled(ts[1].mm(xs[2]) + xs[1].mm(ts[2]), self._saved_alpha)
+
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     a, b, c = mat1._data, mat2._data, input._data
@@ -496,6 +528,10 @@ class AddmvBackward0(Node):                  # derivatives.yaml: addmv
         return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
                 outer(g, self._saved_vec.conj()) if needs(self, 1) else None,
                 mv(_mH(self._saved_mat), g) if needs(self, 2) else None)
+
+    def jvp(self, ts, xs, out):
+        return _scaled(ts[0], self._saved_beta) + \
+            _scaled(ts[1].mv(xs[2]) + xs[1].mv(ts[2]), self._saved_alpha)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
@@ -538,6 +574,10 @@ class BaddbmmBackward0(Node):                # derivatives.yaml: baddbmm
                 bmm(g, _mH(self._saved_batch2)) if needs(self, 1) else None,
                 bmm(_mH(self._saved_batch1), g) if needs(self, 2) else None)
 
+    def jvp(self, ts, xs, out):
+        return _scaled(ts[0], self._saved_beta) + \
+            _scaled(ts[1].bmm(xs[2]) + xs[1].bmm(ts[2]), self._saved_alpha)
+
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     a, b, c = batch1._data, batch2._data, input._data
@@ -574,6 +614,10 @@ class AddbmmBackward0(Node):                 # derivatives.yaml: addbmm
         return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
                 bmm(ge, _mH(self._saved_batch2)) if needs(self, 1) else None,
                 bmm(_mH(self._saved_batch1), ge) if needs(self, 2) else None)
+
+    def jvp(self, ts, xs, out):
+        return _scaled(ts[0], self._saved_beta) + \
+            _scaled((ts[1].bmm(xs[2]) + xs[1].bmm(ts[2])).sum(0), self._saved_alpha)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -646,6 +690,10 @@ class LinalgCrossBackward0(Node):            # derivatives.yaml: linalg_cross
         return (_linalg_cross(self._saved_other.conj(), grad, d) if needs(self, 0) else None,
                 _linalg_cross(grad, self._saved_self.conj(), d) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        d = self._saved_dim
+        return _linalg_cross(ts[0], xs[1], d) + _linalg_cross(xs[0], ts[1], d)
+
 
 def _linalg_cross(input, other, dim=-1, out=None):
     a, b = input._data, other._data
@@ -698,6 +746,10 @@ class AddrBackward0(Node):                   # derivatives.yaml: addr
         return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
                 mv(g, self._saved_vec2.conj()) if needs(self, 1) else None,
                 mv(_mT(g), self._saved_vec1.conj()) if needs(self, 2) else None)
+
+    def jvp(self, ts, xs, out):
+        return _scaled(ts[0], self._saved_beta) + \
+            _scaled(ts[1].outer(xs[2]) + xs[1].outer(ts[2]), self._saved_alpha)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):

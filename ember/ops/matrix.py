@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from .. import return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
@@ -67,7 +68,7 @@ def det(A, *, out=None):
     _check_float(A, "linalg.det")
     a = A._data
     res = wrap(np.asarray(np.linalg.det(a), a.dtype))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgDetBackward0()
         node._saved_A = A
         node._saved_result = res.detach()
@@ -108,7 +109,7 @@ def _slogdet(A):
     a = A._data
     s, l = np.linalg.slogdet(a)
     sign, logabs = wrap(np.asarray(s, a.dtype)), wrap(np.asarray(l, a.real.dtype))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgSlogdetBackward0()
         node._saved_A = A
         node._sign = sign._data
@@ -161,7 +162,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
         sinv = np.where(s > tol, 1.0 / np.where(s > tol, s, 1), 0).astype(s.dtype)
         p = np.matmul(_h(vh) * sinv[..., None, :], _h(u))
     res = wrap(np.asarray(p, a.dtype))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgPinvBackward0()
         node._saved_self = A
         node._saved_result = res.detach()
@@ -394,7 +395,7 @@ def matrix_exp(A):
     _check_square(A, "linalg.matrix_exp")
     _check_float(A, "linalg.matrix_exp")
     res = wrap(_expm_np(A._data))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgMatrixExpBackward0()
         node._saved_self = A
         link(res, node, A)

@@ -10,6 +10,7 @@ __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm"
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -158,7 +159,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     out = _normalize(x, mean, invstd, weight, bias, bshape)
     res = wrap(out)
     if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
-                          or (bias is not None and bias._requires_grad)):
+                          or (bias is not None and bias._requires_grad)) or \
+            LEVELS and dual(input, weight, bias):
         node = NativeBatchNormBackward0()
         node._saved_input = input
         node._saved_weight = weight
@@ -256,7 +258,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     rstd = _invstd(var, eps)
     res = wrap(_normalize(x, mean, rstd, weight, bias))
     if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
-                          or (bias is not None and bias._requires_grad)):
+                          or (bias is not None and bias._requires_grad)) or \
+            LEVELS and dual(input, weight, bias):
         node = NativeLayerNormBackward0()
         node._saved_input = input
         node._saved_normalized_shape = shape
@@ -329,7 +332,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         out += bias._data.reshape(bshape)
     res = wrap(out)
     if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
-                          or (bias is not None and bias._requires_grad)):
+                          or (bias is not None and bias._requires_grad)) or \
+            LEVELS and dual(input, weight, bias):
         node = NativeGroupNormBackward0()
         node._saved_input = input
         node._saved_weight = weight

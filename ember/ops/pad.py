@@ -6,6 +6,7 @@ __all__ = ["constant_pad_nd"]
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..tensor import Tensor, wrap
@@ -62,7 +63,7 @@ def constant_pad_nd(input, pad, value=0):
     elif x.dtype.kind in "iu":
         value = int(value)
     res = wrap(_constant_pad_np(x, pad, value))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ConstantPadNdBackward0()
         node._saved_pad = pad
         link(res, node, input)
@@ -194,7 +195,7 @@ def _pad(input, padding, reflect):
     """reflection_padNd / replication_padNd on checked arguments."""
     x = input._data
     res = wrap(_gather_np(x, _index_maps(x.shape, padding, reflect)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = _NODES[reflect, len(padding) // 2]()
         node._saved_padding, node._saved_self = padding, input
         link(res, node, input)

@@ -8,6 +8,7 @@ __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -181,7 +182,7 @@ def _gather(grad, indices):
 def max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode):
     """torch.max_pool2d_with_indices on checked arguments: (output, indices)."""
     x = input._data
-    need = STATE.enabled and input._requires_grad
+    need = STATE.enabled and input._requires_grad or LEVELS and dual(input)
     m, idx = _max_pool_np(x, kernel_size, stride or kernel_size, padding, dilation, ceil_mode,
                           True)
     res, indices = wrap(m), wrap(idx)
@@ -266,7 +267,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if x.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     _pool_checks(x, kernel, stride, padding, dilation, ceil_mode)
-    if not return_indices and not (STATE.enabled and input._requires_grad):
+    if not return_indices and not (STATE.enabled and input._requires_grad or
+                                   LEVELS and dual(input)):
         m, _ = _max_pool_np(x, kernel, stride or kernel, padding, dilation, ceil_mode, False)
         return wrap(m)
     out, indices = max_pool2d_with_indices(input, kernel, stride, padding, dilation,
@@ -399,7 +401,7 @@ def avg_pool2d_op(input, kernel_size, stride, padding, ceil_mode, count_include_
     """torch.nn.functional.avg_pool2d on checked arguments (node AvgPool2DBackward0)."""
     res = wrap(_avg_pool_np(input._data, kernel_size, stride or kernel_size, padding,
                             ceil_mode, count_include_pad, divisor_override))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AvgPool2DBackward0()
         node._saved_self, node._saved_kernel_size = input, kernel_size
         node._saved_stride, node._saved_padding = stride, padding
@@ -543,7 +545,7 @@ def adaptive_avg_pool_op(input, output_size):
     """torch._adaptive_avg_pool2d / 3d on a checked output size (node
     AdaptiveAvgPool2DBackward0 / 3D)."""
     res = wrap(_adaptive_avg_np(input._data, output_size))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = (AdaptiveAvgPool2DBackward0 if len(output_size) == 2 else
                 AdaptiveAvgPool3DBackward0)()
         node._saved_self = input
@@ -685,7 +687,7 @@ def adaptive_max_pool2d_op(input, output_size):
     """torch.adaptive_max_pool2d on a checked output size: (output, indices)."""
     m, idx = _adaptive_max_np(input._data, output_size)
     res, indices = wrap(m), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AdaptiveMaxPool2DBackward0()
         node._saved_self, node._saved_result1 = input, indices
         link(res, node, input)
@@ -754,7 +756,7 @@ def max_unpool2d_op(input, indices, output_size):
     out[(idx.reshape(planes, x.shape[-2] * x.shape[-1]) +
          (np.arange(planes) * size)[:, None]).reshape(-1)] = x.reshape(-1)
     res = wrap(out.reshape(lead + tuple(output_size)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxUnpool2DBackward0()
         node._saved_indices = indices
         link(res, node, input, None)

@@ -11,12 +11,14 @@ import builtins
 import numpy as np
 
 from .. import dtypes as D, return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, conj_if_complex, broadcast_error)
+from .arith import _zeros
 from ._views import inplace, inplace_source
 from .binary import maximum, minimum
 from .join import cat
@@ -107,6 +109,22 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
         return g * _const(mask / count, g)
 
 
+def _even_jvp(t, x, result, dims, keepdim, nan_match=False):
+    """Forward form of _even_backward: the mean of t over the elements equal to the result."""
+    r = result._data
+    if not keepdim:
+        r = np.expand_dims(r, sorted(dims)) if dims else r
+    xa = x._data
+    mask = xa == r
+    if nan_match and xa.dtype.kind in "fc":
+        mask |= np.isnan(xa) & np.isnan(r)
+    axis = dims if xa.ndim else None
+    count = mask.sum(axis=axis, keepdims=True)
+    if not keepdim and xa.ndim:
+        count = count.squeeze(axis)
+    return where(wrap(mask), t, 0.0).sum(dims, keepdim=keepdim) / _const(count, t)
+
+
 def _kernel_check(input, kernel, kinds="c"):
     """torch's dispatch error for a dtype its CPU kernel lacks (complex; bool too for some)."""
     k = input._data.dtype.kind
@@ -134,6 +152,9 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
     def apply(self, grad):
         return grad.expand(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].sum()
+
     def np_apply(self, g):
         # the scalar gradient as a zero-stride view, the same array expand gives apply (a
         # node downstream may round differently on another memory layout)
@@ -147,9 +168,13 @@ class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
         return g.expand(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim)
+
 
 def _sum_dtype(x, dtype, input=None):
     if dtype is not None:
+        dtype = D.as_dtype(dtype, "sum")
         if input is not None and dtype.np.kind not in "fc" and input._requires_grad and \
                 STATE.enabled:
             raise RuntimeError(f"Autograd not support dtype: {type_name(dtype.np)}")
@@ -163,18 +188,19 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     if dim is None and not keepdim:
         # np.sum's arithmetic (add.reduce over everything) without its Python wrapper
         res = wrap(np.add.reduce(x, axis=None, dtype=_sum_dtype(x, dtype, input)))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = SumBackward0()
             node._saved_self_sym_sizes = x.shape
             link(res, node, input)
         return write_out(res, out)
     dims, axis = _red_dims(dim, x.ndim)
-    r = np.sum(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim)
+    # (np.add.reduce, not np.sum: see prod)
+    r = np.add.reduce(x, axis=axis, dtype=_sum_dtype(x, dtype, input), keepdims=keepdim)
     if not r.flags.c_contiguous:
         # torch's reductions write a contiguous result; NumPy's follow the input's layout
         r = np.ascontiguousarray(r)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SumBackward1()
         node._saved_dim = dims
         node._saved_keepdim = keepdim
@@ -192,6 +218,10 @@ class NansumBackward0(Node):                 # derivatives.yaml: nansum
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
         return g * _const(~np.isnan(s._data), g),
 
+    def jvp(self, ts, xs, out):
+        return where(xs[0].isnan(), 0.0, ts[0]).sum(self._saved_dim,
+                                                    keepdim=self._saved_keepdim)
+
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -201,7 +231,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
         raise RuntimeError("nansum on CPU does not support complex inputs")
     res = wrap(np.asarray(np.nansum(x, axis=axis, dtype=_sum_dtype(x, dtype, input),
                                     keepdims=keepdim and x.ndim > 0)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NansumBackward0()
         node._saved_self = input
         node._saved_dim = dims
@@ -215,6 +245,9 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
 
     def apply(self, grad):
         return grad.expand(self._saved_self_sym_sizes) / self._saved_self_sym_numel,
+
+    def jvp(self, ts, xs, out):
+        return ts[0].sum() / self._saved_self_sym_numel
 
     def np_apply(self, g):
         n = self._saved_self_sym_numel
@@ -231,8 +264,12 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
         return g.expand(self._saved_self_sym_sizes) / self._count,
 
+    def jvp(self, ts, xs, out):
+        return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim) / self._count
+
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    dtype = D.as_dtype(dtype, "mean")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     if dtype is not None:
@@ -252,7 +289,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         else:
             with np.errstate(invalid="ignore", divide="ignore"):
                 res = wrap(np.mean(x) if x.size else np.asarray(np.nan, x.dtype))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MeanBackward0()
             node._saved_self_sym_sizes = x.shape
             node._saved_self_sym_numel = x.size
@@ -264,7 +301,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     else:
         res = wrap(np.asarray(np.mean(x, axis=axis, keepdims=keepdim)).astype(x.dtype,
                                                                              copy=False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MeanBackward1()
         node._saved_dim = dims
         node._saved_keepdim = keepdim
@@ -278,6 +315,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    dtype = D.as_dtype(dtype, "nanmean")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     xd = x if dtype is None else x.astype(dtype.np)
@@ -334,6 +372,12 @@ class ProdBackward0(Node):                   # derivatives.yaml: prod
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
         return grad * _const(others.conj(), grad),
 
+    def jvp(self, ts, xs, out):                 # sum of t times the product of the others
+        s, t = xs[0], ts[0]
+        if s._data.ndim == 0:
+            return t.clone()
+        return (t.reshape(-1) * _prod_others_t(s.reshape(-1), 0)).sum()
+
 
 class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
     __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_keepdim")
@@ -356,17 +400,28 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
             return g * conj_if_complex(_prod_others_t(s, d)),
         return g * _const(_prod_others(x, d).conj(), g),
 
+    def jvp(self, ts, xs, out):
+        s, t, d = xs[0], ts[0], self._saved_dim
+        if s._data.ndim == 0:
+            return t.clone()
+        if s._data.shape[d] == 0:
+            return _zeros(out)
+        return (t * _prod_others_t(s, d)).sum(d, keepdim=self._saved_keepdim)
+
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    dtype = D.as_dtype(dtype, "prod")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     if dtype is not None and input._requires_grad and dtype.np != input._data.dtype:
         _sum_dtype(input._data, dtype, input)
         input = input.to(dtype)              # torch computes (and differentiates) in dtype
     x = input._data
     rd = _sum_dtype(x, dtype, input)
+    # (ufunc.reduce called from here, not np.prod: NumPy's RuntimeWarnings are then raised
+    # from an ember module, where ember's warning filter keeps them from the user)
     if dim is None:
-        res = wrap(np.prod(x, dtype=rd))
-        if STATE.enabled and input._requires_grad:
+        res = wrap(np.multiply.reduce(x, axis=None, dtype=rd))
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = ProdBackward0()
             node._saved_self = input
             node._saved_result = res.detach()
@@ -376,9 +431,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         raise TypeError("prod() received an invalid combination of arguments - got "
                         f"({type(dim).__name__}), but expected one of:")
     d = wrap_dim(dim, x.ndim)
-    res = wrap(np.prod(x, axis=d if x.ndim else None, dtype=rd,
-                       keepdims=keepdim and x.ndim > 0))
-    if STATE.enabled and input._requires_grad:
+    res = wrap(np.multiply.reduce(x, axis=d if x.ndim else None, dtype=rd,
+                                  keepdims=keepdim and x.ndim > 0))
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ProdBackward1()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -404,6 +459,11 @@ class MaxBackward1(Node):                    # derivatives.yaml: max (whole tens
         return _even_backward(grad, s, self._saved_result, tuple(range(s._data.ndim)), False,
                               True),
 
+    def jvp(self, ts, xs, out):                 # result: evenly_read_jvp
+        # (no NaN matching here, unlike the backward: a NaN result gets a NaN tangent)
+        s = xs[0]
+        return _even_jvp(ts[0], s, out, tuple(range(s._data.ndim)), False)
+
 
 class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tensor)
     __slots__ = ()
@@ -415,6 +475,15 @@ class MaxBackward0(Node):                    # derivatives.yaml: max.dim
     def apply(self, grad):
         return _select_backward(grad, self._saved_dim, self._saved_indices,
                                 self._saved_keepdim, self._saved_self_sym_sizes),
+
+    def jvp(self, ts, xs, out):                 # the tangent at the selected index
+        t = ts[0]
+        if t._data.ndim == 0:
+            return t.clone()
+        d, idx = self._saved_dim, self._saved_indices
+        if not self._saved_keepdim:
+            return t.gather(d, wrap(np.expand_dims(idx, d))).squeeze(d)
+        return t.gather(d, wrap(idx))
 
 
 class MinBackward0(MaxBackward0):            # derivatives.yaml: min.dim
@@ -437,7 +506,7 @@ def _minmax(input, dim, keepdim, largest, out):
         if x.size == 0:
             raise _reduce_empty_error(name, x)
         res = wrap(np.asarray(np.max(x) if largest else np.min(x)))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MaxBackward1() if largest else MinBackward1()
             node._saved_self = input
             node._saved_result = res.detach()
@@ -455,7 +524,7 @@ def _minmax(input, dim, keepdim, largest, out):
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
     values, indices = wrap(vals), wrap(idx.astype(np.int64))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxBackward0() if largest else MinBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
         node._saved_indices = indices._data
@@ -464,7 +533,7 @@ def _minmax(input, dim, keepdim, largest, out):
     if out is not None:
         write_out(values, out[0])
         write_out(indices, out[1])
-        values, indices = out
+        return (_RT.max_out if largest else _RT.min_out)(out)
     return (_RT.max if largest else _RT.min)((values, indices))
 
 
@@ -494,6 +563,9 @@ class AmaxBackward0(Node):                   # derivatives.yaml: amax
         return _even_backward(grad, self._saved_self, self._saved_result, self._saved_dim,
                               self._saved_keepdim),
 
+    def jvp(self, ts, xs, out):
+        return _even_jvp(ts[0], xs[0], out, self._saved_dim, self._saved_keepdim)
+
 
 class AminBackward0(AmaxBackward0):          # derivatives.yaml: amin
     __slots__ = ()
@@ -503,6 +575,9 @@ def _amaxmin(input, dim, keepdim, largest, out):
     name = "amax" if largest else "amin"
     _kernel_check(input, "max_values_cpu" if largest else "min_values_cpu")
     x = input._data
+    every = dim is None or not isinstance(dim, int) and len(dim) == 0
+    if x.size == 0 and every:
+        raise _reduce_empty_error(name, x)
     dims, axis = _red_dims(dim if dim is not None else (), x.ndim)
     for d in dims:
         if x.shape[d] == 0:
@@ -511,7 +586,7 @@ def _amaxmin(input, dim, keepdim, largest, out):
         raise _reduce_empty_error(name, x)
     f = np.max if largest else np.min
     res = wrap(np.asarray(f(x, axis=axis, keepdims=keepdim and x.ndim > 0)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AmaxBackward0() if largest else AminBackward0()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -547,6 +622,10 @@ class AminmaxBackward0(Node):                # derivatives.yaml: aminmax
             out = g if out is None else out + g
         return out,
 
+    def jvp(self, ts, xs, out):
+        dims, k = self._saved_dim, self._saved_keepdim
+        return [_even_jvp(ts[0], xs[0], out[0], dims, k), _even_jvp(ts[0], xs[0], out[1], dims, k)]
+
 
 def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -566,7 +645,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         kd = keepdim and x.ndim > 0
     mn = wrap(np.asarray(np.min(x, axis=axis, keepdims=kd)))
     mx = wrap(np.asarray(np.max(x, axis=axis, keepdims=kd)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AminmaxBackward0()
         node._saved_self = input
         node._saved_min, node._saved_max = mn.detach(), mx.detach()
@@ -576,7 +655,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
     if out is not None:
         write_out(mn, out[0])
         write_out(mx, out[1])
-        mn, mx = out
+        return _RT.aminmax_out(out)
     return _RT.aminmax((mn, mx))
 
 
@@ -654,6 +733,17 @@ def _norm_backward(grad, s, r, p, dims, keepdim):
     return s * a ** (p - 2) * scale
 
 
+def _norm_jvp(t, s, r, p, dims, keepdim):
+    """linalg_vector_norm's tangent: its gradient (_norm_backward) read against t."""
+    g = _norm_backward(wrap(np.ones(r._data.shape, r._data.dtype)), s, r, p, dims, keepdim)
+    if g is None:
+        return _zeros(r)
+    gt = g.conj() * t if g._data.dtype.kind == "c" else g * t
+    if gt._data.dtype.kind == "c":
+        gt = gt.real
+    return gt.sum(dims, keepdim=keepdim)
+
+
 class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_norm
     __slots__ = ("_saved_self", "_saved_ord", "_saved_dim", "_saved_keepdim", "_saved_result")
     _saved_names = ("_saved_self", "_saved_result")
@@ -662,6 +752,12 @@ class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_no
         r = saved_output(self, self._saved_result)
         return _norm_backward(grad, self._saved_self, r, self._saved_ord, self._saved_dim,
                               self._saved_keepdim),
+
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        if s._data.dtype.kind == out._data.dtype.kind and s._data.dtype != out._data.dtype:
+            s = s.to(out.dtype)             # a dtype= norm: computed in the result's dtype
+        return _norm_jvp(ts[0], s, out, self._saved_ord, self._saved_dim, self._saved_keepdim)
 
 
 def _norm_values(x, p, axis, keepdim):
@@ -684,6 +780,7 @@ def _norm_values(x, p, axis, keepdim):
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    dtype = D.as_dtype(dtype, "linalg_vector_norm")
     x = input._data
     _float_check(x, "linalg.vector_norm")
     if dtype is not None:
@@ -692,11 +789,18 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         dim = (dim,)
     dims, axis = _red_dims(dim, x.ndim)
     p = float(ord)
-    if x.size == 0 and p < 0 or (p == float("inf") and _pyany(x.shape[d] == 0 for d in dims)):
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
-                           "tensor because the operation does not have an identity")
+    if x.size == 0 and (p < 0 or p == float("inf")):     # no identity to start from
+        shown = int(p) if p.is_integer() else p       # torch prints -1.0 as -1
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an "
+                               "empty tensor because the operation does not have an identity")
+        for d in dims:
+            if x.shape[d] == 0:     # (torch's message lacks the space before "because")
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the "
+                                   f"dimension {d}because this dimension is empty and the "
+                                   "operation does not have an identity")
     res = wrap(_norm_values(x, p, axis, keepdim and x.ndim > 0))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LinalgVectorNormBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
         node._saved_ord = p
@@ -720,6 +824,11 @@ class DistBackward0(Node):                   # derivatives.yaml: dist
             return None, None
         return (g if needs(self, 0) else None), (-g if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        diff = xs[0] - xs[1]
+        return _norm_jvp(ts[0] - ts[1], diff, out, self._saved_p,
+                         tuple(range(diff._data.ndim)), False)
+
 
 def dist(input, other, p=2):
     x, y = input._data, other._data
@@ -738,7 +847,8 @@ def dist(input, other, p=2):
                            f"Got {type_name(diff.dtype)} instead.")
     p = float(p)
     res = wrap(_norm_values(diff, p, None, False))
-    if STATE.enabled and (input._requires_grad or other._requires_grad):
+    if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+            LEVELS and dual(input, other):
         node = DistBackward0()
         node._saved_self, node._saved_other = input, other
         node._saved_p = p
@@ -770,6 +880,12 @@ class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
         with np.errstate(invalid="ignore"):          # inf - inf where the result is inf
             return g * conj_if_complex((self._saved_self - r).exp()),
 
+    def jvp(self, ts, xs, out):
+        dims, k = self._saved_dim, self._saved_keepdim
+        r = _unsqueeze_dims(out, dims, k)
+        with np.errstate(invalid="ignore"):
+            return (ts[0] * (xs[0] - r).exp()).sum(dims, keepdim=k)
+
 
 def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
@@ -789,7 +905,7 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
         if not keepdim and x.ndim:
             r = r.squeeze(axis)
     res = wrap(np.asarray(r, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogsumexpBackward0()
         node._saved_self = input
         node._saved_dim, node._saved_keepdim = dims, keepdim
@@ -803,7 +919,7 @@ def _softmax_input(input, dim, dtype, name):
         input = input.to(dtype)
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    if x.dtype.kind != "f":
+    if x.dtype.kind != "f" and x.size:      # (an empty input runs no kernel in torch)
         kernel = "lastdim_kernel_impl" if d >= x.ndim - 1 else "kernel_impl"
         raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
                                   f"'{type_name(x.dtype)}'")
@@ -820,6 +936,12 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         gy = grad * y
         return gy - y * gy.sum(d, keepdim=True),
 
+    def jvp(self, ts, xs, out):                 # result: y * (t - sum(y * t))
+        t, d = ts[0].to(out.dtype), self._saved_dim
+        if d is None:                       # a 0-d input: 0, or NaN for a NaN one
+            return out * (t - out * t)
+        return out * (t - (out * t).sum(d, keepdim=True))
+
     def np_apply(self, g):
         y = self._saved_result._data
         if y.dtype is not g.dtype or y.shape != g.shape or not y.ndim:
@@ -829,7 +951,7 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         return np.subtract(gy, r, out=r),
 
 
-def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
+def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
     dim = _required_dim("softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "softmax")
     ax = d if x.ndim else None
@@ -838,12 +960,12 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
         e = np.exp(x - m)
         y = e / np.sum(e, axis=ax, keepdims=True)
     res = wrap(np.asarray(y, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SoftmaxBackward0()
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()
         link(res, node, input)
-    return res
+    return write_out(res, out)
 
 
 class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
@@ -854,6 +976,12 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
         y = saved_output(self, self._saved_result)
         return grad - y.exp() * grad.sum(self._saved_dim, keepdim=True),
 
+    def jvp(self, ts, xs, out):
+        t, d = ts[0].to(out.dtype), self._saved_dim
+        if d is None:
+            return t - out.exp() * t
+        return t - (out.exp() * t).sum(d, keepdim=True)
+
     def np_apply(self, g):
         y = self._saved_result._data
         if y.dtype is not g.dtype or y.shape != g.shape or not y.ndim:
@@ -863,7 +991,7 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
         return np.subtract(g, r, out=r),
 
 
-def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
+def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
     dim = _required_dim("log_softmax", dim, axis)
     input, x, d = _softmax_input(input, dim, dtype, "log_softmax")
     ax = d if x.ndim else None
@@ -872,12 +1000,12 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None):
         sh = x - m
         y = sh - np.log(np.add.reduce(np.exp(sh), axis=ax, keepdims=True))
     res = wrap(np.asarray(y, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogSoftmaxBackward0()
         node._saved_dim = d if x.ndim else None
         node._saved_result = res.detach()
         link(res, node, input)
-    return res
+    return write_out(res, out)
 
 # ---------------------------------------------------------------- all / any
 
@@ -960,7 +1088,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
             norm = (a ** p).sum(axis=dims, keepdims=True) ** (1.0 / p)
         scale = np.where(norm > maxnorm, maxnorm / (norm + _RENORM_EPS), 1.0)
     res = wrap((x * scale.astype(a.dtype)).astype(x.dtype, copy=False))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RenormBackward0()
         node._saved_self, node._saved_p, node._saved_dim = input, p, d
         node._saved_maxnorm = maxnorm

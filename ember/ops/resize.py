@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -317,7 +318,7 @@ def upsample(input, mode, output_size, align_corners, scales):
     (None: derived from the sizes)."""
     x = input._data
     res = wrap(_resample_np(x, mode, output_size, align_corners, scales))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = _NODES[mode, len(output_size)]()
         _set_common(node, output_size, align_corners, scales)
         node._saved_self_sym_sizes = x.shape
@@ -328,7 +329,7 @@ def upsample(input, mode, output_size, align_corners, scales):
 def upsample_backward(grad, mode, input_size, output_size, align_corners, scales):
     """The gradient of upsample as an op (differentiable in grad)."""
     res = wrap(_resample_backward_np(grad._data, mode, input_size, align_corners, scales))
-    if STATE.enabled and grad._requires_grad:
+    if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
         node = _BACKWARD_NODES[mode, len(output_size)]()
         _set_common(node, output_size, align_corners, scales)
         link(res, node, grad)
@@ -526,7 +527,7 @@ def pixel_shuffle(input, upscale_factor):
                            f"divisible by the square of upscale_factor, but input.size(-3)={c} "
                            f"is not divisible by {r * r}")
     res = wrap(_shuffle_np(input._data, r))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = PixelShuffleBackward0()
         node._saved_upscale_factor = r
         link(res, node, input)
@@ -544,7 +545,7 @@ def pixel_unshuffle(input, downscale_factor):
         raise RuntimeError(f"pixel_unshuffle expects width to be divisible by "
                            f"downscale_factor, but input.size(-1)={w} is not divisible by {r}")
     res = wrap(_unshuffle_np(input._data, r))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = PixelUnshuffleBackward0()
         node._saved_downscale_factor = r
         link(res, node, input)

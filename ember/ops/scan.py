@@ -4,16 +4,17 @@ __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]
 import numpy as np
 
 from .. import dtypes as D, return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
-from ..dtypes import type_name
+from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
-from ._views import inplace, inplace_source
+from ._views import check_inplace, inplace, inplace_source, mark_written
 from .join import cat
 from .logical import where
-from .reduce import _kernel_check, _required_dim, _scatter_add, _sum_dtype
-from .sort import _rows, _unrows
+from .reduce import _kernel_check, _prod_others_t, _required_dim, _scatter_add, _sum_dtype
+from .sort import _rows, _unrows, write_pair
 
 # ---------------------------------------------------------------- scans
 
@@ -24,6 +25,9 @@ class _RevCumsumBackward(Node):              # grad of cumsum: reversed cumulati
     def apply(self, grad):
         return cumsum(grad, self._saved_dim),
 
+    def jvp(self, ts, xs, out):
+        return _rev_cumsum(ts[0], self._saved_dim)
+
 
 def _rev_cumsum(input, dim):
     x = input._data
@@ -31,7 +35,7 @@ def _rev_cumsum(input, dim):
         res = wrap(x.copy())
     else:
         res = wrap(np.flip(np.cumsum(np.flip(x, dim), dim), dim).copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = _RevCumsumBackward()
         node._saved_dim = dim
         link(res, node, input)
@@ -44,6 +48,10 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
     def apply(self, grad):
         return _rev_cumsum(grad, self._saved_dim),
 
+    def jvp(self, ts, xs, out):
+        t = ts[0]
+        return cumsum(t, self._saved_dim) if t._data.ndim else t.clone()
+
 
 def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     dim = _required_dim("cumsum", dim, axis)
@@ -51,7 +59,7 @@ def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
     res = wrap(np.cumsum(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumsumBackward0()
         node._saved_dim = d
         link(res, node, input)
@@ -100,6 +108,18 @@ class CumprodBackward0(Node):                # derivatives.yaml: cumprod
         res = _cumprod_grad_zeros(x, g, self._saved_result._data, d)
         return wrap(res.astype(grad._data.dtype, copy=False)),
 
+    def jvp(self, ts, xs, out):
+        # out_k' = sum_{i<=k} t_i prod_{j<=k, j!=i} x_j: out * cumsum(t / x) without zeros
+        s, t, d = self._saved_self, ts[0], self._saved_dim
+        x = s._data
+        if x.ndim == 0 or x.size == 0:
+            return t.clone()
+        if not (x == 0).any():
+            return out * cumsum(t / s, d)
+        parts = [(t.narrow(d, 0, k + 1) * _prod_others_t(s.narrow(d, 0, k + 1), d))
+                 .sum(d, keepdim=True) for k in range(x.shape[d])]
+        return cat(parts, d)
+
 
 def _cumprod_grad_graph(g, s, d):
     """grad_k = prod_{i<k} x_i * sum_{j>=k} g_j prod_{k<m<=j} x_m, with ember ops."""
@@ -122,7 +142,7 @@ def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
     res = wrap(np.cumprod(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumprodBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
         node._saved_dim = d
@@ -149,6 +169,18 @@ class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
             rev = lambda t: logcumsumexp(t.flip(d), d).flip(d)  # noqa: E731
             return (rev(pos) + s).exp() - (rev(neg) + s).exp(),
 
+    def jvp(self, ts, xs, out):
+        # out_k' = sum_{i<=k} t_i exp(x_i - out_k), positive and negative t apart in log space
+        d, s, t = self._saved_dim, xs[0], ts[0]
+        if s._data.ndim == 0:
+            return t.clone()
+        lowest = float(np.finfo(t._data.dtype).min)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_abs = t.abs().log() + s
+            pos = logcumsumexp(where(t > 0, log_abs, lowest), d) - out
+            neg = logcumsumexp(where(t < 0, log_abs, lowest), d) - out
+            return pos.exp() - neg.exp()
+
 
 def logcumsumexp(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("logcumsumexp", dim, axis)
@@ -159,7 +191,7 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
     d = wrap_dim(dim, x.ndim)
     with np.errstate(invalid="ignore"):
         res = wrap(np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogcumsumexpBackward0()
         node._saved_self, node._saved_dim = input, d
         node._saved_result = res.detach()
@@ -175,6 +207,11 @@ class CummaxBackward0(Node):                 # derivatives.yaml: cummax
             return grad,
         return _scatter_add(grad, self._saved_dim, self._saved_indices,
                             self._saved_self_sym_sizes, unique=False),
+
+    def jvp(self, ts, xs, out):                 # the tangent at the running extreme
+        t = ts[0]
+        return t.gather(self._saved_dim, wrap(self._saved_indices)) if t._data.ndim \
+            else t.clone()
 
 
 class CumminBackward0(CummaxBackward0):      # derivatives.yaml: cummin
@@ -205,7 +242,7 @@ def _cumext(input, dim, largest):
                 vals[..., i], idx[..., i] = cur, ci
         vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
         node._saved_dim, node._saved_indices = d, idx
         node._saved_self_sym_sizes = x.shape
@@ -215,20 +252,36 @@ def _cumext(input, dim, largest):
 
 def cummax(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("cummax", dim, axis)
-    return _cumext(input, dim, True)
+    return write_pair(_cumext(input, dim, True), out, _RT.cummax_out)
 
 
 def cummin(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("cummin", dim, axis)
-    return _cumext(input, dim, False)
+    return write_pair(_cumext(input, dim, False), out, _RT.cummin_out)
+
+
+def _scan_(op, self, dim, dtype):
+    """cumsum_/cumprod_: torch computes into self's dtype, which must be dtype's."""
+    x = self._data
+    if dtype is not None and dtype.np != x.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {C_NAMES[x.dtype.name]} and "
+                           f"output tensor dtype {C_NAMES[dtype.np.name]} should match")
+    if x.dtype.kind == "b":         # bool kernels: none (an empty tensor runs none)
+        if x.size:
+            raise NotImplementedError(f"\"{op.__name__}_out_cpu\" not implemented for 'Bool'")
+        wrap_dim(dim, x.ndim)
+        check_inplace(self, False)
+        mark_written(self)      # (torch counts the write of nothing)
+        return self
+    return inplace(self, op(inplace_source(self), dim, dtype=self.dtype))
 
 
 def cumsum_(self, dim, *, dtype=None):
-    return inplace(self, cumsum(inplace_source(self), dim, dtype=dtype))
+    return _scan_(cumsum, self, dim, dtype)
 
 
 def cumprod_(self, dim, *, dtype=None):
-    return inplace(self, cumprod(inplace_source(self), dim, dtype=dtype))
+    return _scan_(cumprod, self, dim, dtype)
 
 
 # ================================================================ surface ops (issue 14):
@@ -247,7 +300,11 @@ def _floated(t):
     return t if t.is_floating_point() or t.is_complex() else t.to(D.get_default_dtype())
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    return write_out(_diff(input, n, dim, prepend, append), out)
+
+
+def _diff(input, n, dim, prepend, append):
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:

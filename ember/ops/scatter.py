@@ -4,16 +4,18 @@ derivative)."""
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
            "index_fill", "index_reduce", "masked_fill", "masked_scatter", "take_along_dim", "put"]
 
+import builtins
 import warnings
 
 import numpy as np
 
+from ..autograd.forward import LEVELS, NOT_IMPLEMENTED, dual, jvp_not_implemented
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._views import inplace, inplace_source
+from ._views import check_inplace, check_overlap, inplace, inplace_source, mark_written, writable
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
 from .logical import where
@@ -29,6 +31,9 @@ class GatherBackward0(Node):                 # derivatives.yaml: gather
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
         return scatter_add(z, self._saved_dim, self._saved_index, grad),
 
+    def jvp(self, ts, xs, out):
+        return gather(ts[0], self._saved_dim, self._saved_index)
+
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     x = input._data
@@ -37,7 +42,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     xv, iv = _as1d(x), _as1d(i)
     _scatter_checks(xv, d, iv, None, "gather")
     res = wrap(xv[_grid(iv, d)].reshape(i.shape))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = GatherBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -56,6 +61,9 @@ class ScatterBackward0(Node):                # derivatives.yaml: scatter.src
         return (scatter(grad, d, i, 0) if needs(self, 0) else None,
                 _src_grad(gather(grad, d, i), self._src_shape) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        return scatter(ts[0], self._saved_dim, self._saved_index, ts[1])
+
 
 class ScatterBackward1(Node):                # derivatives.yaml: scatter.value
     __slots__ = ("_saved_dim", "_saved_index")
@@ -63,6 +71,9 @@ class ScatterBackward1(Node):                # derivatives.yaml: scatter.value
 
     def apply(self, grad):
         return scatter(grad, self._saved_dim, self._saved_index, 0),
+
+    def jvp(self, ts, xs, out):
+        return scatter(ts[0], self._saved_dim, self._saved_index, 0)
 
 
 _REDUCE_AT = {"add": np.add, "multiply": np.multiply}
@@ -95,7 +106,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
         else:
             _REDUCE_AT[reduce].at(_as1d(r), loc, np.broadcast_to(v, iv.shape))
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (st is not None and st._requires_grad)):
+    if STATE.enabled and (input._requires_grad or (st is not None and st._requires_grad)) or \
+            LEVELS and dual(input, st):
         if reduce is not None:
             node = NotImplementedBackward()
             node._op = "scatter"
@@ -121,6 +133,9 @@ class ScatterAddBackward0(Node):             # derivatives.yaml: scatter_add
                 _src_grad(gather(grad, self._saved_dim, self._saved_index), self._src_shape)
                 if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        return scatter_add(ts[0], self._saved_dim, self._saved_index, ts[1])
+
 
 def scatter_add(input, dim, index, src, *, out=None):
     x = input._data
@@ -135,7 +150,8 @@ def scatter_add(input, dim, index, src, *, out=None):
     if i.size:
         np.add.at(_as1d(r), _grid(iv, d), _src_part(sv, iv))
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
+    if STATE.enabled and (input._requires_grad or src._requires_grad) or \
+            LEVELS and dual(input, src):
         node = ScatterAddBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -150,49 +166,69 @@ class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.
     _saved_names = ("_saved_index", "_saved_self", "_saved_src", "_saved_result")
 
     def apply(self, grad):
-        d, index, red = self._saved_dim, self._saved_index, self._saved_reduce
-        x, src = self._saved_self, self._saved_src
-        src_shape = src._data.shape
-        if src_shape != index._data.shape:
-            src = _get(src, _parse(src_shape, tuple(slice(0, n) for n in index._data.shape)))
-        inc = self._saved_include_self
-        if red == "sum":
-            gs = grad
-            gsrc = gather(grad, d, index)
-        elif red == "mean":
-            n = wrap(np.ones_like(grad._data) if inc else np.zeros_like(grad._data))
-            n = scatter_add(n, d, index, wrap(np.ones_like(src._data)))
-            n = n.masked_fill(n == 0, 1)
-            gs = grad / n
-            gsrc = gather(grad, d, index) / gather(n, d, index)
-        elif red == "prod":
-            result = self._saved_result
-            # zeros in self/src: the product of the others (torch's masked formulas)
-            mself = x.masked_fill(x == 0, 1)
-            mres = scatter_reduce(mself, d, index, src, "prod", include_self=inc)
-            gs = grad * mres / mself
-            szero = src == 0
-            nz = scatter_add(wrap(np.zeros(x.shape, x._data.dtype)), d, index,
-                             szero.to(x.dtype))
-            nz = gather(nz, d, index)
-            single = szero & (nz == 1)
-            msrc = src.masked_fill(single, 1)
-            msrc_res = scatter_reduce(x, d, index, msrc, "prod", include_self=inc)
-            gsrc = where(single, gather(grad * msrc_res, d, index),
-                         gather(grad * result, d, index) / src.masked_fill(szero, 1))
-        else:  # amax / amin: the gradient is shared evenly among the tied winners
-            result = self._saved_result
-            value = gather(result, d, index)
-            self_is = (x == result).to(x.dtype)
-            src_is = (src == value).to(x.dtype)
-            count = scatter_add(self_is, d, index, src_is)
-            share = grad / count
-            gs = self_is * share
-            gsrc = src_is * gather(share, d, index)
-        if not inc and needs(self, 0):
-            gs = scatter(gs, d, index, 0)
+        src_shape = self._saved_src._data.shape
+        gs, gsrc = _scatter_reduce_grads(grad, self._saved_dim, self._saved_index,
+                                         self._saved_reduce, self._saved_self, self._saved_src,
+                                         self._saved_result, self._saved_include_self)
         return (gs if needs(self, 0) else None,
                 _src_grad(gsrc, src_shape) if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        d, index, red, inc = (self._saved_dim, self._saved_index, self._saved_reduce,
+                              self._saved_include_self)
+        if red in ("sum", "mean"):              # linear in self and src
+            return scatter_reduce(ts[0], d, index, ts[1], red, include_self=inc)
+        if red == "prod":                       # torch gives a prod no tangent (2.13)
+            return None
+        # each element of self reaches one output, and so does each element of src: the
+        # derivatives apply gives for a gradient of ones, times the tangents
+        ones = wrap(np.ones(out._data.shape, out._data.dtype))
+        gs, gsrc = _scatter_reduce_grads(ones, d, index, red, xs[0], xs[1], out, inc)
+        st = ts[1]
+        if st._data.shape != index._data.shape:
+            st = _get(st, _parse(st._data.shape, tuple(slice(0, n) for n in index._data.shape)))
+        return gs * ts[0] + scatter_add(out.new_zeros(out._data.shape), d, index, gsrc * st)
+
+
+def _scatter_reduce_grads(grad, d, index, red, x, src, result, inc):
+    """scatter_reduce's derivatives: (self's gradient, src's at index's shape)."""
+    src_shape = src._data.shape
+    if src_shape != index._data.shape:
+        src = _get(src, _parse(src_shape, tuple(slice(0, n) for n in index._data.shape)))
+    if red == "sum":
+        gs = grad
+        gsrc = gather(grad, d, index)
+    elif red == "mean":
+        n = wrap(np.ones_like(grad._data) if inc else np.zeros_like(grad._data))
+        n = scatter_add(n, d, index, wrap(np.ones_like(src._data)))
+        n = n.masked_fill(n == 0, 1)
+        gs = grad / n
+        gsrc = gather(grad, d, index) / gather(n, d, index)
+    elif red == "prod":
+        # zeros in self/src: the product of the others (torch's masked formulas)
+        mself = x.masked_fill(x == 0, 1)
+        mres = scatter_reduce(mself, d, index, src, "prod", include_self=inc)
+        gs = grad * mres / mself
+        szero = src == 0
+        nz = scatter_add(wrap(np.zeros(x.shape, x._data.dtype)), d, index,
+                         szero.to(x.dtype))
+        nz = gather(nz, d, index)
+        single = szero & (nz == 1)
+        msrc = src.masked_fill(single, 1)
+        msrc_res = scatter_reduce(x, d, index, msrc, "prod", include_self=inc)
+        gsrc = where(single, gather(grad * msrc_res, d, index),
+                     gather(grad * result, d, index) / src.masked_fill(szero, 1))
+    else:  # amax / amin: the gradient is shared evenly among the tied winners
+        value = gather(result, d, index)
+        self_is = (x == result).to(x.dtype)
+        src_is = (src == value).to(x.dtype)
+        count = scatter_add(self_is, d, index, src_is)
+        share = grad / count
+        gs = self_is * share
+        gsrc = src_is * gather(share, d, index)
+    if not inc:
+        gs = scatter(gs, d, index, 0)
+    return gs, gsrc
 
 
 _REDUCE_INIT = {"sum": 0, "mean": 0, "prod": 1}
@@ -235,7 +271,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
             else:
                 r = (rv // cnt).reshape(x.shape)
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
+    if STATE.enabled and (input._requires_grad or src._requires_grad) or \
+            LEVELS and dual(input, src):
         node = ScatterReduceBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -252,6 +289,9 @@ class IndexReduceBackward0(ScatterReduceBackward0):   # derivatives.yaml: index_
     """index_reduce is scatter_reduce with the index vector spread over source's shape, and
     so is its derivative."""
     __slots__ = ()
+
+    def jvp(self, ts, xs, out):                 # torch has no forward rule for it
+        raise jvp_not_implemented(self)
 
 
 _INDEX_REDUCE_WARNED = [False]
@@ -287,6 +327,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     shape = [1] * s.ndim
     if s.ndim:
         shape[d] = i.size
+    if LEVELS and dual(input, source):        # torch has no forward rule for it
+        raise NotImplementedError(NOT_IMPLEMENTED.format("index_reduce"))
     spread = wrap(np.array(np.broadcast_to(i.reshape(shape), s.shape), np.int64, order="C"))
     res = scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
     if res._grad_fn is not None:
@@ -319,6 +361,42 @@ def _dim_index(x, d, index, op, negative=False, error=IndexError, prefix=""):
     return i
 
 
+def _vector_index(index, op):
+    """index_add_/index_copy_'s checks of the index (type, dtype, dims), in torch's words;
+    the index as a vector."""
+    i = index._data if isinstance(index, Tensor) else None
+    if i is None:
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if op == "index_copy_":
+        if i.ndim > 1:
+            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {i.ndim})")
+        if i.dtype != np.int64:
+            raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                               f"{type_name(i.dtype)}")
+    else:
+        if i.dtype not in (np.int64, np.int32):
+            raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index but got: "
+                               f"{type_name(i.dtype)}")
+        if i.ndim > 1:
+            raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {i.ndim} "
+                             f"with type: {type_name(i.dtype)} and size: {list(i.shape)}")
+    return i.reshape(-1)
+
+
+def _in_bounds(x, d, i, error, prefix=""):
+    size = x.shape[d] if x.ndim else 1
+    if i.size and (i.max() >= size or i.min() < 0):
+        bad = i[(i >= size) | (i < 0)].flat[0]
+        raise error(f"{prefix}index {bad} is out of bounds for dimension {d} with size {size}")
+
+
+def _source(source, op):
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{op}(): argument 'source' must be Tensor, not "
+                        f"{type(source).__name__}")
+    return source._data
+
+
 def _dim_loc(x, d, i):
     return (slice(None),) * d + (i,) if x.ndim else (i * 0,)
 
@@ -328,7 +406,7 @@ def _expand_as_source(g, shape):
 
 
 class IndexAddBackward0(Node):               # derivatives.yaml: index_add
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_alpha", "_source_shape")
+    __slots__ = ("_saved_dim", "_saved_index", "_saved_alpha", "_source_shape", "_index")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
@@ -340,33 +418,50 @@ class IndexAddBackward0(Node):               # derivatives.yaml: index_add
                 gsrc = gsrc * self._saved_alpha
         return (grad if needs(self, 0) else None), gsrc
 
+    def jvp(self, ts, xs, out):
+        return index_add(ts[0], self._saved_dim, self._index, ts[1], alpha=self._saved_alpha)
+
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    i = _dim_index(x, d, index, "index_add_", error=RuntimeError)
-    s = source._data
+    i = _vector_index(index, "index_add_")
+    s = _source(source, "index_add_")
     if s.dtype != x.dtype:
         raise RuntimeError(f"index_add_(): self ({type_name(x.dtype)}) and source "
                            f"({type_name(s.dtype)}) must have the same scalar type")
+    if d >= builtins.max(s.ndim, 1):
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source "
+                           f"tensor with dim {s.ndim}")
+    if not s.ndim and i.size != 1:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     ns = s.shape[d] if s.ndim else 1
     if i.size != ns:
         raise RuntimeError(f"index_add_(): Number of indices ({i.size}) should be equal to "
                            f"source.size(dim): ({ns}), for dim: {d}")
+    if s.ndim != x.ndim or builtins.any(a != b for k, (a, b) in enumerate(zip(x.shape, s.shape))
+                                        if k != d):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(x.shape)} "
+                           f"source.shape = {list(s.shape)}")
+    if x.size:          # (an empty self runs no kernel: its index goes unchecked)
+        _in_bounds(x, d, i, RuntimeError)
     r = x.copy()
-    if i.size:
+    if i.size and x.size:
         v = s if alpha == 1 else s * alpha
         if x.ndim == 0:
             r += v.reshape(())
         else:
             np.add.at(r, _dim_loc(x, d, i), v.reshape(s.shape) if s.ndim else v)
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
+    if STATE.enabled and (input._requires_grad or source._requires_grad) or \
+            LEVELS and dual(input, source):
         node = IndexAddBackward0()
         node._saved_dim = d
-        node._saved_index = index
+        node._saved_index = index if source._requires_grad else None     # (as torch saves)
         node._saved_alpha = alpha
         node._source_shape = s.shape
+        node._index = index                     # for jvp (torch's result: reads index)
         link(res, node, input, source)
     return write_out(res, out)
 
@@ -382,20 +477,40 @@ class IndexCopyBackward0(Node):              # derivatives.yaml: index_copy
             gsrc = _expand_as_source(index_select(grad, d, i), self._source_shape)
         return (index_fill(grad, d, i, 0) if needs(self, 0) else None), gsrc
 
+    def jvp(self, ts, xs, out):
+        return index_copy(ts[0], self._saved_dim, self._saved_index, ts[1])
+
 
 def index_copy(input, dim, index, source, *, out=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    i = _dim_index(x, d, index, "index_copy_", prefix="index_copy_(): ")
-    s = source._data
+    i = _vector_index(index, "index_copy_")
+    s = _source(source, "index_copy_")
     if s.dtype != x.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
                            f"but got (self) {type_name(x.dtype)} and (source) "
                            f"{type_name(s.dtype)}")
-    ns = s.shape[d] if s.ndim else 1
-    if i.size != ns:
+    if not s.ndim:
+        if i.size != 1:
+            raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                             f"element (got {i.size})")
+    elif x.ndim and s.ndim != x.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({s.ndim}), "
+                         f"destination dimensionality ({x.ndim})")
+    elif i.size != s.shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to "
-                         f"source.size(dim) ({ns})")
+                         f"source.size(dim) ({s.shape[d]})")
+    xs = [str(n) for k, n in enumerate(x.shape) if k != d]
+    ss = [str(n) for k, n in enumerate(s.shape) if k != d]
+    if xs != ss:        # (torch's message names dimension 0 for the source)
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {' '.join(xs)} at dimension {d} "
+                           f"and source slice shape: {' '.join(ss)} at dimension 0.")
+    if i.size and not x.size:
+        raise RuntimeError(f"index_copy_(): index {i[0]} is out of bounds for dimension {d} "
+                           f"with size 0")
+    _in_bounds(x, d, i, IndexError, "index_copy_(): ")
     r = x.copy()
     if i.size:
         if x.ndim == 0:
@@ -403,7 +518,8 @@ def index_copy(input, dim, index, source, *, out=None):
         else:
             r[_dim_loc(x, d, i)] = s
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
+    if STATE.enabled and (input._requires_grad or source._requires_grad) or \
+            LEVELS and dual(input, source):
         node = IndexCopyBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -419,6 +535,9 @@ class IndexFillBackward0(Node):              # derivatives.yaml: index_fill.int_
     def apply(self, grad):
         return index_fill(grad, self._saved_dim, self._saved_index, 0),
 
+    def jvp(self, ts, xs, out):
+        return index_fill(ts[0], self._saved_dim, self._saved_index, 0)
+
 
 class IndexFillBackward1(Node):              # derivatives.yaml: index_fill.int_Tensor
     __slots__ = ("_saved_dim", "_saved_index")
@@ -430,6 +549,9 @@ class IndexFillBackward1(Node):              # derivatives.yaml: index_fill.int_
         return (index_fill(grad, d, i, 0) if needs(self, 0) else None,
                 index_select(grad, d, wrap(np.unique(i._data))).sum()
                 if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        return index_fill(ts[0], self._saved_dim, self._saved_index, ts[1])
 
 
 def index_fill(input, dim, index, value):
@@ -448,7 +570,8 @@ def index_fill(input, dim, index, value):
         else:
             r[_dim_loc(x, d, i)] = v
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)):
+    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)) or \
+            LEVELS and dual(input, vt):
         node = IndexFillBackward1() if vt is not None else IndexFillBackward0()
         node._saved_dim = d
         node._saved_index = index
@@ -466,6 +589,9 @@ class MaskedFillBackward0(Node):             # derivatives.yaml: masked_fill.Sca
     def apply(self, grad):
         return grad.masked_fill(self._saved_mask, 0),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].masked_fill(self._saved_mask, 0)
+
 
 class MaskedFillBackward1(Node):             # derivatives.yaml: masked_fill.Tensor
     __slots__ = ("_saved_mask",)
@@ -476,6 +602,9 @@ class MaskedFillBackward1(Node):             # derivatives.yaml: masked_fill.Ten
         return (grad.masked_fill(m, 0) if needs(self, 0) else None,
                 where(m, grad, wrap(np.zeros((), grad._data.dtype))).sum()
                 if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        return masked_fill(ts[0], self._saved_mask, ts[1])
 
 
 def masked_fill(input, mask, value):
@@ -497,7 +626,8 @@ def masked_fill(input, mask, value):
     except ValueError:
         raise broadcast_error(m, x) from None
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)):
+    if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)) or \
+            LEVELS and dual(input, vt):
         node = MaskedFillBackward1() if vt is not None else MaskedFillBackward0()
         node._saved_mask = mask
         if vt is not None:
@@ -520,6 +650,9 @@ class MaskedScatterBackward0(Node):          # derivatives.yaml: masked_scatter
             gsrc = _masked_scatter_backward(grad, m, self._source_sym_sizes)
         return gs, gsrc
 
+    def jvp(self, ts, xs, out):
+        return masked_scatter(ts[0], self._saved_mask, ts[1])
+
 
 class MaskedScatterBackwardBackward0(Node):  # derivatives.yaml: masked_scatter_backward
     __slots__ = ("_saved_mask", "_grad_shape")
@@ -531,6 +664,9 @@ class MaskedScatterBackwardBackward0(Node):  # derivatives.yaml: masked_scatter_
             m = np.broadcast_to(m, self._grad_shape)
         return masked_scatter(wrap(np.zeros(self._grad_shape, grad._data.dtype)), wrap(m),
                               grad),
+
+    def jvp(self, ts, xs, out):
+        return _masked_scatter_backward(ts[0], self._saved_mask, out._data.shape)
 
 
 def _masked_scatter_backward(grad, mask, shape):
@@ -545,7 +681,7 @@ def _masked_scatter_backward(grad, mask, shape):
     sel = g[m]
     flat[:sel.size] = sel
     res = wrap(flat.reshape(shape))
-    if STATE.enabled and grad._requires_grad:
+    if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
         node = MaskedScatterBackwardBackward0()
         node._saved_mask = mask
         node._grad_shape = g.shape
@@ -571,7 +707,8 @@ def masked_scatter(input, mask, source):
         raise RuntimeError("Number of elements of source < number of ones in mask")
     r[mb] = s.reshape(-1)[:n]
     res = wrap(r)
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
+    if STATE.enabled and (input._requires_grad or source._requires_grad) or \
+            LEVELS and dual(input, source):
         node = MaskedScatterBackward0()
         node._saved_mask = mask
         node._source_sym_sizes = s.shape
@@ -593,6 +730,9 @@ class PutBackward0(Node):                    # derivatives.yaml: put
             gsrc = take(grad, i).reshape(self._source_sym_sizes)
         return gs, gsrc
 
+    def jvp(self, ts, xs, out):
+        return put(ts[0], self._saved_index, ts[1], self._saved_accumulate)
+
 
 def put(input, index, source, accumulate=False):
     x = input._data
@@ -613,7 +753,8 @@ def put(input, index, source, accumulate=False):
     else:
         flat[i.reshape(-1)] = s.reshape(-1)
     res = wrap(flat.reshape(x.shape))
-    if STATE.enabled and (input._requires_grad or source._requires_grad):
+    if STATE.enabled and (input._requires_grad or source._requires_grad) or \
+            LEVELS and dual(input, source):
         node = PutBackward0()
         node._saved_index = index
         node._saved_accumulate = accumulate
@@ -624,22 +765,27 @@ def put(input, index, source, accumulate=False):
 # ---------------------------------------------------------------- in-place forms
 
 
-def _inplace_op(fn, name):
+def _inplace_op(fn, name, src=None):
+    """fn's in-place form; src: (position, keyword) of the source tensor argument, which torch
+    refuses where it overlaps self at all."""
     def op_(self, *args, **kwargs):
+        if src is not None:
+            check_overlap(self, args[src[0]] if len(args) > src[0] else kwargs.get(src[1]),
+                          full=True)
         return inplace(self, fn(inplace_source(self), *args, **kwargs))
     op_.__name__ = name
     return op_
 
 
-scatter_ = _inplace_op(scatter, "scatter_")
-scatter_add_ = _inplace_op(scatter_add, "scatter_add_")
-scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_")
-index_add_ = _inplace_op(index_add, "index_add_")
-index_reduce_ = _inplace_op(index_reduce, "index_reduce_")
-index_copy_ = _inplace_op(index_copy, "index_copy_")
+scatter_ = _inplace_op(scatter, "scatter_", (2, "src"))
+scatter_add_ = _inplace_op(scatter_add, "scatter_add_", (2, "src"))
+scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_", (2, "src"))
+index_add_ = _inplace_op(index_add, "index_add_", (2, "source"))
+index_reduce_ = _inplace_op(index_reduce, "index_reduce_", (2, "source"))
+index_copy_ = _inplace_op(index_copy, "index_copy_", (2, "source"))
 index_fill_ = _inplace_op(index_fill, "index_fill_")
 masked_scatter_ = _inplace_op(masked_scatter, "masked_scatter_")
-put_ = _inplace_op(put, "put_")
+put_ = _inplace_op(put, "put_", (1, "source"))
 
 
 def masked_fill_(self, mask, value):
@@ -649,6 +795,19 @@ def masked_fill_(self, mask, value):
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                            f"broadcast shape "
                            f"{list(np.broadcast_shapes(m.shape, self._data.shape))}")
+    x = self._data
+    if not x.flags.writeable and not (STATE.enabled and (
+            self._requires_grad or isinstance(value, Tensor) and value._requires_grad)):
+        # an expanded tensor: torch writes (warning that this is deprecated) each masked
+        # element in place, so memory shared by any masked element takes the value
+        check_inplace(self, False, write=False)
+        warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
+                      "the tensor before performing this operation. This also applies to "
+                      "advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=2)
+        v = masked_fill(wrap(np.zeros((), x.dtype)), wrap(np.ones((), np.bool_)), value)
+        writable(x)[np.broadcast_to(m, x.shape)] = v._data
+        mark_written(self)
+        return self
     return inplace(self, masked_fill(inplace_source(self), mask, value))
 
 

@@ -14,13 +14,14 @@ from operator import index as _index
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
-                     mark_written)
+                     mark_written, reshaped_in_place)
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -85,6 +86,9 @@ class ViewBackward0(Node):                   # derivatives.yaml: view
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):                 # a view of the tangent where its layout allows
+        return ts[0].reshape(out._data.shape)
+
 
 VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
@@ -135,7 +139,7 @@ def _view_dtype(input, dtype):
 
 def _view_result(input, r):
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ViewBackward0()
         node._saved_self_sym_sizes = input._data.shape
         link(res, node, input)
@@ -148,12 +152,15 @@ class UnsafeViewBackward0(Node):             # derivatives.yaml: _unsafe_view
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].reshape(out._data.shape)
+
 
 def _unsafe_view(input, shape):
     """torch's _unsafe_view: input's elements in a new shape, recorded as a new tensor rather
     than a view (input is a fresh intermediate, e.g. a product, that nothing else holds)."""
     res = wrap(np.reshape(input._data, shape))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnsafeViewBackward0()
         node._saved_self_sym_sizes = input._data.shape
         link(res, node, input)
@@ -165,6 +172,9 @@ class ReshapeAliasBackward0(Node):           # derivatives.yaml: _reshape_alias
 
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].reshape(out._data.shape)
 
 
 def reshape(input, *shape, **kwargs):
@@ -183,7 +193,7 @@ def reshape(input, *shape, **kwargs):
         return _view_result(input, r)
     # viewable but not contiguous: torch's reshape records _reshape_alias, not view
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ReshapeAliasBackward0()
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
@@ -247,11 +257,14 @@ class AliasBackward0(Node):                  # derivatives.yaml: alias
     def apply(self, grad):
         return grad,
 
+    def jvp(self, ts, xs, out):
+        return alias(ts[0])
+
 
 def alias(input):
     """A view of the whole tensor (x[...], x[()]): torch's alias."""
     res = make_view(wrap(input._data.view()), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, AliasBackward0(), input, meta=same_meta(input))
     return res
 
@@ -264,13 +277,16 @@ class UnsqueezeBackward0(Node):              # derivatives.yaml: unsqueeze
     def apply(self, grad):
         return grad.squeeze(self._saved_dim),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].unsqueeze(self._saved_dim)
+
 
 def unsqueeze(input, dim):
     x = input._data
     d = wrap_dim(dim, x.ndim + 1)
     shp = x.shape
     res = make_view(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnsqueezeBackward0()
         node._saved_dim = d
         link(res, node, input)
@@ -283,6 +299,9 @@ class SqueezeBackward0(Node):                # squeeze(): all size-1 dims
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].squeeze()
+
 
 class SqueezeBackward1(Node):                # squeeze.dim
     __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
@@ -290,12 +309,18 @@ class SqueezeBackward1(Node):                # squeeze.dim
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].squeeze(self._saved_dim)
+
 
 class SqueezeBackward2(Node):                # squeeze.dims
     __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
 
     def apply(self, grad):
         return grad.reshape(self._saved_self_sym_sizes),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].squeeze(self._saved_dim)
 
 
 def squeeze(input, dim=None):
@@ -311,7 +336,7 @@ def squeeze(input, dim=None):
         axes = tuple(d for d in dims if x.ndim and x.shape[d] == 1)
     r = np.squeeze(x, axis=axes) if axes else x.view()
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res
@@ -324,6 +349,9 @@ class PermuteBackward0(Node):                # derivatives.yaml: permute
 
     def apply(self, grad):
         return grad.permute(tuple(np.argsort(self._saved_dims).tolist())),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].permute(self._saved_dims)
 
 
 def permute(input, *dims, **kwargs):
@@ -341,7 +369,7 @@ def permute(input, *dims, **kwargs):
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     res = make_view(wrap(np.transpose(x, dims)), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = PermuteBackward0()
         node._saved_dims = dims
         link(res, node, input)
@@ -354,13 +382,16 @@ class TransposeBackward0(Node):              # derivatives.yaml: transpose.int
     def apply(self, grad):
         return grad.transpose(self._saved_dim0, self._saved_dim1),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].transpose(self._saved_dim0, self._saved_dim1)
+
 
 def transpose(input, dim0, dim1):
     x = input._data
     n = x.ndim
     d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
     res = make_view(wrap(np.swapaxes(x, d0, d1) if n else x.view()), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TransposeBackward0()
         node._saved_dim0, node._saved_dim1 = d0, d1
         link(res, node, input)
@@ -376,6 +407,9 @@ class TBackward0(Node):                      # derivatives.yaml: t
     def apply(self, grad):
         return grad.t(),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].t()
+
     def np_apply(self, g):      # a gradient is a temporary: no view bookkeeping needed
         return g.T,
 
@@ -385,7 +419,7 @@ def t(input):
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     res = make_view(wrap(x.T if x.ndim == 2 else x.view()), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, TBackward0(), input)
     return res
 
@@ -492,6 +526,9 @@ class ExpandBackward0(Node):                 # derivatives.yaml: expand
     def apply(self, grad):
         return sum_to(grad, self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].expand(out._data.shape)
+
 
 def expand(input, *sizes, size=None, implicit=False):
     if size is not None:
@@ -539,7 +576,7 @@ def expand(input, *sizes, size=None, implicit=False):
         elif st != r.strides:
             r = np.lib.stride_tricks.as_strided(x, target, st, writeable=False)
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ExpandBackward0()
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
@@ -611,6 +648,9 @@ class RepeatBackward0(Node):                 # derivatives.yaml: repeat
         g = grad.reshape(inter).sum(tuple(range(0, len(inter), 2)))
         return g.reshape(sizes),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].repeat(self._saved_repeats)
+
 
 def repeat(input, *repeats, **kwargs):
     if "repeats" in kwargs:
@@ -630,7 +670,7 @@ def repeat(input, *repeats, **kwargs):
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
     res = wrap(np.tile(x, reps) if x.size and all(reps) else np.empty(target, x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RepeatBackward0()
         node._saved_repeats = reps
         node._saved_self_sym_sizes = x.shape
@@ -652,10 +692,14 @@ def tile(input, dims):
 # of the input's shape through the same view; its own derivative is the view op again.
 
 class _EmbedNode(Node):
-    __slots__ = ("_fwd",)
+    __slots__ = ("_fwd", "_embed")
 
     def apply(self, grad):
         return self._fwd(grad),
+
+    def jvp(self, ts, xs, out):                 # linear: the same embedding of the tangent
+        sizes, writer = self._embed
+        return embed(ts[0], sizes, writer, type(self), self._fwd)
 
 
 class SelectBackwardBackward0(_EmbedNode):
@@ -680,9 +724,10 @@ def embed(grad, sizes, writer, node_cls, fwd):
     z = np.zeros(sizes, grad._data.dtype)
     writer(z, grad._data)
     res = wrap(z)
-    if STATE.enabled and grad._requires_grad:
+    if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
         node = node_cls()
         node._fwd = fwd
+        node._embed = (sizes, writer)
         link(res, node, grad)
     return res
 
@@ -700,6 +745,9 @@ class SelectBackward0(Node):                 # derivatives.yaml: select.int
         return embed(grad, self._saved_self_sym_sizes, writer, SelectBackwardBackward0,
                      lambda gg: select(gg, d, i)),
 
+    def jvp(self, ts, xs, out):
+        return select(ts[0], self._saved_dim, self._saved_index)
+
 
 def select(input, dim, index):
     x = input._data
@@ -714,7 +762,7 @@ def select(input, dim, index):
     if index < 0:
         index += n
     res = make_view(wrap(x[(slice(None),) * d + (index, Ellipsis)]), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SelectBackward0()
         node._saved_dim, node._saved_index = d, index
         node._saved_self_sym_sizes = x.shape
@@ -734,6 +782,10 @@ class UnbindBackward0(Node):                 # derivatives.yaml: unbind.int
         from .join import stack   # join.py imports this module: stack is needed only here
         return stack(parts, self._saved_dim),
 
+    def jvp(self, ts, xs, out):
+        parts = unbind(ts[0], self._saved_dim)
+        return list(parts) if type(out) is list else parts[0]
+
 
 def unbind(input, dim=0):
     x = input._data
@@ -742,7 +794,7 @@ def unbind(input, dim=0):
     d = wrap_dim(dim, x.ndim)
     pre = (slice(None),) * d
     outs = [make_view(wrap(x[pre + (i, Ellipsis)]), input, multi=True) for i in range(x.shape[d])]
-    if STATE.enabled and input._requires_grad and outs:
+    if (STATE.enabled and input._requires_grad or LEVELS and dual(input)) and outs:
         node = UnbindBackward0()
         node._saved_dim = d
         node._n_outputs = len(outs)
@@ -761,6 +813,9 @@ class FlipBackward0(Node):                   # derivatives.yaml: flip
     def apply(self, grad):
         return grad.flip(self._saved_dims),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].flip(self._saved_dims)
+
 
 def flip(input, *dims, **kwargs):
     if "dims" in kwargs:
@@ -774,7 +829,7 @@ def flip(input, *dims, **kwargs):
     else:
         r = np.flip(x, dims).copy(order="K")     # torch keeps the input's memory layout
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FlipBackward0()
         node._saved_dims = dims
         link(res, node, input)
@@ -799,6 +854,9 @@ class RollBackward0(Node):                   # derivatives.yaml: roll
     def apply(self, grad):
         return grad.roll(tuple(-s for s in self._saved_shifts), self._saved_dims),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].roll(self._saved_shifts, self._saved_dims)
+
 
 def roll(input, shifts, dims=None):
     x = input._data
@@ -818,7 +876,7 @@ def roll(input, shifts, dims=None):
         dims = tuple(wrap_dim(d, x.ndim) for d in dims)
         r = np.roll(x, shifts, dims) if x.ndim else x.copy()
     res = wrap(np.ascontiguousarray(r) if r.ndim else r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RollBackward0()
         node._saved_shifts, node._saved_dims = shifts, dims
         link(res, node, input)
@@ -830,6 +888,9 @@ class Rot90Backward0(Node):                  # derivatives.yaml: rot90
 
     def apply(self, grad):
         return grad.rot90(-self._saved_k, self._saved_dims),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].rot90(self._saved_k, self._saved_dims)
 
 
 def rot90(input, k=1, dims=(0, 1)):
@@ -855,7 +916,7 @@ def rot90(input, k=1, dims=(0, 1)):
     else:
         r = np.ascontiguousarray(x).copy() if x.flags.c_contiguous else np.ascontiguousarray(x)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = Rot90Backward0()
         node._saved_k, node._saved_dims = k, dims
         link(res, node, input)
@@ -870,12 +931,18 @@ class TrilBackward0(Node):                   # derivatives.yaml: tril
     def apply(self, grad):
         return grad.tril(self._saved_diagonal),
 
+    def jvp(self, ts, xs, out):
+        return ts[0].tril(self._saved_diagonal)
+
 
 class TriuBackward0(Node):                   # derivatives.yaml: triu
     __slots__ = ("_saved_diagonal",)
 
     def apply(self, grad):
         return grad.triu(self._saved_diagonal),
+
+    def jvp(self, ts, xs, out):
+        return ts[0].triu(self._saved_diagonal)
 
 
 def _tri(name, npfn, node_cls):
@@ -885,7 +952,7 @@ def _tri(name, npfn, node_cls):
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         diagonal = int(diagonal)
         res = wrap(npfn(x, diagonal))
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = node_cls()
             node._saved_diagonal = diagonal
             link(res, node, input)
@@ -932,9 +999,15 @@ class DiagonalBackward0(Node):               # derivatives.yaml: diagonal
         return diagonal_backward(grad, self._saved_self_sym_sizes, self._saved_offset,
                                  self._saved_dim1, self._saved_dim2),
 
+    def jvp(self, ts, xs, out):
+        return diagonal(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2)
+
 
 class DiagonalBackward0_copy(DiagonalBackward0):   # derivatives.yaml: diagonal_copy
     __slots__ = ()
+
+    def jvp(self, ts, xs, out):
+        return diagonal(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2).clone()
 
 
 def diagonal_backward(grad, sizes, offset, d1, d2):
@@ -949,7 +1022,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2 = _diag_dims(x.ndim, offset, dim1, dim2)
     offset = int(offset)
     res = make_view(wrap(_diag_view(x, offset, d1, d2)), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagonalBackward0()
         node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
         node._saved_self_sym_sizes = x.shape
@@ -962,6 +1035,9 @@ class DiagEmbedBackward0(Node):              # derivatives.yaml: diag_embed
 
     def apply(self, grad):
         return diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2),
+
+    def jvp(self, ts, xs, out):
+        return diag_embed(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -978,7 +1054,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     z = np.zeros(shape, x.dtype)
     _diag_view(z, offset, d1, d2)[...] = x
     res = wrap(z)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagEmbedBackward0()
         node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
         link(res, node, input)
@@ -991,7 +1067,7 @@ def diag(input, diagonal=0, *, out=None):
         res = diag_embed(input, diagonal, 0, 1)
     elif x.ndim == 2:
         res = wrap(np.diagonal(x, int(diagonal)).copy())
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = DiagonalBackward0_copy()
             node._saved_offset, node._saved_dim1, node._saved_dim2 = int(diagonal), 0, 1
             node._saved_self_sym_sizes = x.shape
@@ -1015,6 +1091,9 @@ class TraceBackward0(Node):                  # derivatives.yaml: trace
         k = min(sizes)
         return diagonal_backward(grad.expand(k), sizes, 0, 0, 1),
 
+    def jvp(self, ts, xs, out):
+        return trace(ts[0])
+
 
 def trace(input):
     x = input._data
@@ -1024,7 +1103,7 @@ def trace(input):
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     dt = np.int64 if x.dtype.kind in "biu" else x.dtype
     res = wrap(np.trace(x, dtype=dt))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TraceBackward0()
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
@@ -1039,6 +1118,9 @@ class UnfoldBackward0(Node):                 # derivatives.yaml: unfold
     def apply(self, grad):
         return unfold_backward(grad, self._saved_self_sym_sizes, self._saved_dimension,
                                self._saved_size, self._saved_step),
+
+    def jvp(self, ts, xs, out):
+        return unfold(ts[0], self._saved_dimension, self._saved_size, self._saved_step)
 
 
 def unfold_backward(grad, sizes, d, size, step):
@@ -1068,11 +1150,13 @@ def unfold(input, dimension, size, step):
     shape = xs.shape[:d] + (count,) + xs.shape[d + 1:] + (size,)
     st = xs.strides
     strides = st[:d] + (st[d] * step,) + st[d + 1:] + (st[d],)
-    r = _as_strided(xs, shape, strides, writeable=x.flags.writeable and step >= size)
+    # writable even where windows overlap: torch lets in-place ops write such views (what
+    # they then give is undefined, as torch's Tensor.expand docs warn)
+    r = _as_strided(xs, shape, strides, writeable=x.flags.writeable)
     if x.ndim == 0:
         r = r.reshape(size)
     res = make_view(wrap(r), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnfoldBackward0()
         node._saved_dimension, node._saved_size, node._saved_step = d, size, step
         node._saved_self_sym_sizes = x.shape
@@ -1168,6 +1252,9 @@ class _ScatterNode(Node):
             gs = self._view(grad)
         return gi, gs
 
+    def jvp(self, ts, xs, out):                 # src's tangent written into input's
+        return self._op(ts[0], ts[1])
+
 
 class SelectScatterBackward0(_ScatterNode):
     __slots__ = ()
@@ -1190,7 +1277,8 @@ def scatter_into(input, src, region, node_cls, op, view_op):
                            f"{list(src._data.shape)}, slice size = {list(v.shape)}")
     v[...] = src._data
     res = wrap(out)
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
+    if STATE.enabled and (input._requires_grad or src._requires_grad) or \
+            LEVELS and dual(input, src):
         node = node_cls()
         node._op, node._view, node._src_shape = op, view_op, src._data.shape
         link(res, node, input, src)
@@ -1277,16 +1365,17 @@ _INPLACE_NODE = {TBackward0: TBackward1, TransposeBackward0: TransposeBackward1,
 
 def _meta_inplace(op):
     def method(self, *args, **kwargs):
-        if STATE.enabled and self._requires_grad and self._grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
+        check_inplace(self, STATE.enabled and self._requires_grad, write=False)
         res = op(self, *args, **kwargs)
         self._data = res._data
+        if res._x and "fw" in res._x:    # the tangents change shape with self
+            self._extra()["fw"] = res._x["fw"]
         node = res._grad_fn
         if node is not None:
             node.__class__ = _INPLACE_NODE[type(node)]
             self._grad_fn = node
             self._output_nr = 0
+        reshaped_in_place(self)
         return self
     method.__name__ = op.__name__ + "_"
     return method
@@ -1350,7 +1439,7 @@ def _strided_view(input, size, stride, storage_offset):
 def as_strided(input, size, stride, storage_offset=None):
     arr = _strided_view(input, size, stride, storage_offset)
     res = make_view(wrap(arr), input)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AsStridedBackward0()
         node._view, node._base = arr, input._data
         link(res, node, input)
@@ -1358,7 +1447,7 @@ def as_strided(input, size, stride, storage_offset=None):
 
 
 def as_strided_(self, size, stride, storage_offset=None):
-    if STATE.enabled and self._requires_grad:
+    if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         raise RuntimeError("as_strided_ of a tensor that requires grad is not supported by "
                            "ember (its history would not follow the new geometry)")
     arr = _strided_view(self, size, stride, storage_offset)
@@ -1393,7 +1482,8 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     out = np.array(x, order="C").reshape(-1)
     out[idx.reshape(-1)] = src._data.reshape(-1)
     res = wrap(out.reshape(x.shape))
-    if STATE.enabled and (input._requires_grad or src._requires_grad):
+    if STATE.enabled and (input._requires_grad or src._requires_grad) or \
+            LEVELS and dual(input, src):
         node = AsStridedScatterBackward0()
         node._idx = idx
         link(res, node, input, src)

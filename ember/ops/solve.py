@@ -6,6 +6,7 @@ __all__ = ["inverse", "cholesky_solve", "cholesky_inverse", "triangular_solve"]
 import numpy as np
 
 from .. import return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
@@ -35,7 +36,7 @@ def _inv(A, fn="linalg.inv"):
     except np.linalg.LinAlgError:
         raise _singular_error(a, fn) from None
     res = wrap(np.asarray(r, a.dtype))
-    if STATE.enabled and A._requires_grad:
+    if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgInvExBackward0()
         node._saved_inverse = res.detach()
         link(res, node, A)
@@ -69,7 +70,7 @@ def inv_ex(A, *, check_errors=False, out=None):
             out_[ok] = np.linalg.inv(flat[ok])
         info = infos.reshape(a.shape[:-2])
         res = wrap(out_.reshape(a.shape))
-        if STATE.enabled and A._requires_grad:
+        if STATE.enabled and A._requires_grad or LEVELS and dual(A):
             node = LinalgInvExBackward0()
             node._saved_inverse = res.detach()
             link(res, node, A)
@@ -279,7 +280,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
     t = np.triu(l) if upper else np.tril(l)
     A = _h(t) @ t if upper else t @ _h(t)
     res = wrap(np.asarray(np.linalg.inv(A), l.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CholeskyInverseBackward0()
         node._saved_self = input
         node._saved_result = res.detach()

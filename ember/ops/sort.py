@@ -5,6 +5,7 @@ __all__ = ["median", "nanmedian", "mode", "topk", "sort", "argsort", "msort", "k
 import numpy as np
 
 from .. import return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -266,6 +267,11 @@ class SortBackward0(Node):                   # derivatives.yaml: sort.stable
         return _scatter_add(grad, self._saved_dim, self._saved_indices,
                             self._saved_self_sym_sizes),
 
+    def jvp(self, ts, xs, out):                 # the tangent in the sorted order
+        t = ts[0]
+        return t.gather(self._saved_dim, wrap(self._saved_indices)) if t._data.ndim \
+            else t.clone()
+
 
 class SortBackward1(SortBackward0):          # derivatives.yaml: sort.stable (stable= given)
     __slots__ = ()
@@ -311,7 +317,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
         idx = _sort_order(x, d, descending, stable)
         vals = np.take_along_axis(x, idx, d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SortBackward0() if stable is None else SortBackward1()
         node._saved_dim, node._saved_indices = d, idx
         node._saved_self_sym_sizes = x.shape
@@ -319,7 +325,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
     if out is not None:
         write_out(values, out[0])
         write_out(indices, out[1])
-        values, indices = out
+        return _RT.sort_out(out)
     return _RT.sort((values, indices))
 
 
@@ -334,8 +340,8 @@ def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
     return wrap(_sort_order(x, d, descending, stable))
 
 
-def msort(input):
-    return sort(input, 0)[0]
+def msort(input, *, out=None):
+    return write_out(sort(input, 0)[0], out)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
@@ -365,7 +371,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
                 idx = _unrows(ir, x, d, k)
         vals = np.take_along_axis(x, idx, d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TopkBackward0()
         node._saved_dim, node._saved_indices = d, idx
         node._saved_self_sym_sizes = x.shape
@@ -373,7 +379,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None:
         write_out(values, out[0])
         write_out(indices, out[1])
-        values, indices = out
+        return _RT.topk_out(out)
     return _RT.topk((values, indices))
 
 
@@ -429,7 +435,7 @@ def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         node._saved_dim, node._saved_keepdim = d, keepdim
         node._saved_indices = idx
@@ -451,7 +457,18 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=N
         shape = list(sx.shape)
         shape[d] = 1
         return np.full(shape, k - 1, np.int64)
-    return _select_kth(input, dim, keepdim, pos, KthvalueBackward0, _RT.kthvalue, "kthvalue")
+    return write_pair(_select_kth(input, dim, keepdim, pos, KthvalueBackward0, _RT.kthvalue,
+                                  "kthvalue"), out, _RT.kthvalue_out)
+
+
+def write_pair(res, out, rt):
+    """out=(values, indices): both written into (resized as torch resizes), that pair
+    returned as rt (torch's return_types.<name>_out)."""
+    if out is None:
+        return res
+    write_out(res[0], out[0])
+    write_out(res[1], out[1])
+    return rt((out[0], out[1]))
 
 
 def _median_pos(ignore_nan):
@@ -480,10 +497,9 @@ class NanmedianBackward0(MaxBackward1):      # derivatives.yaml: nanmedian (whol
 def _median_all(input, ignore_nan):
     x = input._data
     name = "nanmedian" if ignore_nan else "median"
-    if x.size == 0:
-        v = np.asarray(np.nan, x.dtype) if x.dtype.kind in "fc" else None
-        if v is None:
-            raise IndexError(f"{name}(): Expected reduction dim 0 to have non-zero size.")
+    if x.size == 0:             # torch: NaN, converted to the dtype (bool True, int64 min)
+        with np.errstate(invalid="ignore"):
+            v = np.asarray(np.nan).astype(x.dtype)
     else:
         flat = x.reshape(-1)
         if x.dtype.kind in "fc" and np.isnan(flat).any():
@@ -495,7 +511,7 @@ def _median_all(input, ignore_nan):
         else:
             v = np.asarray(np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2])
     res = wrap(v)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NanmedianBackward0() if ignore_nan else MedianBackward0()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -503,22 +519,31 @@ def _median_all(input, ignore_nan):
     return res
 
 
+def _empty_reduction(x, dim):
+    """Whether a median reduces over nothing: an empty tensor, or an empty dim."""
+    if dim is None or not x.ndim:
+        return x.size == 0
+    return x.shape[wrap_dim(dim, x.ndim)] == 0
+
+
 def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
+        _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, False)
-    return _select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1, _RT.median,
-                       "median")
+    return write_pair(_select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1,
+                                  _RT.median, "median"), out, _RT.median_out)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
+        _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         return _median_all(input, True)
-    return _select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,
-                       _RT.nanmedian, "nanmedian")
+    return write_pair(_select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,
+                                  _RT.nanmedian, "nanmedian"), out, _RT.nanmedian_out)
 
 
 def _mode_row(row):
@@ -566,13 +591,13 @@ def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
     values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ModeBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
         node._saved_indices = idx
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
-    return _RT.mode((values, indices))
+    return write_pair(_RT.mode((values, indices)), out, _RT.mode_out)
 
 
 # ================================================================ surface ops (issue 14):
@@ -612,7 +637,7 @@ def _unique_check(x, name):
 
 def _unique_result(input, values, inverse, counts, node_cls, return_inverse, return_counts):
     out = wrap(values)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(out, node_cls(), input)
     if not (return_inverse or return_counts):
         return out
@@ -746,11 +771,11 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
+def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
     e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     for a in (e, t):
         if a.dtype.kind == "c":
             raise RuntimeError(f"Unsupported input type encountered for isin(): "
                                f"{type_name(a.dtype)}")
-    return wrap(np.isin(e, t, invert=invert))
+    return write_out(wrap(np.isin(e, t, invert=invert)), out)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
@@ -66,7 +67,7 @@ def _erfc_cf(a, depth=None):
     (3/2)/(a + ...)))), evaluated bottom-up at a fixed depth."""
     if depth is None:
         lo = a.min() if a.size else math.inf
-        depth = next(d for bound, d in _CF_DEPTHS if lo < bound)
+        depth = next((d for bound, d in _CF_DEPTHS if lo < bound), _CF_DEPTHS[-1][1])  # (inf)
     k = a.copy()
     for n in range(depth, 0, -1):
         k = a + (0.5 * n) / k
@@ -158,12 +159,16 @@ class ErfBackward0(Node):                    # derivatives.yaml: erf
         s = self._saved_self
         return grad * (_TWO_OVER_SQRT_PI * (-(s * s)).exp()),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * (_TWO_OVER_SQRT_PI * (-(s * s)).exp())
+
 
 def erf(input, *, out=None):
     x = floating(input._data)
     _check_real(x, "erf")
     res = wrap(_apply_kernel(erf_kernel, x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ErfBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -178,12 +183,16 @@ class ErfcBackward0(Node):                   # derivatives.yaml: erfc
         s = self._saved_self
         return grad * (-_TWO_OVER_SQRT_PI * (-(s * s)).exp()),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * (-_TWO_OVER_SQRT_PI * (-(s * s)).exp())
+
 
 def erfc(input, *, out=None):
     x = floating(input._data)
     _check_real(x, "erfc")
     res = wrap(_apply_kernel(erfc_kernel, x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ErfcBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -198,6 +207,9 @@ class ErfinvBackward0(Node):                 # derivatives.yaml: erfinv
         r = erfinv(self._saved_self)
         return grad * (_SQRT_PI_OVER_TWO * (r * r).exp()),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * (_SQRT_PI_OVER_TWO * (out * out).exp())
+
 
 def erfinv(input, *, out=None):
     x = floating(input._data)
@@ -205,7 +217,7 @@ def erfinv(input, *, out=None):
         raise NotImplementedError(f"\"erfinv_vml_cpu\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
     res = wrap(_apply_kernel(erfinv_kernel, x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ErfinvBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -311,7 +323,8 @@ def _unary(input, kernel, name, node_cls, out, saves=("self",)):
     dtype; node_cls (None: not differentiable) saves self and/or the result."""
     x = _special_input(input, name)
     res = wrap(_apply_kernel(kernel, x))
-    if node_cls is not None and STATE.enabled and input._requires_grad:
+    if node_cls is not None and (STATE.enabled and input._requires_grad or
+                                 LEVELS and dual(input)):
         node = node_cls()
         if "self" in saves:
             node._saved_self = input
@@ -369,7 +382,7 @@ def polygamma(n, input, *, out=None, _node=PolygammaBackward0):
     else:
         x = _special_input(input, "polygamma")
         res = wrap(_apply_kernel(lambda v: polygamma_kernel(int(n), v), x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = _node()
         node._saved_n, node._saved_self = int(n), input
         link(res, node, input)
@@ -404,7 +417,7 @@ def mvlgamma(input, p, *, out=None):
         total += lgamma_kernel(v - j / 2.0)
     with np.errstate(over="ignore"):
         res = wrap(total.astype(x.dtype))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MvlgammaBackward0()
         node._saved_p, node._saved_self = int(p), input
         link(res, node, input)
@@ -496,7 +509,7 @@ def sinc(input, *, out=None):
         s = np.sin(px.astype(np.complex128 if x.dtype.kind == "c" else np.float64))
         r = np.where(x == 0, 1.0, s / px).astype(x.dtype)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SincBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -545,7 +558,8 @@ def _igamma(input, other, out, which, name):
         raise RuntimeError(f"The size of tensor a ({a.shape}) must match the size of tensor b "
                            f"({x.shape})") from None
     res = wrap((p if which == "igamma" else q).astype(rt))
-    if STATE.enabled and (input._requires_grad or other._requires_grad):
+    if STATE.enabled and (input._requires_grad or other._requires_grad) or \
+            LEVELS and dual(input, other):
         node = IgammaBackward0() if which == "igamma" else IgammacBackward0()
         node._saved_self, node._saved_other = input, other
         link(res, node, input, other)
@@ -657,7 +671,8 @@ def special_xlog1py(input, other, *, out=None):
     with np.errstate(all="ignore"):
         r = np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log1p(y)).astype(rt)
     res = wrap(r)
-    if STATE.enabled and ((t_in and input._requires_grad) or (t_other and other._requires_grad)):
+    if STATE.enabled and ((t_in and input._requires_grad) or (t_other and other._requires_grad)) \
+            or LEVELS and dual(input, other):
         node = SpecialXlog1PyBackward0()
         node._saved_self = input if t_in else wrap(np.asarray(input, rt))
         node._saved_other = other if t_other else wrap(np.asarray(other, rt))

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as D, return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, NotImplementedBackward, link, link_multi
 from ..dtypes import C_NAMES, type_name
@@ -92,6 +93,22 @@ class VarBackward0(Node):                    # derivatives.yaml: var.correction
         return _var_backward(grad, self._saved_self, self._saved_dim, self._saved_keepdim,
                              self._n, self._saved_correction, self._all),
 
+    def jvp(self, ts, xs, out):                 # var_backward read against the tangent
+        return _var_jvp(self, ts[0], wrap(np.ones(out._data.shape, out._data.dtype)))
+
+
+def _var_jvp(node, t, g):
+    """The tangent of var (g: ones) or std (g: 1 / (2 std)): the sum over the reduced dims of
+    the elementwise derivative var_backward gives, times t (Re(conj(d) t) for complex)."""
+    s = node._saved_self
+    d = _var_backward(g, s, node._saved_dim, node._saved_keepdim, node._n,
+                      node._saved_correction, node._all)
+    with np.errstate(invalid="ignore", over="ignore"):
+        dt = (d.conj() * t).real if d._data.dtype.kind == "c" else d * t
+        if node._all:
+            return dt.sum()
+        return dt.sum(node._saved_dim, keepdim=node._saved_keepdim)
+
 
 def _std_grad(grad, result):
     """grad / (2 * std), zero where std == 0 (torch's masked_fill)."""
@@ -109,6 +126,10 @@ class StdBackward0(Node):                    # derivatives.yaml: std.correction
         return _var_backward(gv, self._saved_self, self._saved_dim, self._saved_keepdim,
                              self._n, self._saved_correction, self._all),
 
+    def jvp(self, ts, xs, out):
+        return _var_jvp(self, ts[0], _std_grad(wrap(np.ones(out._data.shape, out._data.dtype)),
+                                               out))
+
 
 def var(input, dim=None, unbiased=None, keepdim=False, *,
         correction=None, out=None, axis=None, keepdims=None):
@@ -116,7 +137,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *,
     dim, c = _var_args(dim, unbiased, correction, "var")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "var")
     res = wrap(v)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = VarBackward0()
         _var_node(node, input, dim, dims, c, keepdim)
         link(res, node, input)
@@ -129,7 +150,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *,
     dim, c = _var_args(dim, unbiased, correction, "std")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "std")
     res = wrap(np.sqrt(v))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = StdBackward0()
         _var_node(node, input, dim, dims, c, keepdim)
         node._saved_result = res.detach()
@@ -154,6 +175,17 @@ class VarMeanBackward0(Node):                # derivatives.yaml: var_mean.correc
             out = g if out is None else out + g
         return out,
 
+    def jvp(self, ts, xs, out):
+        v = out[0]
+        return [_var_jvp(self, ts[0], wrap(np.ones(v._data.shape, v._data.dtype))),
+                _mean_jvp(self, ts[0])]
+
+
+def _mean_jvp(node, t):
+    if node._all:
+        return t.sum() / node._count
+    return t.sum(node._saved_dim, keepdim=node._saved_keepdim) / node._count
+
 
 class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correction
     __slots__ = ("_saved_self", "_saved_result0", "_saved_dim", "_saved_correction",
@@ -177,6 +209,11 @@ class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correc
             out = g if out is None else out + g
         return out,
 
+    def jvp(self, ts, xs, out):
+        r = out[0]
+        return [_var_jvp(self, ts[0], _std_grad(wrap(np.ones(r._data.shape, r._data.dtype)), r)),
+                _mean_jvp(self, ts[0])]
+
 
 def _var_mean(input, dim, unbiased, keepdim, correction, name):
     dim, c = _var_args(dim, unbiased, correction, name)
@@ -184,7 +221,7 @@ def _var_mean(input, dim, unbiased, keepdim, correction, name):
     is_std = name == "std_mean"
     first = wrap(np.sqrt(v) if is_std else v)
     mres = wrap(m)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = StdMeanBackward0() if is_std else VarMeanBackward0()
         _var_node(node, input, dim, dims, c, keepdim)
         if is_std:
@@ -277,7 +314,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return write_out(wrap(hist), out)       # histc records no history (torch's does neither)
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     x = input._data
     _float_input(x, "histogramdd")
     _weight_check(x, weight)

@@ -18,13 +18,14 @@ import math
 import numpy as np
 
 from .. import dtypes as D, return_types as _RT
+from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, same_meta, ZERO, wrap_out
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, floating, write_out)
-from ._views import inplace, inplace_source
+from ._views import check_overlap, inplace, inplace_source
 from .arith import _grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow
 from .complex import real
 from .logical import where, isfinite
@@ -39,6 +40,9 @@ class ExpBackward0(Node):
     def apply(self, grad):
         return grad * conj_if_complex(saved_output(self, self._saved_result)),
 
+    def jvp(self, ts, xs, out):                 # result: self_t * result
+        return ts[0] * out
+
     def np_apply(self, g):
         r = plain_operand(self._saved_result, g)
         if r is not None:
@@ -50,13 +54,13 @@ def exp(input, *, out=None):
     x = input._data
     if out is None and x.dtype.kind == "f":        # hot path: a real floating input
         r = np.exp(x)
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = ExpBackward0()
             node._saved_result = wrap(r)
             return wrap_out(r, node, input, False)
         return wrap(r)
     res = wrap(np.exp(floating(x)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ExpBackward0()
         node._saved_result = res.detach()
         link(res, node, input, meta=same_meta(input) if x.dtype.kind == "f" else None)
@@ -70,11 +74,14 @@ class LogBackward0(Node):
     def apply(self, grad):
         return grad / conj_if_complex(self._saved_self),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] / xs[0]
+
 
 def log(input, *, out=None):
     with np.errstate(divide="ignore", invalid="ignore"):
         res = wrap(np.log(floating(input._data)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -88,11 +95,14 @@ class SqrtBackward0(Node):
     def apply(self, grad):
         return grad / (2 * conj_if_complex(saved_output(self, self._saved_result))),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] / (2 * out)
+
 
 def sqrt(input, *, out=None):
     with np.errstate(invalid="ignore"):
         res = wrap(np.sqrt(floating(input._data)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SqrtBackward0()
         node._saved_result = res.detach()
         link(res, node, input)
@@ -110,7 +120,7 @@ def _float_unary(input, ufunc, node_cls, saves_result, out, quiet=True):
     x = input._data
     if out is None and not quiet and x.dtype.kind == "f":     # hot path: as in exp
         r = ufunc(x)
-        if STATE.enabled and input._requires_grad:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = node_cls()
             if saves_result:
                 node._saved_result = wrap(r)
@@ -123,7 +133,7 @@ def _float_unary(input, ufunc, node_cls, saves_result, out, quiet=True):
             res = wrap(ufunc(floating(x)))
     else:
         res = wrap(ufunc(floating(x)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         if saves_result:
             node._saved_result = res.detach()
@@ -140,13 +150,19 @@ class AbsBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * sgn(self._saved_self),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        if s._data.dtype.kind == "c":           # |z|' = Re(conj(sgn z) t)
+            return real(sgn(s).conj() * ts[0])
+        return ts[0] * sgn(s)
+
 
 def abs(input, *, out=None):
     x = input._data
     if x.dtype.kind == "b":
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     res = wrap(np.abs(x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AbsBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -161,6 +177,9 @@ class SignBackward0(Node):
 
     def apply(self, grad):
         return _zeros(grad),
+
+    def jvp(self, ts, xs, out):
+        return _zeros(ts[0])
 
 
 class SgnBackward0(_SavesSelf):
@@ -177,6 +196,14 @@ class SgnBackward0(_SavesSelf):
         g = (grad - r * real(r.conj() * grad)) / where(a == 0, 1.0, a)
         return where(a == 0, 0.0, g),
 
+    def jvp(self, ts, xs, out):
+        s, t = xs[0], ts[0]
+        if s._data.dtype.kind != "c":
+            return _zeros(t)
+        a = s.abs()             # the projection of apply is symmetric: the same formula
+        g = (t - out * real(out.conj() * t)) / where(a == 0, 1.0, a)
+        return where(a == 0, 0.0, g)
+
 
 def _sign_data(x):
     if x.dtype.kind == "b":
@@ -192,7 +219,7 @@ def sign(input, *, out=None):
         raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
                                   "numbers. Please use torch.sgn instead.")
     res = wrap(_sign_data(x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, SignBackward0(), input)
     return write_out(res, out)
 
@@ -206,7 +233,7 @@ def sgn(input, *, out=None):
     else:
         r = _sign_data(x)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SgnBackward0()
         node._saved_self = input
         node._saved_result = res.detach()
@@ -220,6 +247,9 @@ class RsqrtBackward0(_SavesResult):
     def apply(self, grad):
         r = self._result()
         return -0.5 * grad * conj_if_complex(r * r * r),
+
+    def jvp(self, ts, xs, out):
+        return -0.5 * ts[0] * (out * out * out)
 
 
 def rsqrt(input, *, out=None):
@@ -242,6 +272,9 @@ class Exp2Backward0(_SavesResult):
     def apply(self, grad):
         return grad * (conj_if_complex(self._result()) * _LN2),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * (out * _LN2)
+
 
 def exp2(input, *, out=None):
     return _float_unary(input, np.exp2, Exp2Backward0, True, out)
@@ -252,6 +285,9 @@ class Expm1Backward0(_SavesResult):
 
     def apply(self, grad):
         return grad * (conj_if_complex(self._result()) + 1),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * (out + 1)
 
 
 def expm1(input, *, out=None):
@@ -264,6 +300,9 @@ class Log2Backward0(_SavesSelf):
     def apply(self, grad):
         return grad / (conj_if_complex(self._saved_self) * _LN2),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] / (xs[0] * _LN2)
+
 
 def log2(input, *, out=None):
     return _float_unary(input, np.log2, Log2Backward0, False, out)
@@ -274,6 +313,9 @@ class Log10Backward0(_SavesSelf):
 
     def apply(self, grad):
         return grad / (conj_if_complex(self._saved_self) * _LN10),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] / (xs[0] * _LN10)
 
 
 def log10(input, *, out=None):
@@ -286,6 +328,9 @@ class Log1PBackward0(_SavesSelf):
     def apply(self, grad):
         return grad / (conj_if_complex(self._saved_self) + 1),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] / (xs[0] + 1)
+
 
 def log1p(input, *, out=None):
     return _float_unary(input, np.log1p, Log1PBackward0, False, out)
@@ -297,6 +342,9 @@ class SinBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * conj_if_complex(cos(self._saved_self)),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * cos(xs[0])
+
 
 def sin(input, *, out=None):
     return _float_unary(input, np.sin, SinBackward0, False, out, quiet=False)
@@ -307,6 +355,9 @@ class CosBackward0(_SavesSelf):
 
     def apply(self, grad):
         return grad * -conj_if_complex(sin(self._saved_self)),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * -sin(xs[0])
 
 
 def cos(input, *, out=None):
@@ -320,6 +371,9 @@ class TanBackward0(_SavesResult):
         r = self._result()
         return grad * conj_if_complex(r * r + 1),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * (out * out + 1)
+
 
 def tan(input, *, out=None):
     return _float_unary(input, np.tan, TanBackward0, True, out)
@@ -331,6 +385,10 @@ class AsinBackward0(_SavesSelf):
     def apply(self, grad):
         s = self._saved_self
         return grad * conj_if_complex(rsqrt(1 - s * s)),
+
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * rsqrt(1 - s * s)
 
 
 def asin(input, *, out=None):
@@ -344,6 +402,10 @@ class AcosBackward0(_SavesSelf):
         s = self._saved_self
         return grad * -conj_if_complex(rsqrt(1 - s * s)),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * -rsqrt(1 - s * s)
+
 
 def acos(input, *, out=None):
     return _float_unary(input, np.arccos, AcosBackward0, False, out)
@@ -356,6 +418,10 @@ class AtanBackward0(_SavesSelf):
         s = self._saved_self
         return grad / conj_if_complex(s * s + 1),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] / (s * s + 1)
+
 
 def atan(input, *, out=None):
     return _float_unary(input, np.arctan, AtanBackward0, False, out, quiet=False)
@@ -366,6 +432,9 @@ class SinhBackward0(_SavesSelf):
 
     def apply(self, grad):
         return grad * conj_if_complex(cosh(self._saved_self)),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * cosh(xs[0])
 
 
 def sinh(input, *, out=None):
@@ -378,6 +447,9 @@ class CoshBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * conj_if_complex(sinh(self._saved_self)),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * sinh(xs[0])
+
 
 def cosh(input, *, out=None):
     return _float_unary(input, np.cosh, CoshBackward0, False, out)
@@ -389,6 +461,9 @@ class TanhBackward0(_SavesResult):
     def apply(self, grad):
         r = self._result()
         return grad * conj_if_complex(1 - r * r),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * (1 - out * out)
 
     def np_apply(self, g):
         r = plain_operand(self._saved_result, g)
@@ -411,6 +486,10 @@ class AsinhBackward0(_SavesSelf):
         s = self._saved_self
         return grad * conj_if_complex(rsqrt(s * s + 1)),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * rsqrt(s * s + 1)
+
 
 def asinh(input, *, out=None):
     return _float_unary(input, np.arcsinh, AsinhBackward0, False, out, quiet=False)
@@ -423,6 +502,10 @@ class AcoshBackward0(_SavesSelf):
         s = self._saved_self
         return grad * conj_if_complex(rsqrt(s * s - 1)),
 
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] * rsqrt(s * s - 1)
+
 
 def acosh(input, *, out=None):
     return _float_unary(input, np.arccosh, AcoshBackward0, False, out)
@@ -434,6 +517,10 @@ class AtanhBackward0(_SavesSelf):
     def apply(self, grad):
         s = self._saved_self
         return grad / conj_if_complex(1 - s * s),
+
+    def jvp(self, ts, xs, out):
+        s = xs[0]
+        return ts[0] / (1 - s * s)
 
 
 def atanh(input, *, out=None):
@@ -449,6 +536,9 @@ class SigmoidBackward0(_SavesResult):
     def apply(self, grad):
         r = self._result()
         return grad * conj_if_complex(r * (1 - r)),
+
+    def jvp(self, ts, xs, out):
+        return ts[0] * (out * (1 - out))
 
 
 def _np_sigmoid(x):
@@ -470,6 +560,13 @@ class LogitBackward0(_SavesSelf):
         # NaN inputs get 0 (torch's vectorised kernel; its scalar tail loop gives NaN)
         return where((s >= eps) & (s <= 1 - eps), g, 0.0),
 
+    def jvp(self, ts, xs, out):
+        s, eps = xs[0], self._saved_eps
+        g = ts[0] / (s * (1 - s))
+        if eps is None:
+            return where((s < 0) | (s > 1), math.nan, g)
+        return where((s >= eps) & (s <= 1 - eps), g, 0.0)
+
 
 def logit(input, eps=None, *, out=None):
     x = floating(input._data)
@@ -479,7 +576,7 @@ def logit(input, eps=None, *, out=None):
         if eps is not None:
             x = np.clip(x, eps, 1 - eps)
         res = wrap(np.log(x / (1 - x)))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogitBackward0()
         node._saved_self = input
         node._saved_eps = eps
@@ -492,6 +589,9 @@ class ReluBackward0(_SavesResult):
 
     def apply(self, grad):
         return where(self._result() <= 0, 0.0, grad),
+
+    def jvp(self, ts, xs, out):                 # result: threshold_backward(self_t, result, 0)
+        return where(out <= 0, 0.0, ts[0])
 
     def np_apply(self, g):
         r = plain_operand(self._saved_result, g)
@@ -519,8 +619,8 @@ def relu(input, inplace=False):
         if x.dtype.kind == "c":
             raise NotImplementedError(_CLAMP_COMPLEX)
         raise RuntimeError("Boolean inputs not supported for relu")
-    r = np.maximum(x, 0)
-    if STATE.enabled and input._requires_grad:
+    r = np.maximum(0, x)        # (x where x == 0: relu(-0.0) is -0.0, as in torch)
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ReluBackward0()
         node._saved_result = wrap(r)
         if x.dtype.kind == "f":
@@ -542,7 +642,7 @@ def _rounding(input, ufunc, node_cls, kernel_name, out):
                                   if kernel_name == "round" else
                                   f"{kernel_name} is not supported for complex inputs")
     res = wrap(ufunc(x) if x.dtype.kind in "fc" else x.copy())
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, node_cls(), input)
     return write_out(res, out)
 
@@ -552,6 +652,9 @@ class FloorBackward0(Node):
 
     def apply(self, grad):
         return _zeros(grad),
+
+    def jvp(self, ts, xs, out):
+        return _zeros(ts[0])
 
 
 class CeilBackward0(FloorBackward0):
@@ -600,7 +703,7 @@ def round(input, *, decimals=None, out=None):
             r = np.rint(h * p) / p if decimals > 0 else np.rint(h / p) * p
         r = r.astype(x.dtype, copy=False)
     res = wrap(r)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RoundBackward1()
         node._saved_decimals = decimals
         link(res, node, input)
@@ -613,6 +716,9 @@ class FracBackward0(Node):
     def apply(self, grad):
         return grad,
 
+    def jvp(self, ts, xs, out):
+        return ts[0].clone()
+
 
 def frac(input, *, out=None):
     x = input._data
@@ -620,7 +726,7 @@ def frac(input, *, out=None):
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{type_name(x.dtype)}'")
     with np.errstate(all="ignore"):
         res = wrap(x - np.trunc(x))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, FracBackward0(), input)
     return write_out(res, out)
 
@@ -639,6 +745,16 @@ class ClampBackward1(_SavesSelf):            # derivatives.yaml: clamp (Scalar b
         else:
             mask = s <= hi
         return where(mask, grad, 0.0),
+
+    def jvp(self, ts, xs, out):
+        s, lo, hi = xs[0], self._saved_min, self._saved_max
+        if lo is not None and hi is not None:
+            mask = (s >= lo) & (s <= hi)
+        elif lo is not None:
+            mask = s >= lo
+        else:
+            mask = s <= hi
+        return where(mask, ts[0], 0.0)
 
 
 class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
@@ -667,6 +783,15 @@ class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
                 g2 = where(s > hi, grad, 0.0)
         return g0, g1, g2
 
+    def jvp(self, ts, xs, out):                 # the masks of apply, each input's tangent on its own
+        (s, lo, hi), (st, lt, ht) = xs, ts
+        if lo is not None and hi is not None:
+            return (where((s >= lo) & (s <= hi), st, 0.0) + where((s < lo) & (lo < hi), lt, 0.0)
+                    + where((s > hi) | (hi < lo), ht, 0.0))
+        if lo is not None:
+            return where(s >= lo, st, 0.0) + where(s < lo, lt, 0.0)
+        return where(s <= hi, st, 0.0) + where(s > hi, ht, 0.0)
+
 
 _CLAMP_COMPLEX = "clamp is not supported for complex types"
 
@@ -677,6 +802,13 @@ def _clamp_data(input, lo, hi):
         raise NotImplementedError(_CLAMP_COMPLEX)
     args = [a for a in (input, lo, hi) if a is not None]
     rt = D.result_type(*args).np
+    if rt.kind == "b":          # torch's bool kernels: only max/min with one tensor bound
+        t = isinstance(lo, Tensor) or isinstance(hi, Tensor)
+        kernel = ("clamp_cpu" if t else "clamp_scalar_cpu") if lo is not None and \
+            hi is not None else None if t else \
+            "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu"
+        if kernel:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     x = input._data
     if x.dtype != rt:
         x = x.astype(rt)
@@ -684,10 +816,10 @@ def _clamp_data(input, lo, hi):
     hi = hi._data.astype(rt, copy=False) if isinstance(hi, Tensor) else hi
     try:
         r = x
-        if lo is not None:
-            r = np.maximum(r, lo)
+        if lo is not None:              # (x where x equals the bound: torch keeps -0.0)
+            r = np.maximum(lo, r)
         if hi is not None:
-            r = np.minimum(r, hi)
+            r = np.minimum(hi, r)
     except ValueError:
         raise broadcast_error(x, lo if lo is not None else hi) from None
     if r.dtype != rt:
@@ -714,13 +846,13 @@ def clamp(input, min=None, max=None, *, out=None):
     res = _clamp_data(input, min, max)
     if tmin or tmax:
         if STATE.enabled and (input._requires_grad or (tmin and min._requires_grad) or
-                              (tmax and max._requires_grad)):
+                              (tmax and max._requires_grad)) or LEVELS and dual(input, min, max):
             node = ClampBackward0()
             node._saved_self = input
             node._saved_min = min
             node._saved_max = max
             link(res, node, input, min, max)
-    elif STATE.enabled and input._requires_grad:
+    elif STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ClampBackward1()
         node._saved_self = input
         node._saved_min = min
@@ -738,6 +870,9 @@ class ClampMinBackward0(_SavesSelf):
     def apply(self, grad):
         return where(self._saved_self >= self._saved_min, grad, 0.0),
 
+    def jvp(self, ts, xs, out):
+        return where(xs[0] >= self._saved_min, ts[0], 0.0)
+
 
 class ClampMinBackward1(_SavesSelf):
     __slots__ = ("_saved_min",)
@@ -748,12 +883,19 @@ class ClampMinBackward1(_SavesSelf):
         return (where(s >= lo, grad, 0.0) if needs(self, 0) else None,
                 where(s < lo, grad, 0.0) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (s, lo), (st, lt) = xs, ts
+        return where(s >= lo, st, 0.0) + where(s < lo, lt, 0.0)
+
 
 class ClampMaxBackward0(_SavesSelf):
     __slots__ = ("_saved_max",)
 
     def apply(self, grad):
         return where(self._saved_self <= self._saved_max, grad, 0.0),
+
+    def jvp(self, ts, xs, out):
+        return where(xs[0] <= self._saved_max, ts[0], 0.0)
 
 
 class ClampMaxBackward1(_SavesSelf):
@@ -765,6 +907,10 @@ class ClampMaxBackward1(_SavesSelf):
         return (where(s <= hi, grad, 0.0) if needs(self, 0) else None,
                 where(s > hi, grad, 0.0) if needs(self, 1) else None)
 
+    def jvp(self, ts, xs, out):
+        (s, hi), (st, ht) = xs, ts
+        return where(s <= hi, st, 0.0) + where(s > hi, ht, 0.0)
+
 
 def clamp_min(input, min, *, out=None):
     res = _clamp_data(input, min, None)
@@ -773,7 +919,7 @@ def clamp_min(input, min, *, out=None):
             node = ClampMinBackward1()
             node._saved_self, node._saved_min = input, min
             link(res, node, input, min)
-    elif STATE.enabled and input._requires_grad:
+    elif STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ClampMinBackward0()
         node._saved_self, node._saved_min = input, min
         link(res, node, input)
@@ -787,7 +933,7 @@ def clamp_max(input, max, *, out=None):
             node = ClampMaxBackward1()
             node._saved_self, node._saved_max = input, max
             link(res, node, input, max)
-    elif STATE.enabled and input._requires_grad:
+    elif STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ClampMaxBackward0()
         node._saved_self, node._saved_max = input, max
         link(res, node, input)
@@ -802,6 +948,9 @@ class NanToNumBackward0(_SavesSelf):
     def apply(self, grad):
         return grad * isfinite(self._saved_self),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * isfinite(xs[0])
+
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     x = input._data
@@ -809,7 +958,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         res = wrap(x.copy())
     else:
         res = wrap(np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NanToNumBackward0()
         node._saved_self = input
         link(res, node, input)
@@ -828,6 +977,9 @@ class Deg2RadBackward0(Node):
     def apply(self, grad):
         return grad * (math.pi / 180.0),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * (math.pi / 180.0)
+
 
 class Rad2DegBackward0(Node):
     __slots__ = ()
@@ -835,13 +987,16 @@ class Rad2DegBackward0(Node):
     def apply(self, grad):
         return grad * (180.0 / math.pi),
 
+    def jvp(self, ts, xs, out):
+        return ts[0] * (180.0 / math.pi)
+
 
 def _scale_unary(input, factor, node_cls, name, out):
     x = input._data
     if x.dtype.kind == "c":
         raise RuntimeError(f"{name} is not supported for complex tensors.")
     res = wrap(floating(x) * factor)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, node_cls(), input)
     return write_out(res, out)
 
@@ -935,6 +1090,8 @@ def round_(self, *, decimals=None):
 
 
 def clamp_(self, min=None, max=None):
+    check_overlap(self, min)
+    check_overlap(self, max)
     return inplace(self, clamp(inplace_source(self), min, max))
 
 
@@ -942,10 +1099,12 @@ clip_ = clamp_
 
 
 def clamp_min_(self, min):
+    check_overlap(self, min)
     return inplace(self, clamp_min(inplace_source(self), min))
 
 
 def clamp_max_(self, max):
+    check_overlap(self, max)
     return inplace(self, clamp_max(inplace_source(self), max))
 
 
@@ -973,12 +1132,12 @@ def frexp(input, *, out=None):
     # torch: the exponent is 0 for infinities and NaNs
     e = np.where(np.isfinite(x), e, 0).astype(np.int32)
     mant, expo = wrap(m.astype(x.dtype, copy=False)), wrap(e)
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FrexpBackward0()
         node._saved_exponent = expo
         link(mant, node, input)
     if out is not None:
         write_out(mant, out[0])
         write_out(expo, out[1])
-        mant, expo = out
+        return _RT.frexp_out(out)
     return _RT.frexp((mant, expo))

@@ -1,2 +1,3 @@
-"""torch.utils: data loading (ember.utils.data)."""
+"""torch.utils: data loading (ember.utils.data), activation checkpointing (utils.checkpoint)."""
 from . import data  # noqa: F401
+from . import checkpoint  # noqa: F401

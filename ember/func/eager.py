@@ -1,0 +1,366 @@
+"""torch.func's autodiff transforms on ember's eager autograd: grad, grad_and_value, vjp,
+jvp, linearize, jacrev, jacfwd, hessian. Reverse transforms run autograd.grad on aliases of
+the inputs (with create_graph whenever an outer transform or a dual level can see the
+result, so transforms nest: hessian = jacfwd(jacrev)); forward transforms open a dual level of
+their own (nested levels: Note [Forward AD] in autograd/forward.py)."""
+import functools
+
+import numpy as np
+
+from .. import autograd
+from ..autograd import forward
+from ..autograd.forward_ad import make_dual_at, unpack_at
+from ..autograd.grad_mode import STATE, enable_grad
+from ..ops.join import stack
+from ..tensor import Tensor, wrap
+from . import _tree
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
+
+
+def _argnums_check(argnums, n):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums and not isinstance(argnums, int):
+        raise RuntimeError("argnums must be non-empty")
+    for a in nums:
+        if not isinstance(a, int):
+            raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+        if not -n <= a < n:
+            raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
+    return [a % n for a in nums]
+
+
+def _needs_graph(leaves):
+    """Whether a result must stay differentiable: an outer transform (grad mode, inputs that
+    require grad) or a dual level can see it."""
+    return bool(forward.LEVELS) or STATE.enabled and any(
+        isinstance(t, Tensor) and t._requires_grad for t in leaves)
+
+
+def _alias(t, what="grad"):
+    """A fresh differentiable handle on input t (its history kept: outer transforms)."""
+    if not isinstance(t, Tensor):
+        raise RuntimeError(f"{what}: Expected input to be a Tensor, got {type(t)}")
+    if t._data.dtype.kind not in "fc":
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if t._requires_grad or forward.LEVELS and forward.dual(t):
+        with enable_grad():
+            a = t.view_as(t)
+        if not a._requires_grad:
+            a._requires_grad = True
+        return a
+    a = t.detach()
+    a._requires_grad = True
+    return a
+
+
+def _grads(outputs, inputs, cotangents, create_graph):
+    """autograd.grad with zeros for inputs the outputs do not reach."""
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o._requires_grad]
+    if not pairs:
+        return [wrap(np.zeros_like(x._data)) for x in inputs]
+    got = autograd.grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
+                        retain_graph=True, create_graph=create_graph, allow_unused=True)
+    return [g if g is not None else wrap(np.zeros_like(x._data)) for g, x in zip(got, inputs)]
+
+
+def _plain(t, keep):
+    """A result as the caller sees it: detached unless an outer transform needs its history."""
+    if keep or not isinstance(t, Tensor):
+        return t
+    return t.detach()
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        nums = _argnums_check(argnums, len(args))
+        args = list(args)
+        specs, flat = [], []
+        all_leaves = []
+        for a in nums:
+            leaves, spec = _tree.flatten(args[a])
+            all_leaves += leaves
+            al = [_alias(t) for t in leaves]
+            specs.append(spec)
+            flat.append(al)
+            args[a] = _tree.unflatten(al, spec)
+        keep = _needs_graph(all_leaves)
+        with enable_grad():
+            out = func(*args, **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            out, aux = out
+        if not isinstance(out, Tensor):
+            raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, "
+                               f"got {type(out)}")
+        if out._data.ndim:
+            raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {out._data.ndim} dims. Maybe you wanted "
+                               f"to use the vjp or jacrev APIs instead?")
+        inputs = [t for al in flat for t in al]
+        gs = _grads([out], inputs, [wrap(np.ones((), out._data.dtype))], keep)
+        gs = [_plain(g, keep) for g in gs]
+        res, k = [], 0
+        for al, spec in zip(flat, specs):
+            res.append(_tree.unflatten(gs[k:k + len(al)], spec))
+            k += len(al)
+        g = res[0] if isinstance(argnums, int) else tuple(res)
+        value = _plain(out, keep)
+        if has_aux:
+            return g, (value, _tree.unflatten([_plain(t, keep) for t in _tree.flatten(aux)[0]],
+                                              _tree.flatten(aux)[1]))
+        return g, value
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        g, value = gv(*args, **kwargs)
+        if has_aux:
+            return g, value[1]
+        return g
+    return wrapper
+
+
+def vjp(func, *primals, has_aux=False):
+    leaves, spec = _tree.flatten(primals)
+    keep = _needs_graph(leaves)
+    al = [_alias(t, "vjp") for t in leaves]
+    with enable_grad():
+        out = func(*_tree.unflatten(al, spec))
+    aux = None
+    if has_aux:
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                               "(output, aux) if has_aux is True")
+        out, aux = out
+    outs, ospec = _tree.flatten(out)
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"vjp(f, *primals): Expected f(*primals) to return only tensors, "
+                               f"got unsupported type {type(o)}")
+
+    def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
+        cts, cspec = _tree.flatten(cotangents)
+        if len(cts) != len(outs):
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               "pytree structure of outputs to the function. ")
+        for i, (o, c) in enumerate(zip(outs, cts)):
+            if tuple(c.shape) != tuple(o.shape):
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{c.shape} and output[{i}] has a shape of {o.shape}.")
+        cg = keep or _needs_graph(cts) if create_graph is None else create_graph
+        gs = _grads(outs, al, cts, cg)
+        return _tree.unflatten([_plain(g, cg) for g in gs], spec)
+
+    primal_out = _tree.unflatten([_plain(o, keep) for o in outs], ospec)
+    if has_aux:
+        return primal_out, vjp_fn, aux
+    return primal_out, vjp_fn
+
+
+def _jvp_structure_check(primals, tangents, name="jvp"):
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{name}(f, primals, tangents): Expected primals to be a tuple. E.g. "
+                           f"it should be valid to call f(*primals).")
+    pl, ps = _tree.flatten(primals)
+    tl, ts = _tree.flatten(tangents)
+    if ps != ts or type(tangents) is not type(primals):
+        raise RuntimeError(f"{name}(f, primals, tangents): Expected primals and tangents to have "
+                           f"the same python structure. For example, if primals is a tuple of 3 "
+                           f"tensors, tangents also must be.")
+    return pl, ps, tl
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    pl, ps, tl = _jvp_structure_check(primals, tangents)
+    lv = forward.open_level()
+    try:
+        duals = [make_dual_at(p, t, lv) for p, t in zip(pl, tl)]
+        out = func(*_tree.unflatten(duals, ps))
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError("jvp(f, primals, tangents): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            out, aux = out
+        outs, ospec = _tree.flatten(out)
+        po, to = [], []
+        for o in outs:
+            if not isinstance(o, Tensor):
+                raise RuntimeError(f"jvp(f, primals, tangents): Expected f(*primals) to return "
+                                   f"only tensors, got unsupported type {type(o)}")
+            p, t = unpack_at(o, lv)
+            if t is None:
+                t = wrap(np.zeros_like(o._data))
+            po.append(p)
+            to.append(t)
+    finally:
+        forward.close_level(lv)
+    res = (_tree.unflatten(po, ospec), _tree.unflatten(to, ospec))
+    return res + (aux,) if has_aux else res
+
+
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) is the jvp at primals."""
+    out = func(*primals)
+
+    def jvp_fn(*tangents):
+        return jvp(func, primals, tangents)[1]
+    return out, jvp_fn
+
+
+def _jac_inputs(args, argnums):
+    nums = _argnums_check(argnums, len(args))
+    return nums
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    if chunk_size is not None and chunk_size <= 0:
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        nums = _jac_inputs(args, argnums)
+        args = list(args)
+        flat, specs, originals = [], [], []
+        for a in nums:
+            leaves, spec = _tree.flatten(args[a])
+            originals += leaves
+            al = [_alias(t, "jacrev") for t in leaves]
+            flat.append(al)
+            specs.append(spec)
+            args[a] = _tree.unflatten(al, spec)
+        keep = _needs_graph(originals)
+        with enable_grad():
+            out = func(*args)
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError("jacrev(f, ...)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            out, aux = out
+        outs, ospec = _tree.flatten(out)
+        inputs = [t for al in flat for t in al]
+        per_out = []
+        for o in outs:
+            if not isinstance(o, Tensor):
+                raise RuntimeError(f"jacrev(f, ...)(*args): Expected f(*args) to return only "
+                                   f"tensors, got unsupported type {type(o)}")
+            n = o._data.size
+            rows = [[] for _ in inputs]
+            eye = np.eye(n, dtype=o._data.dtype) if n else np.zeros((0, 0), o._data.dtype)
+            for j in range(n):      # one reverse pass per output element
+                gs = _grads([o], inputs, [wrap(eye[j].reshape(o._data.shape))], keep)
+                for r, g in zip(rows, gs):
+                    r.append(g)
+            jacs = []
+            for x, r in zip(inputs, rows):
+                if r:
+                    from_rows = stack(r)
+                else:
+                    from_rows = wrap(np.zeros((0,) + x._data.shape, x._data.dtype))
+                jacs.append(_plain(from_rows.reshape(tuple(o.shape) + tuple(x.shape)), keep))
+            per_out.append(jacs)
+        res = _arrange(per_out, flat, specs, argnums, ospec)
+        if has_aux:
+            return res, aux
+        return res
+    return wrapper
+
+
+def _arrange(per_out, flat, specs, argnums, ospec):
+    """Jacobians in torch.func's nesting: outputs' structure outside, argnums' inside."""
+    def for_output(jacs):
+        res, k = [], 0
+        for al, spec in zip(flat, specs):
+            res.append(_tree.unflatten(jacs[k:k + len(al)], spec))
+            k += len(al)
+        return res[0] if isinstance(argnums, int) else tuple(res)
+    return _tree.unflatten([for_output(j) for j in per_out], ospec)
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    @functools.wraps(func)
+    def wrapper(*args):
+        nums = _jac_inputs(args, argnums)
+        flat_args, specs = [], []
+        for a in nums:
+            leaves, spec = _tree.flatten(args[a])
+            for t in leaves:
+                if not isinstance(t, Tensor):
+                    raise RuntimeError(f"jacfwd: Expected input to be a Tensor, got {type(t)}")
+            flat_args.append(leaves)
+            specs.append(spec)
+        inputs = [t for fl in flat_args for t in fl]
+        keep = _needs_graph(inputs)
+        cols = [[] for _ in inputs]     # per input: per element, the output tangents
+        out = aux = ospec = None
+        for i, x in enumerate(inputs):
+            n = x._data.size
+            for j in range(n):          # one forward pass per input element
+                lv = forward.open_level()
+                try:
+                    duals = []
+                    for k, y in enumerate(inputs):
+                        t = np.zeros_like(y._data)
+                        if k == i:
+                            t.reshape(-1)[j] = 1
+                        duals.append(make_dual_at(y, wrap(t), lv))
+                    a2 = list(args)
+                    k = 0
+                    for a, fl, spec in zip(nums, flat_args, specs):
+                        a2[a] = _tree.unflatten(duals[k:k + len(fl)], spec)
+                        k += len(fl)
+                    o = func(*a2)
+                    if has_aux:
+                        if not (isinstance(o, tuple) and len(o) == 2):
+                            raise RuntimeError("jacfwd(f, ...)(*args): output of function f "
+                                               "should be a tuple: (output, aux) if has_aux is "
+                                               "True")
+                        o, aux_j = o
+                    outs, ospec = _tree.flatten(o)
+                    tans = []
+                    prims = []
+                    for oo in outs:
+                        p, t = unpack_at(oo, lv)
+                        prims.append(p)
+                        tans.append(t if t is not None else wrap(np.zeros_like(oo._data)))
+                    cols[i].append(tans)
+                    if out is None:
+                        out = prims
+                        if has_aux:
+                            aux = aux_j
+                finally:
+                    forward.close_level(lv)
+        if out is None:         # every input is empty: evaluate once for the output shapes
+            o = func(*args)
+            if has_aux:
+                o, aux = o
+            out, ospec = _tree.flatten(o)
+        per_out = []
+        for m, o in enumerate(out):
+            jacs = []
+            for x, c in zip(inputs, cols):
+                if c:
+                    j = stack([cc[m] for cc in c], -1)
+                else:
+                    j = wrap(np.zeros(tuple(o.shape) + (0,), o._data.dtype))
+                jacs.append(_plain(j.reshape(tuple(o.shape) + tuple(x.shape)), keep))
+            per_out.append(jacs)
+        res = _arrange(per_out, flat_args, specs, argnums, ospec)
+        if has_aux:
+            return res, aux
+        return res
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    return jacfwd(jacrev(func, argnums), argnums)
