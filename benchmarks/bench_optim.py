@@ -1,12 +1,13 @@
 """Optimizer benchmarks, ember and torch side by side in one run, single-threaded.
 
-    python benchmarks/bench_optim.py [--quick]
+    python benchmarks/bench_optim.py [--quick] [W11] [W12]
 
+W11: one training step of the W3 MLP (784-512-512-10, batch 128, float32) written the ordinary
+way: nn.Sequential of Linear and ReLU, nn.CrossEntropyLoss, optim.SGD(momentum=0.9),
+zero_grad / forward / backward / step; the target is ember <= 1.05x torch.
 W12: one Adam step over 200 parameters of 10,000 float32 elements each (gradients set, no
 backward): ember against torch's default (single-tensor) implementation and against its
 multi-tensor path (foreach=True); the target is ember <= 1.0x the faster of the two.
-(W11, the W3 MLP step written with nn.Sequential, nn.CrossEntropyLoss and optim.SGD, joins
-this file once ember.nn has those modules.)
 
 Times are process CPU time (the runs are single-threaded, and CPU time is less disturbed by
 other load on a shared machine than wall time), median of repeats, the implementations
@@ -27,6 +28,7 @@ import torch        # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import ember        # noqa: E402
+from workloads import W3_BATCH, W3_LR, W3_SIZES, _w3_data   # noqa: E402  (this folder)
 
 
 def adam_case(lib, n, size, **kw):
@@ -64,6 +66,56 @@ def max_rel_diff(ember_ps, torch_ps):
     return worst
 
 
+def sgd_mlp_case(lib):
+    """The W3 MLP as nn.Sequential with W3's seeded weights; returns (step, parameters)."""
+    nn = lib.nn
+    sizes = W3_SIZES
+    layers = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(fan_in, fan_out), nn.ReLU()]
+    model = nn.Sequential(*layers[:-1])
+    arrays, xa, ya = _w3_data()
+    with lib.no_grad():
+        for p, a in zip(model.parameters(), arrays):
+            p.copy_(lib.from_numpy(a))
+    x, y = lib.from_numpy(xa), lib.from_numpy(ya)
+    loss_fn = nn.CrossEntropyLoss()
+    opt = lib.optim.SGD(model.parameters(), lr=W3_LR, momentum=0.9)
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step, list(model.parameters())
+
+
+def w11(quick):
+    repeats, inner = (3, 2) if quick else (15, 10)
+    # correctness on fresh models over 5 steps: many more steps on one batch drive the loss to
+    # ~0, where float32 rounding differences grow (ReLUs flip), so the timed run is not compared
+    e_step, e_ps = sgd_mlp_case(ember)
+    t_step, t_ps = sgd_mlp_case(torch)
+    for _ in range(5):
+        e_step()
+        t_step()
+    diff = max_rel_diff(e_ps, t_ps)
+    assert diff < 1e-5, f"ember's training step disagrees with torch's ({diff:.1e})"
+    e_step, e_ps = sgd_mlp_case(ember)
+    t_step, t_ps = sgd_mlp_case(torch)
+    med = measure({"ember": e_step, "torch": t_step}, repeats, inner)
+    calls = 2 + repeats * inner
+    ratio = med["ember"] / med["torch"]
+    print(f"W11  MLP {'-'.join(map(str, W3_SIZES))} batch {W3_BATCH} float32: Sequential, "
+          f"CrossEntropyLoss, SGD(momentum=0.9) ({calls} steps each)")
+    print(f"     ember {med['ember'] * 1e3:8.2f} ms   torch {med['torch'] * 1e3:8.2f} ms   "
+          f"ratio ember/torch {ratio:.3f}   target <= 1.05: {'PASS' if ratio <= 1.05 else 'FAIL'}")
+    print(f"     parameters after 5 steps from the same weights agree to {diff:.1e} "
+          f"(relative to each array's scale)")
+    return ratio
+
+
 def w12(quick):
     n, size = (20, 1000) if quick else (200, 10_000)
     repeats = 3 if quick else 15
@@ -88,5 +140,8 @@ def w12(quick):
 if __name__ == "__main__":
     torch.set_num_threads(1)
     quick = "--quick" in sys.argv[1:]
+    chosen = [a.upper() for a in sys.argv[1:] if not a.startswith("--")] or ["W11", "W12"]
     print(f"single-threaded; numpy {np.__version__}, torch {torch.__version__}")
-    w12(quick)
+    for name, f in (("W11", w11), ("W12", w12)):
+        if name in chosen:
+            f(quick)
