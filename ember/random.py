@@ -188,13 +188,11 @@ def _log_ps(x):
     y = acc.astype(_F32)
     for coef in _LOG_P[2:]:
         np.multiply(y, m64, out=acc)
-        acc += coef
-        np.copyto(y, acc, casting="unsafe")
+        np.add(acc, coef, out=y, casting="unsafe")
     y *= m
     np.multiply(y, z.astype(_F64), out=acc)                     # fma(y m, z, e q1)
     np.multiply(e, _LOG_Q1, out=t)
-    acc += t
-    np.copyto(y, acc, casting="unsafe")
+    np.add(acc, t, out=y, casting="unsafe")
     z *= _F32(0.5)
     y -= z
     y += m
@@ -216,34 +214,29 @@ def _sincos_ps(x):
     x += t
     acc = y.astype(_F64)
     acc *= _DP3
-    acc += x
-    np.copyto(x, acc, casting="unsafe")
+    np.add(acc, x, out=x, casting="unsafe")
     z = x * x
     z64 = z.astype(_F64)
     np.multiply(z64, _COS_P[0], out=acc)
     acc += _COS_P[1]
     c = acc.astype(_F32)
     np.multiply(c, z64, out=acc)
-    acc += _COS_P[2]
-    np.copyto(c, acc, casting="unsafe")
+    np.add(acc, _COS_P[2], out=c, casting="unsafe")
     c *= z
     np.multiply(c, z64, out=acc)
     np.multiply(z, _F32(-0.5), out=y)
-    acc += y
-    np.copyto(c, acc, casting="unsafe")
+    np.add(acc, y, out=c, casting="unsafe")
     c += _F32(1)
     np.multiply(z64, _SIN_P[0], out=acc)
     acc += _SIN_P[1]
     s = acc.astype(_F32)
     np.multiply(s, z64, out=acc)
-    acc += _SIN_P[2]
-    np.copyto(s, acc, casting="unsafe")
+    np.add(acc, _SIN_P[2], out=s, casting="unsafe")
     s *= z
     x64 = z64
     np.copyto(x64, x)
     np.multiply(s, x64, out=acc)
-    acc += x64
-    np.copyto(s, acc, casting="unsafe")
+    np.add(acc, x64, out=s, casting="unsafe")
     # swap sin and cos where j & 2, negate sin where j & 4 and cos where (j - 2) & 4 == 0,
     # on the bits (NumPy's where costs several times these integer passes)
     si, ci = s.view(np.int32), c.view(np.int32)
