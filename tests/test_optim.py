@@ -460,6 +460,32 @@ def test_pickle_and_deepcopy():
         clone.register_step_pre_hook(lambda *a: None)   # hooks are rebuilt
 
 
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "NAdam", "RAdam", "Adamax", "Adadelta",
+                                  "Adagrad", "RMSprop"])
+def test_setstate_of_an_older_pickle_fills_options_and_step_tensors(name):
+    """An optimizer pickled by an older version lacks newer group options and kept steps as
+    numbers: __setstate__ restores both as torch's does."""
+    seen = []
+    for L in (torch, ember):
+        p = L.nn.Parameter(L.ones(3, dtype=L.float64))
+        opt = getattr(L.optim, name)([p])
+        p.grad = L.ones(3, dtype=L.float64)
+        opt.step()
+        state = opt.__getstate__()
+        for key in ("foreach", "maximize", "differentiable", "capturable", "fused", "nesterov",
+                    "amsgrad", "decoupled_weight_decay", "centered"):
+            state["param_groups"][0].pop(key, None)
+        for key in ("step", "mu_product"):
+            if key in state["state"][p]:
+                state["state"][p][key] = 1.0
+        new = type(opt).__new__(type(opt))
+        new.__setstate__(state)
+        assert repr(new) == repr(opt)          # every group option is back, with its default
+        seen.append({k: (type(v).__name__, v.dtype == L.float32, float(v))
+                     for k, v in new.state[p].items() if v.ndim == 0})
+    assert seen[0] == seen[1]
+
+
 # ---- parameter groups, defaults, repr, errors ----
 
 def test_param_groups_and_repr():

@@ -1,7 +1,7 @@
 """Adadelta: rho, eps, weight decay, maximize."""
 import numpy as np
 
-from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, check_lr,
+from .optimizer import (Optimizer, _bump, addcmul_sq_, bump_step, check_lr,
                         closure_loss, grad_of, lr_value, new_step, real, with_weight_decay,
                         zeros_state)
 
@@ -24,25 +24,13 @@ class Adadelta(Optimizer):
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            for p in group["params"]:
-                st = self.state.get(p, {})
-                if len(st) != 0:
-                    st["step"] = as_step_tensor(st["step"])
+    _group_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
 
     def step(self, closure=None):
         """One Adadelta update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = [p for p in group["params"] if p._grad is not None]
-            self._check_differentiable(group, params)
-            self._check_capturable(group)
+            params = self._params_with_grad(group)
             lr, rho, eps, wd = lr_value(group["lr"]), group["rho"], group["eps"], \
                 group["weight_decay"]
             for p in params:

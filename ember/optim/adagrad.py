@@ -2,7 +2,7 @@
 import numpy as np
 
 from .adam import check_fused
-from .optimizer import (Optimizer, _bump, as_step_tensor, bump_step, check_lr, closure_loss,
+from .optimizer import (Optimizer, _bump, bump_step, check_lr, closure_loss,
                         grad_of, lr_value, new_step, real, with_weight_decay, zeros_state)
 
 __all__ = ["Adagrad"]
@@ -37,24 +37,13 @@ class Adagrad(Optimizer):
                 init = group["initial_accumulator_value"]
                 state["sum"] = zeros_state(p, complex(init, init) if p.is_complex() else init)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-            for p in group["params"]:
-                st = self.state.get(p, {})
-                if len(st) != 0:
-                    st["step"] = as_step_tensor(st["step"])
+    _group_defaults = dict(foreach=None, maximize=False, differentiable=False, fused=None)
 
     def step(self, closure=None):
         """One Adagrad update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = [p for p in group["params"] if p._grad is not None]
-            self._check_differentiable(group, params)
+            params = self._params_with_grad(group)
             lr, lr_decay = lr_value(group["lr"]), group["lr_decay"]
             wd, eps = group["weight_decay"], group["eps"]
             for p in params:

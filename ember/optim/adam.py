@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, check_lr,
+from .optimizer import (Optimizer, _bump, addcmul_sq_, bump_step, check_lr,
                         closure_loss, grad_of, lerp_, lr_value, new_step, real, with_weight_decay,
                         zeros_state)
 
@@ -66,28 +66,14 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
         check_fused(fused, differentiable, foreach)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-            for p in group["params"]:
-                st = self.state.get(p, {})
-                if len(st) != 0:
-                    st["step"] = as_step_tensor(st["step"])
+    _group_defaults = dict(amsgrad=False, maximize=False, foreach=None, capturable=False,
+                            differentiable=False, decoupled_weight_decay=False, fused=None)
 
     def step(self, closure=None):
         """One Adam update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = [p for p in group["params"] if p._grad is not None]
-            self._check_differentiable(group, params)
-            self._check_capturable(group)
+            params = self._params_with_grad(group)
             beta1, beta2 = (lr_value(b) for b in group["betas"])
             lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
             amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]

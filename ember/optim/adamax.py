@@ -2,7 +2,7 @@
 import numpy as np
 
 from .adam import check_common
-from .optimizer import (Optimizer, _bump, as_step_tensor, bump_step, closure_loss, grad_of, lerp_,
+from .optimizer import (Optimizer, _bump, bump_step, closure_loss, grad_of, lerp_,
                         lr_value, new_step, real, with_weight_decay, zeros_state)
 
 __all__ = ["Adamax"]
@@ -17,25 +17,13 @@ class Adamax(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            for p in group["params"]:
-                st = self.state.get(p, {})
-                if len(st) != 0:
-                    st["step"] = as_step_tensor(st["step"])
+    _group_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
 
     def step(self, closure=None):
         """One Adamax update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = [p for p in group["params"] if p._grad is not None]
-            self._check_differentiable(group, params)
-            self._check_capturable(group)
+            params = self._params_with_grad(group)
             beta1, beta2 = group["betas"]
             lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
             for p in params:

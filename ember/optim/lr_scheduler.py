@@ -710,7 +710,23 @@ def _check_schedulers(cls, optimizer, schedulers):
                              f"{optimizer.__class__.__name__}.")
 
 
-class SequentialLR(LRScheduler):
+class _Composite(LRScheduler):
+    """A scheduler made of others: its state holds theirs, one state dict each."""
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = schedulers
+        for s, saved in zip(self._schedulers, schedulers):
+            s.load_state_dict(saved)
+
+
+class SequentialLR(_Composite):
     """Run schedulers one after another, switching at the milestones."""
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
@@ -754,20 +770,8 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
 
-    def load_state_dict(self, state_dict):
-        schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = schedulers
-        for s, saved in zip(self._schedulers, schedulers):
-            s.load_state_dict(saved)
-
-
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_Composite):
     """Step several schedulers together on one optimizer (their factors compose)."""
 
     def __init__(self, schedulers, optimizer=None):
@@ -784,18 +788,6 @@ class ChainedScheduler(LRScheduler):
         for s in self._schedulers:
             s.step()
         self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
-
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = schedulers
-        for s, saved in zip(self._schedulers, schedulers):
-            s.load_state_dict(saved)
 
 
 class ReduceLROnPlateau(LRScheduler):

@@ -1,9 +1,9 @@
 """NAdam: Adam with Nesterov momentum; momentum_decay, decoupled_weight_decay."""
 import numpy as np
 
-from ..tensor import Tensor, wrap
+from ..tensor import wrap
 from .adam import check_common
-from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, closure_loss,
+from .optimizer import (Optimizer, _bump, addcmul_sq_, bump_step, closure_loss,
                         grad_of, lerp_, lr_value, new_step, real, scalar_dtype, with_weight_decay,
                         zeros_state)
 
@@ -23,28 +23,15 @@ class NAdam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            for p in group["params"]:
-                st = self.state.get(p, {})
-                if len(st) != 0:
-                    st["step"] = as_step_tensor(st["step"])
-                    if not isinstance(st["mu_product"], Tensor):
-                        st["mu_product"] = as_step_tensor(st["mu_product"])
+    _group_defaults = dict(maximize=False, foreach=None, capturable=False, differentiable=False,
+                            decoupled_weight_decay=False)
+    _step_keys = ("step", "mu_product")
 
     def step(self, closure=None):
         """One NAdam update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = [p for p in group["params"] if p._grad is not None]
-            self._check_differentiable(group, params)
-            self._check_capturable(group)
+            params = self._params_with_grad(group)
             beta1, beta2 = group["betas"]
             lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
             momentum_decay = group["momentum_decay"]

@@ -11,7 +11,7 @@ from collections import OrderedDict, defaultdict
 
 import numpy as np
 
-from ..ops._views import mark_written as _bump   # the one in-place-write helper (re-pointable)
+from ..ops._views import mark_written as _bump  # noqa: F401 (subclasses use it)
 from ..tensor import Tensor, wrap
 from ..autograd.grad_mode import enable_grad
 from ..dtypes import get_default_dtype
@@ -146,12 +146,26 @@ class Optimizer:
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
+    # group options an older pickle may lack, and the state entries kept as 0-d step tensors
+    # (a subclass names its own; __setstate__ restores both)
+    _group_defaults = {}
+    _step_keys = ("step",)
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         if "_optimizer_step_pre_hooks" not in self.__dict__:
             self._init_hooks()
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._group_defaults.items():
+                group.setdefault(key, value)
+            for p in group["params"]:
+                st = self.state.get(p, {})
+                if len(st) != 0:
+                    for key in self._step_keys:
+                        if key in st:
+                            st[key] = as_step_tensor(st[key])
 
     def __repr__(self):
         out = self.__class__.__name__ + " ("
@@ -315,6 +329,13 @@ class Optimizer:
             hook(self)
 
     # ---- helpers for subclasses ----
+    def _params_with_grad(self, group):
+        """The group's parameters that have a gradient, after the group's option checks."""
+        params = [p for p in group["params"] if p._grad is not None]
+        self._check_differentiable(group, params)
+        self._check_capturable(group)
+        return params
+
     def _check_differentiable(self, group, params):
         """differentiable=True runs torch's step with grad mode on (whatever the caller's),
         where the in-place write into a leaf that requires grad fails; ember refuses it the

@@ -1,7 +1,7 @@
 """RMSprop: centered, momentum, alpha, weight decay, maximize."""
 import numpy as np
 
-from .optimizer import (Optimizer, _bump, addcmul_sq_, as_step_tensor, bump_step, check_lr,
+from .optimizer import (Optimizer, _bump, addcmul_sq_, bump_step, check_lr,
                         closure_loss, grad_of, lerp_, lr_value, new_step, real, with_weight_decay,
                         zeros_state)
 
@@ -28,27 +28,14 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            for p in group["params"]:
-                st = self.state.get(p, {})
-                if len(st) != 0:
-                    st["step"] = as_step_tensor(st["step"])
+    _group_defaults = dict(momentum=0, centered=False, foreach=None, maximize=False,
+                            differentiable=False, capturable=False)
 
     def step(self, closure=None):
         """One RMSprop update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = [p for p in group["params"] if p._grad is not None]
-            self._check_differentiable(group, params)
-            self._check_capturable(group)
+            params = self._params_with_grad(group)
             lr, alpha, eps = lr_value(group["lr"]), group["alpha"], group["eps"]
             wd, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
             for p in params:

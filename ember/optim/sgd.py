@@ -28,21 +28,15 @@ class SGD(Optimizer):
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    _group_defaults = dict(nesterov=False, maximize=False, foreach=None, differentiable=False,
+                            fused=False)
+    _step_keys = ()
 
     def step(self, closure=None):
         """One SGD update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = [p for p in group["params"] if p._grad is not None]
-            self._check_differentiable(group, params)
+            params = self._params_with_grad(group)
             lr = lr_value(group["lr"])
             wd, momentum = lr_value(group["weight_decay"]), group["momentum"]
             dampening, nesterov = group["dampening"], group["nesterov"]
