@@ -1,13 +1,14 @@
 """Random sampling, ember against torch side by side in one process, single-threaded.
 
-    python benchmarks/bench_random.py [--repeats N] [--quick]
+    python benchmarks/bench_random.py [--repeats N] [--quick] [--only TEXT]
 
 Each case runs alternately in ember and torch (same seed, so the results must be equal: a
 fast wrong answer is reported as WRONG), N times each. Times are the process's CPU time
 (time.process_time: both libraries run single-threaded in this one process, and on a shared
 machine CPU time is far less disturbed by other jobs than wall time); the minimum of the
 repeats is kept and the ratio ember / torch printed, with the wall-time ratio beside it.
-Targets from issue 11: every ratio <= 1.5. --quick: small sizes, one repeat."""
+Targets from issue 11: every ratio <= 1.5. --quick: small sizes, one repeat; --only: the
+cases whose name contains TEXT."""
 import os
 import sys
 
@@ -53,7 +54,10 @@ def main():
           f"| target |")
     print(f"|{'-' * 36}|{'-' * 14}|{'-' * 14}|-------|------------|--------|")
     worst = 0.0
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
     for name, fn in cases(not quick):
+        if only not in name:
+            continue
         cpu = {ember: float("inf"), torch: float("inf")}
         wall = dict(cpu)
         same = True

@@ -69,6 +69,7 @@ _STATE_SIZE = 5056                      # bytes of torch's CPU generator state
 _RANDPERM_64 = 174483046
 _RANDPERM_K = 64.0                      # randperm's block: sqrt(K * steps left) steps
 _CHUNK = 1 << 17                        # elements per block of the vectorised transforms
+_NORMAL_ROWS = 1 << 11                  # rows of 16 per block of the float normal transform
 _POISSON_AHEAD = 1.0                    # poisson's uniforms drawn ahead per unit of rate
 
 
@@ -131,7 +132,8 @@ class _FastFma32:
         self.ties = []
 
     def __call__(self, a, b, c):
-        s = np.multiply(a, b, dtype=_F64)
+        s = a.astype(_F64)
+        s *= b
         s += c
         tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000
         if tie.any():
@@ -144,6 +146,15 @@ class _FastFma32:
 # into one fma (which pairs it fuses was found by experiment); a fused step whose product is
 # exact in float (a power of two, or few-bit constants times small integers) is written as a
 # float multiply and add, which round the same way.
+#
+# Note [Exact fma without checks]: each fma(a, b, c) of float operands below is computed as
+# float64 a * b (exact: 48 bits) + c, then rounded to float. That is the fused result unless
+# the float64 sum was itself rounded and landed on a float midpoint (see _fma32). The inputs
+# here are the uniforms torch draws, k * 2**-24, so log and sincos each see exactly 2**24
+# possible inputs; on all of them this evaluation equals the exact one (checked exhaustively
+# by tests/test_random_normal_f32.py with EMBER_EXHAUSTIVE=1; a sample runs by default).
+# One operand of each product is kept in float64 once (m, z, x) so that each fused step is
+# three NumPy passes: multiply float by double, add the constant, round to float.
 _LOG_P = tuple(float(_F32(c)) for c in (
     7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
     -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
@@ -156,83 +167,142 @@ _SIN_P = tuple(float(_F32(c)) for c in (-1.9515295891e-4, 8.3321608736e-3,
                                            -1.6666654611e-1))
 
 
-def _log_ps(x, fma):
-    """Cephes logf of float32 values in (0, 1]."""
+def _log_ps(x):
+    """Cephes logf of float32 values k * 2**-24 in (0, 1] (Note [Exact fma without
+    checks]); x is overwritten."""
     bits = x.view(np.int32)
-    e = ((bits >> 23) - 0x7E).astype(_F32)
-    m = ((bits & 0x007FFFFF) | 0x3F000000).view(_F32)          # mantissa in [0.5, 1)
+    e = (bits >> 23).astype(_F32)
+    e -= _F32(0x7E)
+    bits &= 0x007FFFFF
+    bits |= 0x3F000000
+    m = x                                                       # mantissa in [0.5, 1)
     small = m < _F32(0.707106781186547524)
     e -= small
-    m = (m - _F32(1)) + m * small                               # 2m - 1 or m - 1 (exact)
+    t = m * small
+    m -= _F32(1)
+    m += t                                                      # 2m - 1 or m - 1 (exact)
     z = m * m
-    y = fma(_LOG_P[0], m, _LOG_P[1])
+    m64 = m.astype(_F64)
+    acc = m64 * _LOG_P[0]
+    acc += _LOG_P[1]
+    y = acc.astype(_F32)
     for coef in _LOG_P[2:]:
-        y = fma(y, m, coef)
-    y = fma(y * m, z, e * _LOG_Q1)
-    y -= z * _F32(0.5)
+        np.multiply(y, m64, out=acc)
+        np.add(acc, coef, out=y, casting="unsafe")
+    y *= m
+    np.multiply(y, z.astype(_F64), out=acc)                     # fma(y m, z, e q1)
+    np.multiply(e, _LOG_Q1, out=t)
+    np.add(acc, t, out=y, casting="unsafe")
+    z *= _F32(0.5)
+    y -= z
     y += m
-    y += e * _LOG_Q2
+    e *= _LOG_Q2
+    y += e
     return y
 
 
-def _sincos_ps(x, fma):
-    """Cephes sinf and cosf of float32 values in [0, 2 pi)."""
+def _sincos_ps(x):
+    """Cephes sinf and cosf of float32 values 2 pi k 2**-24 (rounded to float) in
+    [0, 2 pi) (Note [Exact fma without checks]); x is overwritten."""
     j = (x * _F32(1.27323954473516)).astype(np.int32)           # 4 / pi
     j += 1
     j &= ~1
     y = j.astype(_F32)
-    x = x + y * _DP1                                             # x - j pi/4 in three parts;
-    x += y * _DP2                                                # the third sum is exact
-    x = (x + y.astype(_F64) * _DP3).astype(_F32)                 # in double
+    t = y * _DP1                                                 # x - j pi/4 in three parts;
+    x += t                                                       # the third sum is exact
+    np.multiply(y, _DP2, out=t)                                  # in double
+    x += t
+    acc = y.astype(_F64)
+    acc *= _DP3
+    np.add(acc, x, out=x, casting="unsafe")
     z = x * x
-    c = fma(_COS_P[0], z, _COS_P[1])
-    c = fma(c, z, _COS_P[2])
-    c = fma(c * z, z, z * _F32(-0.5))
+    z64 = z.astype(_F64)
+    np.multiply(z64, _COS_P[0], out=acc)
+    acc += _COS_P[1]
+    c = acc.astype(_F32)
+    np.multiply(c, z64, out=acc)
+    np.add(acc, _COS_P[2], out=c, casting="unsafe")
+    c *= z
+    np.multiply(c, z64, out=acc)
+    np.multiply(z, _F32(-0.5), out=y)
+    np.add(acc, y, out=c, casting="unsafe")
     c += _F32(1)
-    s = fma(_SIN_P[0], z, _SIN_P[1])
-    s = fma(s, z, _SIN_P[2])
-    s = fma(s * z, x, x)
+    np.multiply(z64, _SIN_P[0], out=acc)
+    acc += _SIN_P[1]
+    s = acc.astype(_F32)
+    np.multiply(s, z64, out=acc)
+    np.add(acc, _SIN_P[2], out=s, casting="unsafe")
+    s *= z
+    x64 = z64
+    np.copyto(x64, x)
+    np.multiply(s, x64, out=acc)
+    np.add(acc, x64, out=s, casting="unsafe")
     # swap sin and cos where j & 2, negate sin where j & 4 and cos where (j - 2) & 4 == 0,
     # on the bits (NumPy's where costs several times these integer passes)
     si, ci = s.view(np.int32), c.view(np.int32)
     d = si ^ ci
     d &= -((j >> 1) & 1)
-    sin = si ^ d
-    sin ^= (j & 4) << 29
-    cos = ci ^ d
-    cos ^= (~(j - 2) & 4) << 29
-    return sin.view(_F32), cos.view(_F32)
+    si ^= d
+    ci ^= d
+    d = j & 4
+    d <<= 29
+    si ^= d
+    j -= 2
+    np.invert(j, out=j)
+    j &= 4
+    j <<= 29
+    ci ^= j
+    return s, c
 
 
-def _box_muller_f32(u1, u2, mean, std, fma):
-    """torch's AVX2 Box-Muller for float: (x[0:8], x[8:16]) of each block, flat."""
-    r = np.sqrt(_F32(-2) * _log_ps(_F32(1) - u1, fma))
-    sin, cos = _sincos_ps(_F32(_TWO_PI) * u2, fma)
-    a, b = r * cos, r * sin
+def _halves(arr):
+    """(x[:, :8], x[:, 8:]) of a C-contiguous k x 16 array, as flat contiguous copies: each
+    row read as two 8-element records, so that NumPy copies k records in one loop instead
+    of k loops of 8 elements (the same for every pass on strided halves)."""
+    rec = arr.view(np.dtype((np.void, 8 * arr.itemsize)))
+    return rec[:, 0].copy().view(arr.dtype), rec[:, 1].copy().view(arr.dtype)
+
+
+def _bm16_f32(w, mean, std, out):
+    """The float vector path's Box-Muller on rows of 16 words (uint32, k x 16): each row's
+    uniforms u1 = x[0:8], u2 = x[8:16] give out[0:8] = r cos, out[8:16] = r sin (then
+    mean and std) in out (k x 16, float32 or float16, C-contiguous)."""
+    w1, w2 = _halves(w)
+    w1 &= 0xFFFFFF
+    x = w1.astype(_F32)
+    x *= _F32(-2.0 ** -24)
+    x += _F32(1)                                                # 1 - u1 (exact)
+    r = _log_ps(x)
+    r *= _F32(-2)
+    np.sqrt(r, out=r)
+    w2 &= 0xFFFFFF
+    th = w2.astype(_F32)
+    th *= _F32(2.0 ** -24)
+    th *= _F32(_TWO_PI)
+    sin, cos = _sincos_ps(th)
+    cos *= r
+    sin *= r
     if std == 1:
-        a += _F32(mean)
-        b += _F32(mean)
+        cos += _F32(mean)               # (+ 0.0 turns -0.0 into +0.0, as the fma does)
+        sin += _F32(mean)
     elif mean == 0:
-        a *= _F32(std)
-        b *= _F32(std)
-        a += _F32(0)
-        b += _F32(0)
+        cos *= _F32(std)
+        sin *= _F32(std)
+        cos += _F32(0)
+        sin += _F32(0)
     else:
         sd, mn = float(_F32(std)), float(_F32(mean))
-        a, b = fma(a, sd, mn), fma(b, sd, mn)
-    return a, b
-
-
-def _bm16_f32(u, mean, std):
-    """The float vector path's Box-Muller on rows of 16 float uniforms."""
-    k = u.shape[0]
-    u1, u2 = u[:, :8].reshape(-1), u[:, 8:].reshape(-1)
-    fast = _FastFma32()
-    a, b = _box_muller_f32(u1, u2, mean, std, fast)
-    if fast.ties:
-        i = np.unique(np.concatenate(fast.ties))
-        a[i], b[i] = _box_muller_f32(u1[i], u2[i], mean, std, _fma32)
-    return np.stack((a.reshape(k, 8), b.reshape(k, 8)), 1).reshape(k, 16)
+        fast = _FastFma32()
+        a, b = fast(cos, sd, mn), fast(sin, sd, mn)
+        if fast.ties:                   # a float midpoint: the exact fma for this block
+            a, b = _fma32(cos, _F32(std), _F32(mean)), _fma32(sin, _F32(std), _F32(mean))
+        cos, sin = a, b
+    if out.dtype != _F32:
+        cos, sin = cos.astype(out.dtype), sin.astype(out.dtype)
+    rec = np.dtype((np.void, 8 * out.itemsize))
+    dst = out.view(rec)
+    dst[:, 0] = cos.view(rec)
+    dst[:, 1] = sin.view(rec)
 
 
 # ---------------------------------------------------------------- Generator
@@ -272,12 +342,12 @@ class Generator:
     plus the bookkeeping of torch's state: the initial seed, torch's position counters and
     the cached normal values."""
 
-    __slots__ = ("_seed", "_bg", "_pos", "_idle_next", "_limit", "_normal", "_fnormal",
+    __slots__ = ("_seed", "_bg", "_np", "_pos", "_idle_next", "_limit", "_normal", "_fnormal",
                  "__weakref__")
 
     def __init__(self, device="cpu"):
         _check_device(device)
-        self._bg = None
+        self._bg = self._np = None
         self._reset(_DEFAULT_SEED)
 
     def __repr__(self):
@@ -320,6 +390,19 @@ class Generator:
         p = self._pos + n
         self._pos = p if p <= 624 else (p - 1) % 624 + 1
         return bg.random_raw(n)
+
+    def _raw32(self, n):
+        """n consecutive 32-bit words as uint32: NumPy's full-range uint32 integers return
+        the bit generator's words unchanged, one each, a quarter faster than random_raw
+        and at half its memory."""
+        if n <= 0 or self._limit is not None:
+            return self._raw(n).astype(np.uint32)
+        if self._np is None:
+            self._np = np.random.Generator(self._mt())
+        self._idle_next = None
+        p = self._pos + n
+        self._pos = p if p <= 624 else (p - 1) % 624 + 1
+        return self._np.integers(0, 0xFFFFFFFF, n, np.uint32, endpoint=True)
 
     def _raw_limited(self, n):
         """Draws from a state whose `left` counter makes torch twist before the end of
@@ -534,7 +617,7 @@ def _uniform53(g, n):
 
 def _uniform24(g, n):
     """n float uniforms in [0, 1): the low 24 bits of words times 2**-24."""
-    r = g._raw(n)
+    r = g._raw32(n)
     r &= 0xFFFFFF
     out = r.astype(_F32)
     out *= _F32(2.0 ** -24)
@@ -597,10 +680,8 @@ def sample_uniform(g, n, np_dtype, low=0.0, high=1.0):
     return _chunked(n, np_dtype, make32)
 
 
-def _bm16(u, mean, std):
-    """The vector path's Box-Muller on rows of 16 uniforms of the compute type."""
-    if u.dtype != _F64:
-        return _bm16_f32(u, mean, std)
+def _bm16_f64(u, mean, std):
+    """The double vector path's Box-Muller on rows of 16 double uniforms (libm)."""
     r = np.sqrt(-2.0 * np.log(1.0 - u[:, :8]))
     th = _TWO_PI * u[:, 8:]
     out = np.empty(u.shape, _F64)
@@ -611,17 +692,25 @@ def _bm16(u, mean, std):
 
 def _normal_vector(g, n, np_dtype, mean, std):
     """normal_ on a contiguous tensor of n >= 16 elements (see Note [Stream])."""
-    uni = _uniform53 if np_dtype == _F64 else _uniform24
     k = n // 16
     out = np.empty(n, np_dtype)
-    body = out[:16 * k]
-    for s in range(0, 16 * k, _CHUNK):
-        m = min(_CHUNK, 16 * k - s)
-        body[s:s + m] = _bm16(uni(g, m).reshape(-1, 16), mean, std).reshape(-1)
+    if np_dtype == _F64:
+        body = out[:16 * k]
+        for s in range(0, 16 * k, _CHUNK):
+            m = min(_CHUNK, 16 * k - s)
+            body[s:s + m] = _bm16_f64(_uniform53(g, m).reshape(-1, 16), mean, std).reshape(-1)
+        if n % 16:
+            g._raw(2 * (n % 16))                                # drawn, then overwritten
+            out[n - 16:] = _bm16_f64(_uniform53(g, 16).reshape(1, 16), mean, std).reshape(-1)
+        return out
+    body = out[:16 * k].reshape(k, 16)
+    for s in range(0, k, _NORMAL_ROWS):                         # cache-sized blocks of rows
+        rows = body[s:s + _NORMAL_ROWS]
+        _bm16_f32(g._raw32(16 * rows.shape[0]).reshape(-1, 16), mean, std, rows)
     if n % 16:
         if np_dtype != _F16:
-            g._raw(n % 16 * (2 if np_dtype == _F64 else 1))   # drawn, then overwritten
-        out[n - 16:] = _bm16(uni(g, 16).reshape(1, 16), mean, std).reshape(-1)
+            g._raw(n % 16)                                      # drawn, then overwritten
+        _bm16_f32(g._raw32(16).reshape(1, 16), mean, std, out[n - 16:].reshape(1, 16))
     return out
 
 
@@ -806,7 +895,7 @@ def sample_randperm(g, n):
         x = _chunked(n - 1, _U64, lambda k: _u64(g, k))
         x %= np.arange(n, 1, -1, dtype=_U64)
     else:
-        x = g._raw(n - 1).astype(np.uint32)
+        x = g._raw32(n - 1)
         x %= np.arange(n, 1, -1, dtype=np.uint32)
     j = x.astype(np.intp)
     j += np.arange(n - 1, dtype=np.intp)
