@@ -21,8 +21,8 @@ numerics. Methods (each chosen for full double precision without tables of fitte
   below.
 - Orthogonal polynomials: their three-term recurrences.
 (erfcx, log_ndtr and ndtri build on the erf kernels and live beside them in special.py.)"""
+import functools
 import math
-from fractions import Fraction
 
 import numpy as np
 
@@ -31,21 +31,9 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _CHUNK = 1 << 14
 
 
-def _bernoulli_even(count):
-    """B_2, B_4, ..., B_2count as floats, from the Akiyama-Tanigawa recurrence on fractions."""
-    n = 2 * count
-    a = [Fraction(0)] * (n + 1)
-    out = []
-    for m in range(n + 1):
-        a[m] = Fraction(1, m + 1)
-        for j in range(m, 0, -1):
-            a[j - 1] = j * (a[j - 1] - a[j])
-        if m >= 2 and m % 2 == 0:
-            out.append(float(a[0]))
-    return out
-
-
-_B2K = _bernoulli_even(12)          # B_2 .. B_24
+# B_2, B_4, ..., B_24 (the even Bernoulli numbers), each a correctly rounded quotient of ints
+_B2K = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798,
+        -174611 / 330, 854513 / 138, -236364091 / 2730]
 
 
 def _as_float(x):
@@ -517,7 +505,13 @@ def bessel_jy_kernel(x):
 
 _AI0 = 0.355028053887817239260      # Ai(0)
 _AIP0 = -0.258819403792806798405    # Ai'(0)
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(96)
+
+
+@functools.cache
+def _gauss_legendre():
+    """96-point Gauss-Legendre nodes and weights, made on first use (numpy.polynomial costs
+    ~0.8 MB of memory at import)."""
+    return np.polynomial.legendre.leggauss(96)
 
 
 def _airy_series(x):
@@ -537,12 +531,13 @@ def _airy_series(x):
 def _bessel_j_frac(nu, z):
     """J_nu(z) for fractional nu and moderate z > 0 (<= 30) by Gauss-Legendre quadrature of
     (1/pi) int_0^pi cos(nu t - z sin t) dt - (sin(nu pi)/pi) int_0^inf exp(-z sinh t - nu t)."""
-    t = (_GL_X + 1.0) * (np.pi / 2.0)
-    w = _GL_W * (np.pi / 2.0)
+    gl_x, gl_w = _gauss_legendre()
+    t = (gl_x + 1.0) * (np.pi / 2.0)
+    w = gl_w * (np.pi / 2.0)
     first = (np.cos(nu * t[None, :] - z[:, None] * np.sin(t)[None, :]) * w).sum(1) / np.pi
     end = np.arcsinh(745.0 / z) + 1.0
-    s = (_GL_X[None, :] + 1.0) * (end[:, None] / 2.0)
-    ws = _GL_W[None, :] * (end[:, None] / 2.0)
+    s = (gl_x[None, :] + 1.0) * (end[:, None] / 2.0)
+    ws = gl_w[None, :] * (end[:, None] / 2.0)
     second = (np.exp(-z[:, None] * np.sinh(s) - nu * s) * ws).sum(1)
     return first - np.sin(nu * np.pi) / np.pi * second
 
