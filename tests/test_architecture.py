@@ -202,3 +202,19 @@ def test_numpy_runtime_warnings_from_ember_are_silent_and_the_users_still_show()
     assert r.stdout == "ember done\n"
     lines = [ln for ln in r.stderr.splitlines() if "RuntimeWarning" in ln]
     assert len(lines) == 1 and "overflow encountered in exp" in lines[0], r.stderr
+
+
+def test_subpackages_load_on_first_use():
+    """Note [Lazy subpackages]: `import ember` leaves nn, optim, utils, func, special, fft,
+    testing and serialization unloaded; every usual way of reaching them still works."""
+    code = ("import sys, ember\n"
+            "lazy = ['nn', 'optim', 'utils', 'func', 'special', 'fft', 'testing', 'serialization']\n"
+            "print(sorted(m for m in lazy if 'ember.' + m in sys.modules))\n"
+            "from ember import nn\n"
+            "import ember.optim\n"
+            "print(type(ember.nn.Linear(2, 2)).__name__, ember.optim.SGD.__name__, "
+            "ember.fft.fft.__name__, ember.save.__name__, 'utils' in dir(ember))\n"
+            "print(hasattr(ember, 'no_such_name'))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["[]", "Linear SGD fft save True", "False"]
