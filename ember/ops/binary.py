@@ -266,16 +266,16 @@ class FminBackward0(FmaxBackward0):
     _self_wins = staticmethod(lambda s, o: (s <= o) | isnan(o))
 
 
-def _minmax(name, ufunc, node_cls, swap=False):
+def _minmax(name, ufunc, node_cls):
     def op(input, other, *, out=None):
         _tensor_args(name, input, other)
         x, y = operands(input, other)
         if x.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         try:
-            # torch keeps self where the two are equal (-0.0 vs 0.0); np.maximum and
-            # np.minimum give their second argument there
-            res = wrap(ufunc(y, x) if swap else ufunc(x, y))
+            # torch keeps self where the two are equal (-0.0 vs 0.0); which argument NumPy's
+            # max/min ufuncs return there depends on the CPU's SIMD path, so ties are settled here
+            res = wrap(np.where(x == y, x, ufunc(x, y)))
         except ValueError:
             raise broadcast_error(x, y) from None
         if STATE.enabled and (input._requires_grad or other._requires_grad) or \
@@ -288,8 +288,8 @@ def _minmax(name, ufunc, node_cls, swap=False):
     return op
 
 
-maximum = _minmax("maximum", np.maximum, MaximumBackward0, swap=True)
-minimum = _minmax("minimum", np.minimum, MinimumBackward0, swap=True)
+maximum = _minmax("maximum", np.maximum, MaximumBackward0)
+minimum = _minmax("minimum", np.minimum, MinimumBackward0)
 fmax = _minmax("fmax", np.fmax, FmaxBackward0)
 fmin = _minmax("fmin", np.fmin, FminBackward0)
 
