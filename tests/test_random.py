@@ -928,3 +928,25 @@ def test_multinomial_ties_have_no_stable_order_in_torch():
     e = ember.multinomial(ember.tensor(p), 3).tolist()
     assert t[0] == e[0] == 2 and t == [2, 3, 0] and e == [2, 0, 1]
     assert np.array_equal(torch.get_rng_state().numpy(), ember.get_rng_state()._data)
+
+
+@pytest.mark.parametrize("libm", ["probe", "math"])
+def test_double_transforms_use_libm_bits(libm, monkeypatch):
+    # torch's double kernels call libm; NumPy's own AVX-512 log/log1p/exp/tan differ from it
+    # in the last bit, so ember probes once and falls back to math.* element by element.
+    # "math" forces the fallback for every function (the path a machine like that takes).
+    import importlib
+    R = importlib.import_module("ember.random")
+    if libm == "math":
+        for name in R._PROBES:
+            mf = getattr(math, name)
+            monkeypatch.setitem(R._LIBM, name, lambda a, mf=mf: np.fromiter(
+                map(mf, np.ravel(a).tolist()), np.float64, np.size(a)).reshape(np.shape(a)))
+    for fn in (lambda L: L.randn(1000, dtype=L.float64),
+               lambda L: L.empty(1000, dtype=L.float64).normal_(0.5, 2.0),
+               lambda L: L.empty(7, dtype=L.float64).normal_(),
+               lambda L: L.empty(40).log_normal_(),
+               lambda L: L.empty(1000, dtype=L.float64).exponential_(2.0),
+               lambda L: L.empty(1000, dtype=L.float64).geometric_(0.3),
+               lambda L: L.empty(1000, dtype=L.float64).cauchy_()):
+        same(fn, seed=5)
