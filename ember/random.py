@@ -305,35 +305,6 @@ def _bm16_f32(w, mean, std, out):
     dst[:, 1] = sin.view(rec)
 
 
-# ---------------------------------------------------------------- libm
-
-_PROBES = {"log": lambda x: x, "log1p": lambda x: -x, "exp": lambda x: 24.0 * x - 12.0,
-           "tan": lambda x: math.pi * (x - 0.5), "sin": lambda x: _TWO_PI * x,
-           "cos": lambda x: _TWO_PI * x}
-_LIBM = {}
-
-
-def _libm(name):
-    """The double function `name` with the C library's bits, which torch's CPU kernels get
-    (std::log, ...): NumPy's ufunc where it gives them, else math.<name> element by element.
-    NumPy calls libm unless it has its own SIMD loop for the machine: its AVX-512 log,
-    log1p, exp and tan differ from libm in the last bit for 0.3 to 8 percent of inputs (an
-    AMD EPYC with AVX-512: 17 tests of tests/test_random.py failed). Decided once per
-    process on 2**14 inputs spread over the function's domain here."""
-    f = _LIBM.get(name)
-    if f is None:
-        uf, mf = getattr(np, name), getattr(math, name)
-        x = _PROBES[name]((np.arange(1 << 14) + 0.5) * 2.0 ** -14)
-        if np.array_equal(uf(x), np.fromiter(map(mf, x.tolist()), _F64, x.size)):
-            f = uf
-        else:
-            def f(a):
-                a = np.asarray(a, _F64)
-                return np.fromiter(map(mf, a.ravel().tolist()), _F64, a.size).reshape(a.shape)
-        _LIBM[name] = f
-    return f
-
-
 # ---------------------------------------------------------------- Generator
 
 _SEED_KEYS = {}         # recent seeds' Mersenne Twister keys (when NumPy lacks legacy seeding)
@@ -711,11 +682,11 @@ def sample_uniform(g, n, np_dtype, low=0.0, high=1.0):
 
 def _bm16_f64(u, mean, std):
     """The double vector path's Box-Muller on rows of 16 double uniforms (libm)."""
-    r = np.sqrt(-2.0 * _libm("log")(1.0 - u[:, :8]))
+    r = np.sqrt(-2.0 * _libm.log(1.0 - u[:, :8]))
     th = _TWO_PI * u[:, 8:]
     out = np.empty(u.shape, _F64)
-    out[:, :8] = _scaled(r * _libm("cos")(th), std, mean, _fma64)
-    out[:, 8:] = _scaled(r * _libm("sin")(th), std, mean, _fma64)
+    out[:, :8] = _scaled(r * _libm.cos(th), std, mean, _fma64)
+    out[:, 8:] = _scaled(r * _libm.sin(th), std, mean, _fma64)
     return out
 
 
@@ -796,11 +767,11 @@ def _normal_scalar(g, n, mean=0.0, std=1.0):
         out[i:] = [_fma1(v, std, mean) for v in z[:m]]
         return out
     u = _uniform53(g, 2 * pairs)
-    r = np.sqrt(-2.0 * _libm("log1p")(-u[1::2]))
+    r = np.sqrt(-2.0 * _libm.log1p(-u[1::2]))
     th = _TWO_PI * u[0::2]
     z = np.empty(2 * pairs, _F64)
-    z[0::2] = r * _libm("cos")(th)
-    z[1::2] = r * _libm("sin")(th)
+    z[0::2] = r * _libm.cos(th)
+    z[1::2] = r * _libm.sin(th)
     if m % 2:
         g._normal = float(z[-1])
     out[i:] = _scaled(z[:m], std, mean, _fma64)
@@ -824,12 +795,12 @@ def sample_normal(g, n, np_dtype, mean=0.0, std=1.0, contiguous=True):
 
 
 def sample_log_normal(g, n, np_dtype, mean=1.0, std=2.0):
-    return _to_dtype(_libm("exp")(_normal_scalar(g, n, mean, std)), np_dtype)
+    return _to_dtype(_libm.exp(_normal_scalar(g, n, mean, std)), np_dtype)
 
 
 def sample_exponential(g, n, np_dtype, lambd=1.0):
     c = -1.0 / lambd
-    return _chunked(n, np_dtype, lambda k: _to_dtype(c * _libm("log1p")(-_uniform53(g, k)),
+    return _chunked(n, np_dtype, lambda k: _to_dtype(c * _libm.log1p(-_uniform53(g, k)),
                                                       np_dtype))
 
 
@@ -837,13 +808,13 @@ def sample_geometric(g, n, np_dtype, p):
     c = math.log1p(-p)
 
     def make(k):
-        return _to_dtype(np.ceil(_libm("log")(_uniform53(g, k)) / c), np_dtype)
+        return _to_dtype(np.ceil(_libm.log(_uniform53(g, k)) / c), np_dtype)
     return _chunked(n, np_dtype, make)
 
 
 def sample_cauchy(g, n, np_dtype, median=0.0, sigma=1.0):
     def make(k):
-        t = _libm("tan")(math.pi * (_uniform53(g, k) - 0.5))
+        t = _libm.tan(math.pi * (_uniform53(g, k) - 0.5))
         return _to_dtype(_fma64(sigma, t, median), np_dtype)
     return _chunked(n, np_dtype, make)
 
