@@ -50,7 +50,7 @@ import struct
 
 import numpy as np
 
-from . import dtypes as D
+from . import _libm, dtypes as D
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, NotImplementedBackward, link
 from .tensor import Tensor, device as _device, wrap
