@@ -20,7 +20,8 @@ from .autograd.anomaly_mode import set_anomaly_enabled
 from .printing import set_printoptions, get_printoptions
 from .creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
                        arange, linspace, logspace, zeros_like, ones_like, empty_like, full_like)
-from .random import (rand, randn, randint, randperm, normal, bernoulli, multinomial, poisson,
+from .random import (rand, randn, randint, randperm, normal, bernoulli, binomial,
+                     multinomial, poisson,
                      rand_like, randn_like, randint_like, Generator, default_generator,
                      manual_seed, seed, initial_seed, get_rng_state, set_rng_state)
 from .ops.logical import *   # noqa: F401,F403  (each family module lists its names in __all__)

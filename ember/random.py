@@ -42,11 +42,15 @@ and random_raw gives them in bulk. Every rule below was found by experiment agai
   double uniform per sample (first index whose cumulative value is >= u).
 - poisson: per element, Knuth's product of double uniforms below 10, Hormann's PTRS at 10
   and above (data-dependent consumption, so it runs element by element).
+- binomial: per element (of the broadcast, in C order), with double uniforms: inversion by
+  sums of geometric draws below count * min(p, 1 - p) = 10, Hormann's BTRS from there, the
+  count minus the sample for p > 1/2 (the details at _binomial_run).
 - Elements are drawn in memory order (torch's TensorIterator sorts dimensions by stride),
   so a transposed target or a *_like of a transposed input gets its draws in that order."""
 import math
 import os
 import struct
+import warnings
 
 import numpy as np
 
@@ -965,26 +969,35 @@ def sample_multinomial(g, probs, n_sample, replacement, order):
 
 
 def sample_poisson(g, rates):
-    """poisson on a flat array of rates (double). Each element's number of draws depends on
-    the values it draws, so where one element's draws end (and the next one's begin) is known
-    only once it is done: the elements run one after another, in plain Python over uniforms
-    drawn ahead in bulk; the generator then advances by exactly the number used."""
+    """poisson on a flat array of rates (double); see _sequential."""
+    return np.array(_sequential(g, rates.tolist(), _poisson_run,
+                                lambda chunk: int(_POISSON_AHEAD * sum(min(lam, 12.0)
+                                                                       for lam in chunk)
+                                                  + 1.5 * len(chunk))), _F64)
+
+
+def _sequential(g, items, run, need):
+    """Samplers whose elements draw a data-dependent number of double uniforms (poisson,
+    binomial): where one element's draws end (and the next one's begin) is known only once it
+    is done, so the elements run one after another, in plain Python over uniforms drawn
+    ahead in bulk (need(chunk) of them for a chunk of 4096 items, doubled when they run
+    out); the generator then advances by exactly the number used. run(chunk, iterator):
+    (values, uniforms used), or None when the iterator ran out."""
     bg = g._mt()
     saved = (bg.state, g._pos, g._idle_next, g._limit)
-    lams = rates.tolist()
     out = []
     spare = []                                  # drawn ahead, not yet used
     used = 0
-    for c in range(0, len(lams), 4096):
-        chunk = lams[c:c + 4096]
-        need = int(_POISSON_AHEAD * sum(min(lam, 12.0) for lam in chunk) + 1.5 * len(chunk))
+    for c in range(0, len(items), 4096):
+        chunk = items[c:c + 4096]
+        want = need(chunk)
         while True:
-            if len(spare) < need:
-                spare.extend(_uniform53(g, need - len(spare)).tolist())
-            res = _poisson_run(chunk, iter(spare))
+            if len(spare) < want:
+                spare.extend(_uniform53(g, want - len(spare)).tolist())
+            res = run(chunk, iter(spare))
             if res is not None:
                 break
-            need *= 2                           # ran out of uniforms: redo with more
+            want *= 2                           # ran out of uniforms: redo with more
         vals, k = res
         out.extend(vals)
         used += k
@@ -992,7 +1005,7 @@ def sample_poisson(g, rates):
     state, g._pos, g._idle_next, g._limit = saved
     bg.state = state
     g._raw(2 * used)
-    return np.array(out, _F64)
+    return out
 
 
 def _poisson_run(lams, u):
@@ -1041,6 +1054,103 @@ def _poisson_run(lams, u):
     except StopIteration:
         return None
     return vals, used
+
+
+# Stirling's series tail log k! - (log sqrt(2 pi) + (k + 1/2) log(k + 1) - (k + 1)): a table
+# for k <= 9, the series beyond (the constants torch's binomial uses)
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_run(pairs, u, f32):
+    """binomial samples for (count, prob) pairs from the double uniforms of iterator u:
+    (values, number of uniforms used), or None when u runs out. torch's rule (found by
+    experiment, tests/test_random.py): 0 for count <= 0 or prob <= 0, count for prob >= 1,
+    NaN for a NaN prob; otherwise with q = min(prob, 1 - prob) (1 - prob in the tensor's
+    dtype), the sample for q (count minus it when prob > 0.5): by inversion when count q
+    < 10 (add ceil(log U / log1p(-q)) per uniform until the sum exceeds count; the number
+    of terms before that), else by Hormann's BTRS (a pair of uniforms per try), as below.
+    For float tensors count and prob are floats and the products and differences of them
+    round to float (f32: round a double to float), the rest is double."""
+    F = (lambda x: float(_F32(x))) if f32 else float
+    log, floor = math.log, math.floor
+    vals = []
+    used = 0
+    try:
+        for count, prob in pairs:
+            if count <= 0.0 or prob <= 0.0:
+                vals.append(0.0)
+                continue
+            if prob >= 1.0:
+                vals.append(count)
+                continue
+            if prob <= 0.5:
+                flip, q = False, prob
+            elif prob > 0.5:
+                flip, q = True, F(1.0 - prob)
+            else:
+                vals.append(math.nan)
+                continue
+            cq = F(count * q)
+            if cq >= 10.0:                      # BTRS
+                stddev = F(math.sqrt(F(cq * F(1 - q))))
+                b = 1.15 + 2.53 * stddev
+                a = -0.0873 + 0.0248 * b + 0.01 * q
+                c = cq + 0.5
+                v_r = 0.92 - 4.2 / b
+                r = F(q / F(1 - q))
+                alpha = (2.83 + 5.1 / b) * stddev
+                m = floor(F(F(count + 1) * q))
+                while True:
+                    U = next(u) - 0.5
+                    V = next(u)
+                    used += 2
+                    us = 0.5 - abs(U)
+                    k = F(floor((2 * a / us + b) * U + c))
+                    if k < 0 or k > count:
+                        continue
+                    if us >= 0.07 and V <= v_r:
+                        break
+                    V = log(V * alpha / (a / (us * us) + b))
+                    nk1 = F(F(count - k) + 1)
+                    bound = ((m + 0.5) * log((m + 1) / (r * (count - m + 1)))
+                             + (count + 1) * log((count - m + 1) / nk1)
+                             + (k + 0.5) * log(r * nk1 / F(k + 1))
+                             + _stirling_tail(m) + _stirling_tail(count - m)
+                             - _stirling_tail(k) - _stirling_tail(F(count - k)))
+                    if V <= bound:
+                        break
+            else:                               # inversion
+                logq = F(math.log1p(-q))
+                total, k = 0.0, 0.0
+                while True:
+                    total += math.ceil(log(next(u)) / logq)
+                    used += 1
+                    if total > count:
+                        break
+                    k += 1
+            vals.append(F(count - k) if flip else k)
+    except StopIteration:
+        return None
+    return vals, used
+
+
+def sample_binomial(g, counts, probs, f32):
+    """binomial on flat arrays of counts and probs (double, in draw order)."""
+    def need(chunk):                            # about 2 uniforms per unit of count q
+        return int(sum(2.0 + 2.0 * min(max(c * min(p, 1 - p), 0.0), 10.0) for c, p in chunk
+                       if abs(c) < math.inf and not math.isnan(p))) + 16
+    return np.array(_sequential(g, list(zip(counts.tolist(), probs.tolist())),
+                                lambda chunk, u: _binomial_run(chunk, u, f32), need), _F64)
 
 
 # ---------------------------------------------------------------- layouts
@@ -1743,6 +1853,53 @@ def poisson(input, generator=None):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     vals = sample_poisson(g, rates).reshape(x.shape)
     return _result(_to_dtype(vals, x.dtype), PoissonBackward0, input)
+
+
+def binomial(count, prob, generator=None):
+    """torch.binomial: one sample per element of the broadcast of count and prob (both
+    float or double tensors of one dtype), drawn in the output's C order (sample_binomial).
+    Not differentiable: an input that requires grad gives torch's NotImplemented node."""
+    for name, pos, v in (("count", 1, count), ("prob", 2, prob)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(v).__name__}")
+    g = _gen(generator)
+    c, p = count._data, prob._data
+    for name, x in (("count", c), ("prob", p)):
+        if x.dtype.kind != "f":
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, "
+                             f"got: {type_name(x.dtype)}")
+    if p.dtype != c.dtype:
+        raise RuntimeError(f"Found dtype {type_name(p.dtype)} but expected "
+                           f"{type_name(c.dtype)}")
+    if c.dtype == _F16:
+        raise NotImplementedError("\"binomial_cpu\" not implemented for 'Half'")
+    try:
+        shape = np.broadcast_shapes(c.shape, p.shape)
+    except ValueError:
+        raise _broadcast_error(c.shape, p.shape) from None
+    if shape != c.shape:
+        warnings.warn(f"An output with one or more elements was resized since it had shape "
+                      f"{list(c.shape)}, which does not match the required output shape "
+                      f"{list(shape)}. This behavior is deprecated, and in a future PyTorch "
+                      "release outputs will not be resized unless they have zero elements. "
+                      "You can explicitly reuse an out tensor t by resizing it, inplace, to "
+                      "zero elements with t.resize_(0).", UserWarning, stacklevel=2)
+    counts = np.broadcast_to(c, shape).astype(_F64).reshape(-1)
+    probs = np.broadcast_to(p, shape).astype(_F64).reshape(-1)
+    if not np.isfinite(counts[(probs > 0) & (probs < 1)]).all() and \
+            (np.isnan(counts) | (counts == math.inf))[(probs > 0) & (probs < 1)].any():
+        # torch's sampler loops forever there (its sum of geometric draws never exceeds
+        # the count); ember refuses instead
+        raise RuntimeError("binomial: count must be finite where 0 < prob < 1 (torch's CPU "
+                           "sampler does not return for a NaN or infinite count)")
+    vals = sample_binomial(g, counts, probs, c.dtype == _F32).reshape(shape).astype(c.dtype)
+    out = wrap(vals)
+    if STATE.enabled and (count._requires_grad or prob._requires_grad):
+        node = NotImplementedBackward()
+        node._op = "binomial"
+        link(out, node, *[t for t in (count, prob) if t._requires_grad])  # (torch's edges)
+    return out
 
 
 # ---------------------------------------------------------------- *_like
