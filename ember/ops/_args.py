@@ -1,6 +1,7 @@
 """Helpers shared by the op families: operand preparation with torch's promotion, in-place
 writes, dim normalisation. Kept small: every op's hot path calls into here at most once."""
 
+import sys
 import warnings
 
 import numpy as np
@@ -47,7 +48,7 @@ def operands(input, other):
     elif isinstance(other, np.ndarray):
         return operands(input, wrap(other))
     elif not isinstance(other, (int, float, complex)):
-        raise TypeError(f"unsupported operand type: '{type(other).__name__}'")
+        raise not_tensor(AttributeError(name="_data", obj=other))
     rt = D.result_type(input, other).np
     return (x if x.dtype == rt else x.astype(rt)), other
 
@@ -218,3 +219,72 @@ def _tensor_args(name, input, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
+
+
+# Note [Bad arguments]
+# An op reads its tensor arguments' `_data` without checking their type: an isinstance test per
+# argument would cost every call, and Python 3.11's try/except costs nothing until it raises.
+# So the first read of an op's tensors sits in `try: ... except AttributeError as e: raise
+# not_tensor(e) from None`, and not_tensor, on the error path only, builds torch's TypeError
+# ("exp(): argument 'input' (position 1) must be Tensor, not str") from the AttributeError's
+# `obj` and the frames above it: the op's name and the parameter that holds the value. An
+# AttributeError whose object is no argument is a bug and propagates unchanged.
+
+
+def not_tensor(err):
+    """torch's TypeError for a non-Tensor where a Tensor is expected, built only on the error
+    path (Note [Bad arguments]): `err` is the AttributeError from reading `._data` (or another
+    Tensor attribute); the op's name, the argument's name and position come from the outermost
+    public ember frame that received the offending value as a named parameter, or inside a
+    list/tuple parameter (the op the user called, not the helpers it calls)."""
+    obj = getattr(err, "obj", err)
+    if not isinstance(err, AttributeError) or isinstance(obj, Tensor):
+        return err
+    frame = sys._getframe(1)
+    found = inner = None
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("ember"):
+        code = frame.f_code
+        hit = _find_arg(code, frame.f_locals, obj)
+        if hit:
+            name = code.co_name
+            if name == "op" and isinstance(frame.f_locals.get("name"), str):
+                name = frame.f_locals["name"]       # an op made by a factory: op(name, ...)
+            if not name.startswith("_") and name not in _HELPERS:
+                found = (name,) + hit
+            elif inner is None or not found:
+                inner = (name.strip("_").removesuffix("_legacy"),) + hit
+        frame = frame.f_back
+    del frame
+    found = found or inner      # a private function bound under a public name (svd)
+    if found is None:           # not an argument's fault: an internal error stays one
+        return err
+    name, param, pos, element = found
+    kind = type(obj).__name__
+    if element is not None:
+        return TypeError(f"expected Tensor as element {element} in argument {pos - 1}, but got "
+                         f"{kind}")
+    where = f" (position {pos})" if pos else ""
+    return TypeError(f"{name}(): argument '{param}'{where} must be Tensor, not {kind}")
+
+
+def _find_arg(code, local, obj):
+    """(parameter name, position or None for keyword-only, element index or None) of the
+    parameter of `code` holding `obj`, itself or as an item of a list/tuple (*args included)."""
+    n = code.co_argcount + code.co_kwonlyargcount
+    params = code.co_varnames[:n + bool(code.co_flags & 4)]
+    for i, p in enumerate(params):
+        v = local.get(p, _find_arg)
+        pos = i + 1 if i < code.co_argcount or i == n else None
+        if v is obj:
+            return p, pos, None
+        if isinstance(v, (list, tuple)):
+            for k, item in enumerate(v):
+                if item is obj:
+                    return p, pos, k
+    return None
+
+
+# ember functions with public names that only serve ops: a bad argument is reported under the
+# op that called them
+_HELPERS = frozenset({"inplace_source", "operands", "wrap_out", "link", "write_out", "apply",
+                      "forward"})
