@@ -19,6 +19,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim
+from ._args import not_tensor
 from ._views import inplace, inplace_source
 from .arith import NotImplementedBackward
 from .join import cat
@@ -39,7 +40,10 @@ _SIXTH = float(np.float32(1 / 6))                   # torch's hardsigmoid_backwa
 
 def _float_input(input, kernel):
     """The array of a floating input; torch's error naming its kernel for other dtypes."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(x.dtype)}'")
     return x
@@ -458,11 +462,17 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def softsign(input):
     """x / (1 + |x|), composed as torch composes it."""
-    return input / (input.abs() + 1)
+    try:
+        return input / (input.abs() + 1)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def tanhshrink(input):
-    return input - input.tanh()
+    try:
+        return input - input.tanh()
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 # ---------------------------------------------------------------- shrink / threshold
@@ -750,7 +760,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,
           _inplace=False):
     if inplace:
         return rrelu_(input, lower, upper, training)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if training:
         _float_input(input, "rrelu_with_noise_out_cpu")
         if lower > upper:

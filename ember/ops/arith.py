@@ -15,6 +15,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, scalar_tensor, write_out)
+from ._args import not_tensor
 from ._views import inplace, inplace_source, inplace_binary
 from .logical import where
 
@@ -252,10 +253,13 @@ class NegBackward0(Node):
 
 
 def neg(input, *, out=None):
-    if input._data.dtype.kind == "b":
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
-                           "you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+    try:
+        if input._data.dtype.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                               "you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     x = input._data
     r = np.negative(x)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
@@ -502,7 +506,10 @@ class ReciprocalBackward0(Node):
 
 
 def reciprocal(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind not in "fc":
         x = x.astype(D.get_default_dtype().np)
     with np.errstate(divide="ignore"):

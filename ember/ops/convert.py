@@ -15,6 +15,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES, type_name
 from ..tensor import NO_ACCELERATOR, Tensor, check_device, device, wrap
 from ._args import broadcast_error
+from ._args import not_tensor
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -29,7 +30,10 @@ class CloneBackward0(Node):
 
 
 def clone(input, *, memory_format=None):
-    res = wrap(input._data.copy())
+    try:
+        res = wrap(input._data.copy())
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, CloneBackward0(), input)
     return res
@@ -266,7 +270,10 @@ def fill_(self, value):
 
 
 def zero_(self):
-    sd = self._data
+    try:
+        sd = self._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         res = wrap(np.zeros(sd.shape, sd.dtype))
         link(res, ZeroBackward0(), self)

@@ -13,6 +13,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, write_out, saved_output, requires
+from ._args import not_tensor
 from ._linalg import (_LinAlgError, _batch_prefix, _check_float, _check_square, _diag, _diag_embed,
                       _eye_like, _h, _outs, _tril_mask, _warn)
 from .join import cat
@@ -169,8 +170,11 @@ def linalg_qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
-    if A._data.ndim < 2:
-        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A._data.ndim < 2:
+            raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _check_float(A, "linalg.qr")
     a = A._data
     if mode == "r":
@@ -295,8 +299,11 @@ _SVD_DRIVER = ("torch.linalg.svd: keyword argument `driver=` is only supported o
 
 
 def _svd(A, full_matrices, fn, outputs=3):
-    if A._data.ndim < 2:
-        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A._data.ndim < 2:
+            raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _check_float(A, fn)
     a = A._data
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
@@ -497,7 +504,10 @@ class LinalgLuFactorExBackward0(Node):       # derivatives.yaml: linalg_lu_facto
 
 
 def _check_lu_input(A, fn, pivot):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError(f"{fn}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(a.shape)} instead")
@@ -770,7 +780,10 @@ class GeqrfBackward0(Node):                  # derivatives.yaml: geqrf (not diff
 
 
 def geqrf(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _check_float(input, "geqrf", "input")
     if x.ndim < 2:
         raise RuntimeError("torch.geqrf: The input tensor A must have at least 2 dimensions.")

@@ -12,6 +12,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import result_type, type_name
 from ..tensor import wrap
 from ._args import broadcast_error, needs, saved_output, wrap_dim
+from ._args import not_tensor
 from .arith import scalar_op, AddBackward1
 from .reduce import vector_norm, _norm_backward
 from .logical import where
@@ -153,7 +154,10 @@ class PdistBackward0(Node):                  # derivatives.yaml: _pdist_forward
 
 
 def pdist(input, p=2):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
     if x.dtype.kind != "f":

@@ -10,6 +10,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
+from ._args import not_tensor
 from ._views import check_inplace, inplace, inplace_source, mark_written
 from .join import cat
 from .logical import where
@@ -305,8 +306,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
 
 
 def _diff(input, n, dim, prepend, append):
-    if input.ndim == 0:
-        raise RuntimeError("diff expects input to be at least one-dimensional")
+    try:
+        if input.ndim == 0:
+            raise RuntimeError("diff expects input to be at least one-dimensional")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, input.ndim)
@@ -345,8 +349,11 @@ def _empty_trapezoid(y, d):
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
-    if y.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    try:
+        if y.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, y.ndim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None                   # trapezoid(y, dx) as a positional spacing
@@ -373,8 +380,11 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    if y.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    try:
+        if y.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, y.ndim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None
@@ -431,7 +441,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if dim is None:
-        dims = list(range(input.ndim))
+        try:
+            dims = list(range(input.ndim))
+        except AttributeError as e:
+            raise not_tensor(e) from None
         what = f"since dim argument was not given"
     else:
         dims = [wrap_dim(d, input.ndim) for d in ([dim] if isinstance(dim, int) else dim)]

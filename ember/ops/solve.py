@@ -12,6 +12,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import broadcast_error, needs, write_out, saved_output, requires
+from ._args import not_tensor
 from ._linalg import (_LinAlgError, _check_float, _check_square, _h, _lu_zero_pivot, _outs,
                       _singular_error, _warn)
 from .matmul import matmul
@@ -271,7 +272,10 @@ class CholeskyInverseBackward0(Node):        # derivatives.yaml: cholesky_invers
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
-    l = input._data
+    try:
+        l = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if l.ndim < 2 or l.shape[-1] != l.shape[-2]:
         raise RuntimeError(f"A must be batches of square matrices, but they are "
                            f"{l.shape[-2] if l.ndim > 1 else 1} by {l.shape[-1]} matrices"
