@@ -20,6 +20,7 @@ from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
+from ._args import not_tensor
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
                      mark_written, reshaped_in_place)
 
@@ -182,7 +183,10 @@ def reshape(input, *shape, **kwargs):
         shape = (kwargs.pop("shape"),)
     if kwargs:
         raise TypeError(f"reshape() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     shape = infer_size(size_args(shape, "reshape", "shape"), x.size)
     try:
         r = np.reshape(x, shape, copy=False)
@@ -213,7 +217,10 @@ def reshape_as(input, other):
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 0:
         wrap_dim(start_dim, 0)
         wrap_dim(end_dim, 0)
@@ -248,7 +255,10 @@ def unflatten(input, dim, sizes):
 
 
 def ravel(input):
-    return view(input.contiguous(), -1)
+    try:
+        return view(input.contiguous(), -1)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 class AliasBackward0(Node):                  # derivatives.yaml: alias
@@ -324,7 +334,10 @@ class SqueezeBackward2(Node):                # squeeze.dims
 
 
 def squeeze(input, dim=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dim is None:
         node = SqueezeBackward0()
         axes = tuple(i for i, s in enumerate(x.shape) if s == 1)
@@ -359,7 +372,10 @@ def permute(input, *dims, **kwargs):
         dims = (kwargs.pop("dims"),)
     if kwargs:
         raise TypeError(f"permute() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     dims = size_args(dims, "permute", "dims")
     if len(dims) != x.ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
@@ -415,7 +431,10 @@ class TBackward0(Node):                      # derivatives.yaml: t
 
 
 def t(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     res = make_view(wrap(x.T if x.ndim == 2 else x.view()), input)
@@ -476,7 +495,10 @@ def _H(self):
 
 
 def _mH(self):
-    n = self._data.ndim
+    try:
+        n = self._data.ndim
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if n == 0:
         warn_once("mH0", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
         return _conj(self)
@@ -618,7 +640,10 @@ def broadcast_tensors(*tensors):
         tensors = tuple(tensors[0])
     shape = ()
     for k, tt in enumerate(tensors):
-        s = tt._data.shape
+        try:
+            s = tt._data.shape
+        except AttributeError as e:
+            raise not_tensor(e) from None
         try:
             shape = np.broadcast_shapes(shape, s)
         except ValueError:
@@ -788,7 +813,10 @@ class UnbindBackward0(Node):                 # derivatives.yaml: unbind.int
 
 
 def unbind(input, dim=0):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
@@ -822,7 +850,10 @@ def flip(input, *dims, **kwargs):
         dims = (kwargs.pop("dims"),)
     if kwargs:
         raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     dims = wrap_dims(size_args(dims, "flip", "dims"), x.ndim)
     if x.ndim == 0 or not dims:
         r = x.copy()
@@ -837,14 +868,20 @@ def flip(input, *dims, **kwargs):
 
 
 def fliplr(input):
-    if input._data.ndim < 2:
-        raise RuntimeError("Input must be >= 2-d.")
+    try:
+        if input._data.ndim < 2:
+            raise RuntimeError("Input must be >= 2-d.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return flip(input, (1,))
 
 
 def flipud(input):
-    if input._data.ndim < 1:
-        raise RuntimeError("Input must be >= 1-d.")
+    try:
+        if input._data.ndim < 1:
+            raise RuntimeError("Input must be >= 1-d.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return flip(input, (0,))
 
 
@@ -894,7 +931,10 @@ class Rot90Backward0(Node):                  # derivatives.yaml: rot90
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     dims = tuple(int(d) for d in dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -947,7 +987,10 @@ class TriuBackward0(Node):                   # derivatives.yaml: triu
 
 def _tri(name, npfn, node_cls):
     def op(input, diagonal=0, *, out=None):
-        x = input._data
+        try:
+            x = input._data
+        except AttributeError as e:
+            raise not_tensor(e) from None
         if x.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         diagonal = int(diagonal)
@@ -1018,7 +1061,10 @@ def diagonal_backward(grad, sizes, offset, d1, d2):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d1, d2 = _diag_dims(x.ndim, offset, dim1, dim2)
     offset = int(offset)
     res = make_view(wrap(_diag_view(x, offset, d1, d2)), input)
@@ -1041,7 +1087,10 @@ class DiagEmbedBackward0(Node):              # derivatives.yaml: diag_embed
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     n = x.ndim + 1
     d1, d2 = _diag_dims(n, offset, dim1, dim2)
     offset = int(offset)
@@ -1062,7 +1111,10 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 def diag(input, diagonal=0, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 1:
         res = diag_embed(input, diagonal, 0, 1)
     elif x.ndim == 2:
@@ -1096,7 +1148,10 @@ class TraceBackward0(Node):                  # derivatives.yaml: trace
 
 
 def trace(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
     if x.dtype.kind == "b":
@@ -1182,9 +1237,12 @@ def meshgrid(*tensors, indexing=None):
         if tt._data.dtype != tensors[0]._data.dtype:
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     for tt in tensors:
-        if tt._data.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
-                               f"but got: {tt}")
+        try:
+            if tt._data.ndim > 1:
+                raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                                   f"but got: {tt}")
+        except AttributeError as e:
+            raise not_tensor(e) from None
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
                            f"received: {indexing}")
@@ -1204,12 +1262,25 @@ def meshgrid(*tensors, indexing=None):
     return tuple(outs)
 
 
+def _tensor_seq(tensors, name):
+    """The tensors of atleast_*d(*tensors) or atleast_*d(list): a lone argument that is no
+    sequence matches no overload of torch's, and every element must be a Tensor."""
+    ts = tensors[0] if len(tensors) == 1 else tensors
+    if not isinstance(ts, (list, tuple)):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(ts).__name__}), but expected one of:\n * (Tensor input)\n")
+    for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return ts
+
+
 def atleast_1d(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], Tensor):
         t_ = tensors[0]
         return reshape(t_, (1,)) if t_._data.ndim == 0 else t_
-    ts = tensors[0] if len(tensors) == 1 else tensors
-    return tuple(atleast_1d(t_) for t_ in ts)
+    return tuple(atleast_1d(t_) for t_ in _tensor_seq(tensors, "atleast_1d"))
 
 
 def atleast_2d(*tensors):
@@ -1219,8 +1290,7 @@ def atleast_2d(*tensors):
         if n == 0:
             return reshape(t_, (1, 1))
         return unsqueeze(t_, 0) if n == 1 else t_
-    ts = tensors[0] if len(tensors) == 1 else tensors
-    return tuple(atleast_2d(t_) for t_ in ts)
+    return tuple(atleast_2d(t_) for t_ in _tensor_seq(tensors, "atleast_2d"))
 
 
 def atleast_3d(*tensors):
@@ -1232,8 +1302,7 @@ def atleast_3d(*tensors):
         if n == 1:
             return unsqueeze(unsqueeze(t_, 0), -1)
         return unsqueeze(t_, -1) if n == 2 else t_
-    ts = tensors[0] if len(tensors) == 1 else tensors
-    return tuple(atleast_3d(t_) for t_ in ts)
+    return tuple(atleast_3d(t_) for t_ in _tensor_seq(tensors, "atleast_3d"))
 
 
 # ------------------------------------------------------------------ *_scatter
