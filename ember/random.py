@@ -51,6 +51,7 @@ import struct
 import numpy as np
 
 from . import dtypes as D
+from .ops._args import not_tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, NotImplementedBackward, link
 from .tensor import Tensor, device as _device, wrap
@@ -1676,7 +1677,10 @@ def _broadcast_error(a, b):
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     g = _gen(generator)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if p is None:
         if x.dtype.kind != "f":
             raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
@@ -1734,7 +1738,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 def poisson(input, generator=None):
     g = _gen(generator)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
@@ -1749,7 +1756,10 @@ def poisson(input, generator=None):
 
 def _like_args(input, dtype, device):
     _check_device(device)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return x.shape, (D.as_dtype(dtype, "like").np if dtype is not None else x.dtype), _layout(x)
 
 

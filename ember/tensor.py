@@ -249,7 +249,11 @@ def set_inference_mark(fn):
 
 def is_inference(t):
     """Tensor.is_inference: made in inference mode (or a view of such a tensor)."""
-    x = t._x
+    try:
+        x = t._x
+    except AttributeError:
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(t).__name__}") from None
     return x is not None and "inference" in x
 
 

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..ops._args import not_tensor as _not_tensor
 from ..dtypes import C_NAMES as _C_NAMES
 from ..ops import activation as _act
 from ..ops import attention as _attn
@@ -90,13 +91,19 @@ def _softmax_dim(name, ndim, stacklevel):
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
+        try:
+            dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
+        except AttributeError as e:
+            raise _not_tensor(e) from None
     return _softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
+        try:
+            dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
+        except AttributeError as e:
+            raise _not_tensor(e) from None
     return _log_softmax(input, dim, dtype)
 
 
@@ -248,7 +255,10 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim("softmin", input._data.ndim, _stacklevel)
+        try:
+            dim = _softmax_dim("softmin", input._data.ndim, _stacklevel)
+        except AttributeError as e:
+            raise _not_tensor(e) from None
     return _act.softmin(input, dim, dtype)
 
 
@@ -295,8 +305,11 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   use_input_stats=True, momentum=0.1, eps=1e-05):
     if use_input_stats:
         n = 1
-        for s in input.shape[2:]:
-            n *= s
+        try:
+            for s in input.shape[2:]:
+                n *= s
+        except AttributeError as e:
+            raise _not_tensor(e) from None
         if n == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input "
                              f"size {input.size()}")
@@ -361,7 +374,10 @@ def _feature_dropout_unbatched(input, p, training, inplace, batched):
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
-    nd = input.dim()
+    try:
+        nd = input.dim()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if nd not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. "
                            "Note that dropout1d exists to provide channel-wise dropout on inputs "
@@ -381,7 +397,10 @@ def _feature_dim_warning(name, nd, spatial, dims):
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
-    nd = input.dim()
+    try:
+        nd = input.dim()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if nd not in (3, 4):
         _feature_dim_warning("dropout2d", nd, 2, (3, 4))
     if nd == 3:
@@ -396,7 +415,10 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
-    nd = input.dim()
+    try:
+        nd = input.dim()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if nd not in (4, 5):
         _feature_dim_warning("dropout3d", nd, 3, (4, 5))
     return _feature_dropout_unbatched(input, p, training, inplace, nd == 5)
