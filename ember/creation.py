@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from . import dtypes as D
+from .ops._args import not_tensor as _not_tensor
 from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
 from .ops._views import mark_written
@@ -54,7 +55,7 @@ def _infer(data, exact=False):
     elif isinstance(data, (bool, numbers.Number)):
         arr = _python_array(data)
     else:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        raise _infer_error(data)
     if exact and arr.dtype.kind in "fc":
         return arr
     if arr.dtype == np.float64 and not _has_np_float64(data):
@@ -65,8 +66,29 @@ def _infer(data, exact=False):
         arr = arr.astype(np.int64)
     elif arr.dtype.kind == "U" or arr.dtype.kind == "O" and not all(
             isinstance(v, int) for v in arr.reshape(-1)):
-        raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
+        raise _infer_error(data)
     return arr
+
+
+def _infer_error(data):
+    """torch's error for data holding something that is not a number: a string on the path of
+    first elements (which torch reads as one more dimension) is a ValueError, a string elsewhere
+    a TypeError, anything else a RuntimeError."""
+    first = _first_leaf(data)
+    if isinstance(first, (str, bytes)) and first is not data:
+        return ValueError(f"too many dimensions '{type(first).__name__}'")
+    bad = next((v for v in _leaves(data) if not isinstance(v, (bool, numbers.Number))), first)
+    if isinstance(bad, (str, bytes)):
+        return TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    return RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
+
+
+def _leaves(data):
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            yield from _leaves(d)
+    else:
+        yield data
 
 
 def _python_array(data):
@@ -535,8 +557,11 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 def _like(factory):
     def like(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None, **kwargs):
-        return factory(input._data.shape, *args, dtype=dtype or input.dtype,
-                       requires_grad=requires_grad, **kwargs)
+        try:
+            return factory(input._data.shape, *args, dtype=dtype or input.dtype,
+                           requires_grad=requires_grad, **kwargs)
+        except AttributeError as e:
+            raise _not_tensor(e) from None
     like.__name__ = factory.__name__ + "_like"
     return like
 
@@ -769,12 +794,19 @@ def from_dlpack(ext_tensor):
     torch tensors, ember tensors)."""
     if isinstance(ext_tensor, Tensor):
         return ext_tensor
+    if not hasattr(ext_tensor, "__dlpack__"):
+        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules "
+                           "can be consumed only once, so you might have already constructed a "
+                           "tensor from it once.")
     arr = np.from_dlpack(ext_tensor)
     D.from_numpy_dtype(arr.dtype)
     return wrap(arr)
 
 
 def to_dlpack(tensor):
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
     return tensor._data.__dlpack__()
 
 
