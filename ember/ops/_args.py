@@ -288,3 +288,23 @@ def _find_arg(code, local, obj):
 # op that called them
 _HELPERS = frozenset({"inplace_source", "operands", "wrap_out", "link", "write_out", "apply",
                       "forward"})
+
+
+def no_memory(shape, dtype):
+    """torch's RuntimeError for an allocation of `shape` and `dtype` that cannot be had: the
+    size overflows int64, or the allocator refuses it."""
+    n = np.dtype(dtype).itemsize
+    for d in shape:
+        n *= int(d)
+    if n > 2**63 - 1:
+        return RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: "
+                        f"can't allocate memory: you tried to allocate {n} bytes. Error code 12 "
+                        f"(Cannot allocate memory)")
+
+
+def memory_error(err):
+    """torch's RuntimeError for NumPy's MemoryError (which names the shape and dtype it
+    wanted); another MemoryError stays as it is."""
+    shape, dtype = getattr(err, "shape", None), getattr(err, "dtype", None)
+    return err if shape is None or dtype is None else no_memory(shape, dtype)
