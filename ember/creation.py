@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from . import dtypes as D
+from .ops._args import memory_error as _memory_error, no_memory as _no_memory
 from .ops._args import not_tensor as _not_tensor
 from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
@@ -261,7 +262,10 @@ def _shape(size, fn):
         raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not "
                         f"NoneType")
     shape = size_args(size, fn)
-    for d in shape:
+    for i, d in enumerate(shape):
+        if d > 2**63 - 1:
+            raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {i + 1} "
+                            f"with error \"Overflow when unpacking long long")
         if d < 0:
             if fn == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -281,13 +285,8 @@ def _empty(size, np_dtype, fn):
     shape = _shape(size, fn)
     try:
         return np.empty(shape, np_dtype)
-    except MemoryError:
-        n = np.dtype(np_dtype).itemsize
-        for d in shape:
-            n *= d
-        raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. "
-                           f"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
-                           f"{n} bytes. Error code 12 (Cannot allocate memory)") from None
+    except (MemoryError, ValueError):        # ValueError: NumPy's "array is too big"
+        raise _no_memory(shape, np_dtype) from None
 
 
 def zeros(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
@@ -354,7 +353,11 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     _check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    return _finish(np.eye(n, n if m is None else m, dtype=_dtype(dtype).np), requires_grad)
+    try:
+        arr = np.eye(n, n if m is None else m, dtype=_dtype(dtype).np)
+    except MemoryError as e:
+        raise _memory_error(e) from None
+    return _finish(arr, requires_grad)
 
 
 # Note [Range values]: torch's float ranges are exact functions of (start, step, index) that
@@ -444,13 +447,16 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     else:
         n = None
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if n is None:
         n = int(np.ceil((end - start) / step))
-    if dtype.category <= D.INT:
-        arr = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
-    else:
-        arr = _arange_float(float(start), float(step), n, dtype.np)
+    try:
+        if dtype.category <= D.INT:
+            arr = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
+        else:
+            arr = _arange_float(float(start), float(step), n, dtype.np)
+    except MemoryError:
+        raise _no_memory((n,), dtype.np) from None
     return _finish(arr, requires_grad)
 
 

@@ -51,7 +51,7 @@ import struct
 import numpy as np
 
 from . import dtypes as D
-from .ops._args import not_tensor
+from .ops._args import no_memory, not_tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, NotImplementedBackward, link
 from .tensor import Tensor, device as _device, wrap
@@ -630,7 +630,10 @@ def _chunked(n, dtype, make):
     results concatenated into one array of n elements."""
     if n <= _CHUNK:
         return make(n).astype(dtype, copy=False)
-    out = np.empty(n, dtype)
+    try:
+        out = np.empty(n, dtype)
+    except MemoryError:
+        raise no_memory((n,), dtype) from None
     for s in range(0, n, _CHUNK):
         out[s:s + _CHUNK] = make(min(_CHUNK, n - s))
     return out
@@ -694,7 +697,10 @@ def _bm16_f64(u, mean, std):
 def _normal_vector(g, n, np_dtype, mean, std):
     """normal_ on a contiguous tensor of n >= 16 elements (see Note [Stream])."""
     k = n // 16
-    out = np.empty(n, np_dtype)
+    try:
+        out = np.empty(n, np_dtype)
+    except MemoryError:
+        raise no_memory((n,), np_dtype) from None
     if np_dtype == _F64:
         body = out[:16 * k]
         for s in range(0, 16 * k, _CHUNK):

@@ -15,7 +15,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES, type_name
 from ..tensor import NO_ACCELERATOR, Tensor, check_device, device, wrap
 from ._args import broadcast_error
-from ._args import not_tensor
+from ._args import memory_error, not_tensor
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -34,6 +34,8 @@ def clone(input, *, memory_format=None):
         res = wrap(input._data.copy())
     except AttributeError as e:
         raise not_tensor(e) from None
+    except MemoryError as e:
+        raise memory_error(e) from None
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, CloneBackward0(), input)
     return res
