@@ -20,7 +20,7 @@ from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
-from ._args import not_tensor
+from ._args import no_memory, not_tensor
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
                      mark_written, reshaped_in_place)
 
@@ -30,8 +30,9 @@ _as_strided = np.lib.stride_tricks.as_strided
 def size_args(args, name=None, arg="size"):
     """Sizes given as varargs, a tuple, a list or a Size (ints, NumPy ints or integer
     tensors of one element); floats are refused with a TypeError as torch does."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = args[0]
+    single = len(args) == 1
+    if single and isinstance(args[0], (tuple, list)):
+        args, single = args[0], False
     for a in args:
         if type(a) is not int:
             break
@@ -42,8 +43,16 @@ def size_args(args, name=None, arg="size"):
     except TypeError:
         i, bad = next((i, a) for i, a in enumerate(args) if not _is_index(a))
         what = f"{name}(): argument '{arg}'" if name else f"argument '{arg}'"
-        raise TypeError(f"{what} must be tuple of ints, but found element of type "
-                        f"{type(bad).__name__} at pos {i}") from None
+        kind = type(bad).__name__
+        # torch's parser: a lone non-int is no tuple; a sequence is one when its first element
+        # is an int, and a later element then fails to unpack
+        if single:
+            raise TypeError(f"{what} (position 1) must be tuple of ints, not {kind}") from None
+        if i:
+            raise TypeError(f"{what} failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {kind}\"") from None
+        raise TypeError(f"{what} (position 1) must be tuple of ints, but found element of type "
+                        f"{kind} at pos {i}") from None
 
 
 def _is_index(a):
@@ -694,7 +703,10 @@ def repeat(input, *repeats, **kwargs):
     for s in target:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
-    res = wrap(np.tile(x, reps) if x.size and all(reps) else np.empty(target, x.dtype))
+    try:
+        res = wrap(np.tile(x, reps) if x.size and all(reps) else np.empty(target, x.dtype))
+    except MemoryError:
+        raise no_memory(target, x.dtype) from None
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RepeatBackward0()
         node._saved_repeats = reps
