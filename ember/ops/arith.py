@@ -5,6 +5,8 @@ __all__ = ["add", "sub", "subtract", "rsub", "neg", "negative", "mul", "multiply
            "true_divide", "floor_divide", "reciprocal", "pow", "neg_", "negative_", "reciprocal_",
            "remainder", "fmod", "float_power"]
 
+import sys
+
 import numpy as np
 
 from .. import dtypes as D
@@ -73,6 +75,9 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
 
 def _check_alpha(input, other, alpha):
     """torch's checks on alpha (only reached for alpha != 1)."""
+    if not isinstance(alpha, (int, float, complex, np.number, Tensor)):
+        name = sys._getframe(1).f_code.co_name      # the op, on the error path only
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     rt = D.result_type(input, other)
     if type(alpha) is bool:
         if rt is not D.bool_:
@@ -80,6 +85,9 @@ def _check_alpha(input, other, alpha):
     elif isinstance(alpha, float) and rt.category < D.FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    elif isinstance(alpha, complex) and rt.category < D.COMPLEX:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
 
 
 def add(input, other, *, alpha=1, out=None):
