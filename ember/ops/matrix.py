@@ -283,13 +283,14 @@ def multi_dot(tensors, *, out=None):
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of "
                         f"Tensors, not {type(tensors).__name__}")
-    n = len(tensors)
-    if n < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(t).__name__}")
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    for i, t in enumerate(tensors):
         d = t._data.ndim
         if i == 0 and d not in (1, 2):
             raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {d}D")

@@ -625,7 +625,20 @@ def broadcast_to(input, size):
 def broadcast_shapes(*shapes):
     out = []
     for k, shp in enumerate(shapes):
-        shp = (int(shp),) if isinstance(shp, (int, np.integer)) else tuple(int(v) for v in shp)
+        if shp is None:                         # torch reads None as an empty shape
+            continue
+        if isinstance(shp, (int, np.integer)):
+            shp = (int(shp),)
+        elif isinstance(shp, (list, tuple, str)):
+            for v in shp:
+                if not isinstance(v, (int, np.integer)):
+                    # (torch compares each size with 0 first)
+                    raise TypeError(f"'<' not supported between instances of "
+                                    f"'{type(v).__name__}' and 'int'")
+            shp = tuple(int(v) for v in shp)
+        else:
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shp}")
         for v in shp:
             if v < 0:
                 raise ValueError("Attempting to broadcast a dimension with negative length!")
