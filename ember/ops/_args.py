@@ -19,7 +19,10 @@ _INT_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
 def operands(input, other):
     """NumPy operands of a binary op, cast to torch's result dtype (Python scalars stay
     weak: NumPy 2 keeps the array's dtype for them, as torch does)."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if isinstance(other, Tensor):
         y = other._data
         if x.dtype is not y.dtype and x.dtype != y.dtype:
@@ -139,7 +142,10 @@ def wrap_dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         return (wrap_dim(int(dim), ndim),)
-    out = tuple(wrap_dim(int(d), ndim) for d in dim)
+    try:
+        out = tuple(wrap_dim(int(d), ndim) for d in dim)
+    except (TypeError, ValueError):
+        raise wrong_type(dim, "tuple of ints") from None
     if len(set(out)) != len(out):
         d = next(d for d in out if out.count(d) > 1)
         raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
@@ -240,31 +246,58 @@ def not_tensor(err):
     obj = getattr(err, "obj", err)
     if not isinstance(err, AttributeError) or isinstance(obj, Tensor):
         return err
-    frame = sys._getframe(1)
+    return wrong_type(obj, "Tensor", err, sys._getframe(1))
+
+
+def wrong_type(obj, what, err=None, frame=None):
+    """torch's TypeError for `obj` where `what` ("Tensor", "int", "float", "tuple of ints")
+    was due, named after the op and parameter found as in not_tensor; `err` (or a TypeError
+    without the op's name) where no parameter holds obj."""
+    frame = frame or sys._getframe(1)
     found = inner = None
+    frame_params = ()
     while frame is not None and frame.f_globals.get("__name__", "").startswith("ember"):
         code = frame.f_code
         hit = _find_arg(code, frame.f_locals, obj)
         if hit:
             name = code.co_name
-            if name == "op" and isinstance(frame.f_locals.get("name"), str):
-                name = frame.f_locals["name"]       # an op made by a factory: op(name, ...)
+            if code.co_freevars:                # an op made by a factory: the name it is bound to
+                name = _bound_name(frame, code) or name
             if not name.startswith("_") and name not in _HELPERS:
                 found = (name,) + hit
+                frame_params = code.co_varnames[:1]
             elif inner is None or not found:
                 inner = (name.strip("_").removesuffix("_legacy"),) + hit
         frame = frame.f_back
     del frame
     found = found or inner      # a private function bound under a public name (svd)
-    if found is None:           # not an argument's fault: an internal error stays one
-        return err
-    name, param, pos, element = found
     kind = type(obj).__name__
+    if found is None:           # not an argument's fault: an internal error stays one
+        return err if err is not None else TypeError(f"expected {what}, but got {kind}")
+    name, param, pos, element = found
     if element is not None:
+        if what != "Tensor":
+            return TypeError(f"{name}(): argument '{param}' must be {what}, but found element "
+                             f"of type {kind} at pos {element}")
         return TypeError(f"expected Tensor as element {element} in argument {pos - 1}, but got "
                          f"{kind}")
+    if pos and param != "self" and "self" in frame_params:
+        pos -= 1                        # a method: torch counts its arguments without self
     where = f" (position {pos})" if pos else ""
-    return TypeError(f"{name}(): argument '{param}'{where} must be Tensor, not {kind}")
+    param = "input" if param == "self" else param       # torch's name in the function form
+    return TypeError(f"{name}(): argument '{param}'{where} must be {what}, not {kind}")
+
+
+def _bound_name(frame, code):
+    """The public name under which the closure running in `frame` is bound in its module or in
+    ember's namespace (the function object whose code and cells are the frame's)."""
+    cells = [frame.f_locals.get(v) for v in code.co_freevars]
+    for space in (frame.f_globals, vars(sys.modules["ember"])):
+        for key, f in space.items():
+            if getattr(f, "__code__", None) is code and not key.startswith("_") and \
+                    all(c.cell_contents is v for c, v in zip(f.__closure__, cells)):
+                return key
+    return None
 
 
 def _find_arg(code, local, obj):
