@@ -165,7 +165,10 @@ def check_overlap(self, other, full=False):
     Like torch it cannot tell for tensors that are not dense (strided, expanded): those
     pass, and what the write then gives is undefined in torch too."""
     if isinstance(other, Tensor):
-        check_overlap_arrays(self._data, other._data, full)
+        try:
+            check_overlap_arrays(self._data, other._data, full)
+        except AttributeError as e:
+            raise not_tensor(e) from None
 
 
 def check_overlap_arrays(a, b, full=False):

@@ -19,7 +19,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim
-from ._args import not_tensor
+from ._args import not_tensor, wrong_type
 from ._views import inplace, inplace_source
 from .arith import NotImplementedBackward
 from .join import cat
@@ -511,7 +511,10 @@ def softshrink(input, lambd=0.5):
 
 def hardshrink(input, lambd=0.5):
     x = _float_input(input, "hardshrink_cpu")
-    lam = x.dtype.type(lambd)
+    try:
+        lam = x.dtype.type(lambd)
+    except (TypeError, ValueError):
+        raise wrong_type(lambd, "Number") from None
     r = np.where((x >= -lam) & (x <= lam), x.dtype.type(0), x)
     return _record(wrap(r), _node(HardshrinkBackward0, self=input, lambd=lambd), input)
 
@@ -704,7 +707,10 @@ class PreluKernelBackward0(Node):            # derivatives.yaml: _prelu_kernel
 
 def prelu(input, weight):
     x = _float_input(input, "prelu_cpu")
-    w = weight._data
+    try:
+        w = weight._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if w.dtype != x.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {type_name(x.dtype)} and "
                            f"{type_name(w.dtype)}")

@@ -111,14 +111,18 @@ def _check_device(d):
 
 
 def _caster(dt):
-    def cast(self, memory_format=None):
+    def cast(self, *, memory_format=None):
         return _to_dtype(self, dt)
     cast.__name__ = dt.name
     return cast
 
 
 def type_as(self, other):
-    return _to_dtype(self, other.dtype)
+    try:
+        dtype = other.dtype
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    return _to_dtype(self, dtype)
 
 
 float_ = _caster(D.float32)
@@ -243,7 +247,10 @@ def _fill_type_error(value):
 
 
 def fill_(self, value):
-    sd = self._data
+    try:
+        sd = self._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
@@ -372,7 +379,10 @@ class FillBackward1(FillBackward3):          # derivatives.yaml: fill.Tensor
 
 
 def fill(input, value):
-    sd = input._data
+    try:
+        sd = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "

@@ -603,9 +603,15 @@ class LuUnpackBackward0(Node):               # derivatives.yaml: lu_unpack
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    lu_ = LU_data._data
+    try:
+        lu_ = LU_data._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     m, n = lu_.shape[-2:]
-    P, L, U = (wrap(x) for x in _unpack_np(lu_, LU_pivots._data))
+    try:
+        P, L, U = (wrap(x) for x in _unpack_np(lu_, LU_pivots._data))
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if STATE.enabled and LU_data._requires_grad or LEVELS and dual(LU_data):
         node = LuUnpackBackward0()
         node._m, node._n = m, n
@@ -715,7 +721,10 @@ class LinalgLuSolveBackward0(Node):          # derivatives.yaml: linalg_lu_solve
 
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    lu_, piv, b = LU._data, pivots._data, B._data
+    try:
+        lu_, piv, b = LU._data, pivots._data, B._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     fn = "linalg.lu_solve"
     if b.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
@@ -818,6 +827,10 @@ def _reflect(x, a, tau, i, left):
 
 
 def householder_product(A, tau, *, out=None):
+    try:
+        A._data, tau._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
                            "dimensions.")

@@ -705,7 +705,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         shape.insert(d + 1, repeats)
         out = expand(unsqueeze(input, d + 1), shape).clone()
         return flatten(out, d, d + 1)
-    r = repeats._data
+    try:
+        r = repeats._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if r.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if r.dtype.kind not in "iu":
@@ -815,7 +818,10 @@ class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
 
 
 def masked_select(input, mask, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if isinstance(mask, Tensor) and mask._data.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     m = _mask(mask, "masked_select")
@@ -864,7 +870,10 @@ class TakeBackward0(Node):                   # derivatives.yaml: take
 
 
 def take(input, index):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     i = _flat_index(index, x.size, "take")
     if x.size == 0 and i.size:
         raise IndexError("take(): tried to take from an empty tensor")

@@ -15,7 +15,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
-from ._args import not_tensor
+from ._args import not_tensor, wrong_type
 from ._views import make_view
 from .shape import (embed, SliceBackwardBackward0, atleast_1d, atleast_2d, atleast_3d, reshape,
                     scatter_into, SliceScatterBackward0, meshgrid, flatten, select)
@@ -270,7 +270,10 @@ def narrow_copy(input, dim, start, length, *, out=None):
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     start, end, step = slice(start, end, step).indices(x.shape[d])
     end = max(end, start)
@@ -445,7 +448,10 @@ def split_with_sizes(input, split_sizes, dim=0, *, _unsafe=False):
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, x.ndim)
-    sizes = [int(s) for s in split_sizes]
+    try:
+        sizes = [int(s) for s in split_sizes]
+    except (TypeError, ValueError):
+        raise wrong_type(split_sizes, "tuple of ints") from None
     n = x.shape[d]
     for s in sizes:
         if s < 0:
@@ -460,10 +466,16 @@ def split_with_sizes(input, split_sizes, dim=0, *, _unsafe=False):
 
 
 def chunk(input, chunks, dim=0, *, _unsafe=False):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    chunks = int(chunks)
+    try:
+        chunks = int(chunks)
+    except (TypeError, ValueError):
+        raise wrong_type(chunks, "int") from None
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, x.ndim)
@@ -522,7 +534,10 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
             bounds.append((s, e))
             s = e
     else:
-        idx = [int(i) for i in ios]
+        try:
+            idx = [int(i) for i in ios]
+        except (TypeError, ValueError):
+            raise wrong_type(indices_or_sections, "tuple of ints") from None
         bounds = []
         prev = 0
         for i in idx + [None]:
@@ -533,7 +548,10 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
 
 def _dir_split(name, min_dim, dim_of):
     def op(input, indices_or_sections):
-        x = input._data
+        try:
+            x = input._data
+        except AttributeError as e:
+            raise not_tensor(e) from None
         if x.ndim < min_dim:
             raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} "
                                f"dimension, but got a tensor with {x.ndim} dimensions!")

@@ -409,7 +409,10 @@ def _shuffle(x, groups):
 
 
 def channel_shuffle(input, groups):
-    res = wrap(_shuffle(input._data, groups))
+    try:
+        res = wrap(_shuffle(input._data, groups))
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if STATE.enabled and input._requires_grad:
         node = ChannelShuffleBackward0()
         node._saved_groups = groups
@@ -419,7 +422,10 @@ def channel_shuffle(input, groups):
 
 def native_channel_shuffle(input, groups):
     """channel_shuffle with torch's NotImplemented node (it has no derivative formula)."""
-    res = wrap(_shuffle(input._data, groups))
+    try:
+        res = wrap(_shuffle(input._data, groups))
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if STATE.enabled and input._requires_grad:
         node = NotImplementedBackward()
         node._op = "native_channel_shuffle"

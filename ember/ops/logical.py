@@ -52,7 +52,10 @@ def where(condition, input=None, other=None, *, out=None):
         y = to._data if to is not None else other
         x = np.asarray(x, rt.np) if not isinstance(x, np.ndarray) or x.dtype != rt.np else x
         y = np.asarray(y, rt.np) if not isinstance(y, np.ndarray) or y.dtype != rt.np else y
-    c = condition._data
+    try:
+        c = condition._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if c.dtype.kind != "b":
         if c.dtype != np.uint8:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "

@@ -16,7 +16,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, write_out, saved_output, requires
-from ._args import not_tensor
+from ._args import not_tensor, wrong_type
 from ._linalg import _check_float, _check_square, _h, _outs, _warn
 from .convert import copy_
 from .decomp import (_lu_legacy, _qr_legacy, _slogdet_old_t, _slogdet_t, _svd_legacy,
@@ -175,11 +175,16 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
 
 
 def pinverse(input, rcond=1e-15):
+    if not isinstance(rcond, (int, float, np.floating, np.integer)):
+        raise wrong_type(rcond, "float")
     return pinv(input, rtol=rcond)
 
 
 def matrix_power(A, n, *, out=None):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
                            "dimensions.")
@@ -361,9 +366,12 @@ def chain_matmul(*matrices, out=None):
             raise not_tensor(e) from None
         return write_out(matrices[0].clone(), out)
     for t in matrices:
-        if t._data.ndim != 2:
-            raise RuntimeError(f"chain_matmul(): Expected one or more matrices, but got "
-                               f"{t._data.ndim}-D tensor")
+        try:
+            if t._data.ndim != 2:
+                raise RuntimeError(f"chain_matmul(): Expected one or more matrices, but got "
+                                   f"{t._data.ndim}-D tensor")
+        except AttributeError as e:
+            raise not_tensor(e) from None
     return multi_dot(list(matrices), out=out)
 
 
@@ -476,7 +484,10 @@ def _pinv_backward(grad, P, A):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    a, b = A._data, B._data
+    try:
+        a, b = A._data, B._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     fn = "torch.linalg.lstsq"
     if driver is None:
         driver = "gelsy"
@@ -545,8 +556,14 @@ def tensorsolve(A, B, dims=None, *, out=None):
         nd = A._data.ndim
         dd = [wrap_dim(d, nd) for d in dims]
         A = A.permute([i for i in range(nd) if i not in dd] + dd)
-    shape = A._data.shape
-    nb = B._data.ndim
+    try:
+        shape = A._data.shape
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    try:
+        nb = B._data.ndim
+    except AttributeError as e:
+        raise not_tensor(e) from None
     lo, hi = int(np.prod(shape[:nb])), int(np.prod(shape[nb:]))
     nb_el = B._data.size
     if hi != nb_el:

@@ -11,6 +11,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..tensor import Tensor, wrap
 from ._args import needs
+from ._args import not_tensor
 from ._windows import take_adjoint
 
 
@@ -50,7 +51,10 @@ def _constant_pad_np(x, pad, value):
 
 def constant_pad_nd(input, pad, value=0):
     """torch.constant_pad_nd (node ConstantPadNdBackward0)."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Length of pad must be even but instead it equals " + str(len(pad)))

@@ -862,7 +862,10 @@ class DistBackward0(Node):                   # derivatives.yaml: dist
 
 
 def dist(input, other, p=2):
-    x, y = input._data, other._data
+    try:
+        x, y = input._data, other._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "b" and y.dtype.kind == "b":
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
@@ -924,7 +927,10 @@ class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
 def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     dim = _required_dim("logsumexp", dim)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind not in "fc":
         x = x.astype(D.get_default_dtype().np)
         input = wrap(x)
@@ -951,7 +957,10 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
 def _softmax_input(input, dim, dtype, name):
     if dtype is not None:
         input = input.to(dtype)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     if x.dtype.kind != "f" and x.size:      # (an empty input runs no kernel in torch)
         kernel = "lastdim_kernel_impl" if d >= x.ndim - 1 else "kernel_impl"

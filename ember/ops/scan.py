@@ -56,7 +56,10 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
 
 def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     dim = _required_dim("cumsum", dim, axis)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
     res = wrap(np.cumsum(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
@@ -139,7 +142,10 @@ def _cumprod_grad_graph(g, s, d):
 
 def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     dim = _required_dim("cumprod", dim, axis)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
     res = wrap(np.cumprod(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
@@ -185,7 +191,10 @@ class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
 
 def logcumsumexp(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("logcumsumexp", dim, axis)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f":
         raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
                                   f"'{type_name(x.dtype)}'")

@@ -20,7 +20,7 @@ from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
-from ._args import no_memory, not_tensor
+from ._args import no_memory, not_tensor, wrong_type
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
                      mark_written, reshaped_in_place)
 
@@ -218,11 +218,17 @@ def _reshape_copy(copied, shape):
 
 
 def view_as(input, other):
-    return view(input, other._data.shape)
+    try:
+        return view(input, other._data.shape)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def reshape_as(input, other):
-    return reshape(input, other._data.shape)
+    try:
+        return reshape(input, other._data.shape)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -301,7 +307,10 @@ class UnsqueezeBackward0(Node):              # derivatives.yaml: unsqueeze
 
 
 def unsqueeze(input, dim):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim + 1)
     shp = x.shape
     res = make_view(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input)
@@ -564,7 +573,10 @@ class ExpandBackward0(Node):                 # derivatives.yaml: expand
 def expand(input, *sizes, size=None, implicit=False):
     if size is not None:
         sizes = (size,)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     sizes = size_args(sizes, "expand")
     if len(sizes) < x.ndim:
         raise RuntimeError(f"expand(torch.{type_name(x.dtype)}Tensor{{{list(x.shape)}}}, size="
@@ -615,7 +627,10 @@ def expand(input, *sizes, size=None, implicit=False):
 
 
 def expand_as(input, other):
-    return expand(input, other._data.shape)
+    try:
+        return expand(input, other._data.shape)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def broadcast_to(input, size):
@@ -921,9 +936,15 @@ class RollBackward0(Node):                   # derivatives.yaml: roll
 
 
 def roll(input, shifts, dims=None):
-    x = input._data
-    shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else \
-        tuple(int(s) for s in shifts)
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    try:
+        shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else \
+            tuple(int(s) for s in shifts)
+    except (TypeError, ValueError):
+        raise wrong_type(shifts, "tuple of ints") from None
     if dims is None:
         dims = ()
     dims = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
@@ -969,7 +990,10 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
-    k = int(k)
+    try:
+        k = int(k)
+    except (TypeError, ValueError):
+        raise wrong_type(k, "int") from None
     m = k % 4
     # torch's layout: a flip (fresh, in the input's layout) then a transpose view
     if m == 1:
@@ -1018,7 +1042,10 @@ def _tri(name, npfn, node_cls):
             raise not_tensor(e) from None
         if x.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-        diagonal = int(diagonal)
+        try:
+            diagonal = int(diagonal)
+        except (TypeError, ValueError):
+            raise wrong_type(diagonal, "int") from None
         res = wrap(npfn(x, diagonal))
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = node_cls()
@@ -1091,7 +1118,10 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     except AttributeError as e:
         raise not_tensor(e) from None
     d1, d2 = _diag_dims(x.ndim, offset, dim1, dim2)
-    offset = int(offset)
+    try:
+        offset = int(offset)
+    except (TypeError, ValueError):
+        raise wrong_type(offset, "int") from None
     res = make_view(wrap(_diag_view(x, offset, d1, d2)), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagonalBackward0()
@@ -1118,7 +1148,10 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         raise not_tensor(e) from None
     n = x.ndim + 1
     d1, d2 = _diag_dims(n, offset, dim1, dim2)
-    offset = int(offset)
+    try:
+        offset = int(offset)
+    except (TypeError, ValueError):
+        raise wrong_type(offset, "int") from None
     k = (x.shape[-1] if x.ndim else 1) + abs(offset)
     batch = list(x.shape[:-1])
     shape = [0] * n
@@ -1143,7 +1176,10 @@ def diag(input, diagonal=0, *, out=None):
     if x.ndim == 1:
         res = diag_embed(input, diagonal, 0, 1)
     elif x.ndim == 2:
-        res = wrap(np.diagonal(x, int(diagonal)).copy())
+        try:
+            res = wrap(np.diagonal(x, int(diagonal)).copy())
+        except (TypeError, ValueError):
+            raise wrong_type(diagonal, "int") from None
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = DiagonalBackward0_copy()
             node._saved_offset, node._saved_dim1, node._saved_dim2 = int(diagonal), 0, 1
@@ -1259,8 +1295,11 @@ def meshgrid(*tensors, indexing=None):
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     for tt in tensors[1:]:
-        if tt._data.dtype != tensors[0]._data.dtype:
-            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        try:
+            if tt._data.dtype != tensors[0]._data.dtype:
+                raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        except AttributeError as e:
+            raise not_tensor(e) from None
     for tt in tensors:
         try:
             if tt._data.ndim > 1:
@@ -1366,9 +1405,12 @@ def scatter_into(input, src, region, node_cls, op, view_op):
     """input.clone() with src written into region(clone's array)."""
     out = input._data.copy()
     v = region(out)
-    if v.shape != src._data.shape:
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
-                           f"{list(src._data.shape)}, slice size = {list(v.shape)}")
+    try:
+        if v.shape != src._data.shape:
+            raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                               f"{list(src._data.shape)}, slice size = {list(v.shape)}")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     v[...] = src._data
     res = wrap(out)
     if STATE.enabled and (input._requires_grad or src._requires_grad) or \
@@ -1397,8 +1439,14 @@ def select_scatter(input, src, dim, index):
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    d1, d2 = _diag_dims(input._data.ndim, offset, dim1, dim2)
-    offset = int(offset)
+    try:
+        d1, d2 = _diag_dims(input._data.ndim, offset, dim1, dim2)
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    try:
+        offset = int(offset)
+    except (TypeError, ValueError):
+        raise wrong_type(offset, "int") from None
     return scatter_into(input, src, lambda a: _diag_view(a, offset, d1, d2),
                         DiagonalScatterBackward0,
                         lambda g, z: diagonal_scatter(g, z, offset, d1, d2),

@@ -103,7 +103,10 @@ class LinalgSolveExBackward0(Node):          # derivatives.yaml: _linalg_solve_e
 def solve(A, B, *, left=True, out=None):
     _check_square(A, "linalg.solve")
     _check_float(A, "linalg.solve")
-    a, b = A._data, B._data
+    try:
+        a, b = A._data, B._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.dtype != b.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
                            f"A of type {type_name(a.dtype)} and B of type {type_name(b.dtype)} "
@@ -235,7 +238,10 @@ class CholeskySolveBackward0(Node):          # derivatives.yaml: cholesky_solve
 
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
-    b, l = input._data, input2._data
+    try:
+        b, l = input._data, input2._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if b.ndim < 2:
         raise RuntimeError(f"b should have at least 2 dimensions, but has {b.ndim} dimensions "
                            f"instead")
@@ -333,7 +339,10 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
           "arguments reversed and does not return a copy of one of the inputs.\nX = "
           "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
           "torch.linalg.solve_triangular(A, B).")
-    a, b = A._data, input._data
+    try:
+        a, b = A._data, input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if b.ndim < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
                            f"but it has {b.ndim} dimensions instead")

@@ -346,7 +346,10 @@ def msort(input, *, out=None):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "b":
         raise RuntimeError("topk does not support bool dtypes on CPU")
     _complex_check(input, " topk does not support complex dtypes on CPU")
@@ -752,7 +755,10 @@ def _searchsorted_rows(b, v, side):
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None, out=None):
-    b = sorted_sequence._data
+    try:
+        b = sorted_sequence._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     side = _search_side(side, right)
     if b.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "

@@ -319,10 +319,10 @@ def ndtri_kernel(p):
 
 def _special_input(input, name):
     """input's array in a floating dtype (integers and bools: the default float dtype)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    x = floating(input._data)
+    try:
+        x = floating(input._data)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(x.dtype)}'")
     return x

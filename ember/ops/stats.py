@@ -12,7 +12,7 @@ from ..autograd.graph import Node, NotImplementedBackward, link, link_multi
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output
-from ._args import not_tensor
+from ._args import not_tensor, wrong_type
 from .logical import where
 from .reduce import _const, _expand_to, _np_aliases, _pymax, _red_dims, _unsqueeze_dims
 
@@ -431,7 +431,10 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     name = "nanquantile" if ignore_nan else "quantile"
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f" or x.dtype == np.float16:
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if isinstance(q, Tensor):
@@ -441,7 +444,10 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
             raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
         qa = q._data
     else:
-        qa = np.asarray(q, x.dtype)
+        try:
+            qa = np.asarray(q, x.dtype)
+        except (TypeError, ValueError):
+            raise wrong_type(q, "float") from None
     if x.size == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     if ((qa < 0) | (qa > 1)).any():

@@ -25,7 +25,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, floating, write_out)
-from ._args import not_tensor
+from ._args import not_tensor, wrong_type
 from ._views import check_overlap, inplace, inplace_source
 from .arith import _grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow
 from .complex import real
@@ -882,8 +882,11 @@ _CLAMP_COMPLEX = "clamp is not supported for complex types"
 
 def _clamp_data(input, lo, hi):
     """Forward of clamp: max(x, lo) then min(., hi), after torch's promotion."""
-    if input._data.dtype.kind == "c":
-        raise NotImplementedError(_CLAMP_COMPLEX)
+    try:
+        if input._data.dtype.kind == "c":
+            raise NotImplementedError(_CLAMP_COMPLEX)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     args = [a for a in (input, lo, hi) if a is not None]
     rt = D.result_type(*args).np
     if rt.kind == "b":          # torch's bool kernels: only max/min with one tensor bound
@@ -1046,7 +1049,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     if x.dtype.kind not in "fc":
         res = wrap(x.copy())
     else:
-        res = wrap(np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf))
+        try:
+            res = wrap(np.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf,
+                                     neginf=neginf))
+        except (TypeError, ValueError):
+            bad = next(v for v in (nan, posinf, neginf)
+                       if v is not None and not isinstance(v, (int, float)))
+            raise wrong_type(bad, "float") from None
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NanToNumBackward0()
         node._saved_self = input
