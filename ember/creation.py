@@ -1,5 +1,6 @@
 """Tensor creation: tensor(), factories, *_like (the random ones are in ember/random.py)."""
 import builtins
+import math
 import os
 import numbers
 import pickle
@@ -413,6 +414,11 @@ def _fma32(x, y, z):
     return np.where(tie & ((e > 0) == (other > r)), other, r)
 
 
+def _g(v):
+    """A number as torch's messages print it (C++ stream: 0, 1.5, inf, nan)."""
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     if out is not None:
@@ -426,10 +432,19 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
                           f"({n},).", stacklevel=2)
         return _into(res, out, "arange", requires_grad)
     _check_device(device)
+    given = (start,) if end is None else (start, end, step)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
+    if not all(isinstance(v, numbers.Number) for v in vals):
+        if len(given) == 1:
+            raise TypeError(f"arange(): argument 'end' (position 1) must be Number, not "
+                            f"{type(end).__name__}")
+        raise TypeError(f"arange() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in given)}), but expected one of:")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_g(start)} -> {_g(end)}")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     else:
@@ -577,8 +592,11 @@ zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
-    return full(input._data.shape, fill_value, dtype=dtype or input.dtype,
-                requires_grad=requires_grad)
+    try:
+        return full(input._data.shape, fill_value, dtype=dtype or input.dtype,
+                    requires_grad=requires_grad)
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def _new(factory):

@@ -51,7 +51,7 @@ import struct
 import numpy as np
 
 from . import dtypes as D
-from .ops._args import no_memory, not_tensor
+from .ops._args import no_memory, not_tensor, wrong_type
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, NotImplementedBackward, link
 from .tensor import Tensor, device as _device, wrap
@@ -1361,7 +1361,11 @@ def _normal_sampler(g, mean, std):
 
 
 def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
-    low, high = float(kwargs.pop("from", from_)), float(to)
+    from_ = kwargs.pop("from", from_)
+    try:
+        low, high = float(from_), float(to)
+    except (TypeError, ValueError):
+        raise wrong_type(to if isinstance(from_, (int, float)) else from_, "float") from None
     g = _gen(generator)
     _check_uniform(self._data.dtype, low, high)
     return _draw_into(self, g, _uniform_sampler(g, low, high), UniformBackward0)
@@ -1369,7 +1373,10 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
 
 def normal_(self, mean=0, std=1, *, generator=None):
     g = _gen(generator)
-    mean, std = float(mean), float(std)
+    try:
+        mean, std = float(mean), float(std)
+    except (TypeError, ValueError):
+        raise wrong_type(mean if not isinstance(mean, (int, float)) else std, "float") from None
     _check_std(std)
     dt = self._data.dtype
     _floating(dt, "normal_kernel_cpu")
@@ -1412,7 +1419,10 @@ def random_(self, from_=_UNSET, to=_UNSET, *, generator=None, **kwargs):
 def exponential_(self, lambd=1, *, generator=None):
     g = _gen(generator)
     _continuous(self._data.dtype, "Exponential")
-    lambd = float(lambd)
+    try:
+        lambd = float(lambd)
+    except (TypeError, ValueError):
+        raise wrong_type(lambd, "float") from None
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     return _draw_into(self, g, lambda n, dt, c: sample_exponential(g, n, dt, lambd),
@@ -1424,7 +1434,10 @@ def geometric_(self, p, *, generator=None):
     if self._data.dtype.kind in "bc" and self._data.size:
         raise NotImplementedError(f"\"geometric_cpu\" not implemented for "
                                   f"'{type_name(self._data.dtype)}'")
-    p = float(p)
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        raise wrong_type(p, "float") from None
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
     return _draw_into(self, g, lambda n, dt, c: sample_geometric(g, n, dt, p),
@@ -1434,7 +1447,10 @@ def geometric_(self, p, *, generator=None):
 def log_normal_(self, mean=1, std=2, *, generator=None):
     g = _gen(generator)
     _floating(self._data.dtype, "log_normal_cpu")
-    mean, std = float(mean), float(std)
+    try:
+        mean, std = float(mean), float(std)
+    except (TypeError, ValueError):
+        raise wrong_type(mean if not isinstance(mean, (int, float)) else std, "float") from None
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
     return _draw_into(self, g, lambda n, dt, c: sample_log_normal(g, n, dt, mean, std),
@@ -1444,7 +1460,11 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
 def cauchy_(self, median=0, sigma=1, *, generator=None):
     g = _gen(generator)
     _continuous(self._data.dtype, "Cauchy", cpp=True)
-    median, sigma = float(median), float(sigma)
+    try:
+        median, sigma = float(median), float(sigma)
+    except (TypeError, ValueError):
+        bad = median if not isinstance(median, (int, float)) else sigma
+        raise wrong_type(bad, "float") from None
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
     return _draw_into(self, g, lambda n, dt, c: sample_cauchy(g, n, dt, median, sigma),
@@ -1471,7 +1491,10 @@ def bernoulli_(self, p=0.5, *, generator=None):
         flat_p = pd.transpose(order).reshape(-1)     # p in self's memory order
         vals = _placed(self._data.shape, order, sample_bernoulli_tensor(g, flat_p))
         return _fill_inplace(self, vals, BernoulliBackward1, p)
-    p = float(p)
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        raise wrong_type(p, "float") from None
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     if dt.kind == "c":
@@ -1633,7 +1656,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise TypeError(f"normal() received an invalid combination of arguments - got "
                             f"{_types(mean, std)}, but expected one of:")
         _check_device(device)
-        mean, std = float(mean), float(std)
+        try:
+            mean, std = float(mean), float(std)
+        except (TypeError, ValueError):
+            raise wrong_type(mean if not isinstance(mean, (int, float)) else std, "float") from None
         _check_std(std)
         dt = _out_dtype(dtype, out)
         _floating(dt, "normal_kernel_cpu")
@@ -1698,7 +1724,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         vals = sample_bernoulli_tensor(g, np.ascontiguousarray(x).reshape(-1))
         res = _result(vals.reshape(x.shape).astype(x.dtype), BernoulliBackward0, input)
         return _with_out(res, out)
-    p = float(p)
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        raise wrong_type(p, "float") from None
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     if x.dtype.kind == "c":
@@ -1711,7 +1740,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     g = _gen(generator)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if x.dtype.kind != "f":

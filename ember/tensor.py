@@ -538,6 +538,9 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def is_same_size(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
         return self._data.shape == other._data.shape
 
     def __dlpack__(self, *args, **kwargs):
