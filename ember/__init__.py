@@ -99,6 +99,10 @@ def result_type(tensor1, tensor2):
 
 
 def can_cast(from_, to):
+    for pos, (name, v) in enumerate((("from_", from_), ("to", to)), 1):
+        if not isinstance(v, dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {pos}) must be "
+                            f"torch.dtype, not {type(v).__name__}")
     return _can_cast(from_.np, to.np)
 
 

@@ -1673,7 +1673,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise RuntimeError("normal expects all elements of std >= 0.0")
         s = std._data
     else:
-        std = float(std)
+        try:
+            std = float(std)
+        except (TypeError, ValueError):
+            raise wrong_type(std, "float") from None
         _check_std(std)
     m = mean._data if mt else float(mean)
     if mt and st:

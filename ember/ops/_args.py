@@ -234,7 +234,10 @@ def _tensor_args(name, input, other):
 # not_tensor(e) from None`, and not_tensor, on the error path only, builds torch's TypeError
 # ("exp(): argument 'input' (position 1) must be Tensor, not str") from the AttributeError's
 # `obj` and the frames above it: the op's name and the parameter that holds the value. An
-# AttributeError whose object is no argument is a bug and propagates unchanged.
+# AttributeError whose object is no argument is a bug and propagates unchanged. Scalar
+# arguments do the same with wrong_type around their int()/float() conversion, and NumPy's
+# MemoryError becomes torch's allocator error through no_memory/memory_error. The sweep in
+# tests/test_bad_input.py calls every public callable with bad values to keep it so.
 
 
 def not_tensor(err):

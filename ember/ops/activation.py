@@ -177,7 +177,10 @@ def leaky_relu(input, negative_slope=0.01, inplace=False, _inplace=False):
     if inplace:
         return leaky_relu_(input, negative_slope)
     x = _float_input(input, "leaky_relu_cpu")
-    r = np.where(x > 0, x, x * x.dtype.type(negative_slope))
+    try:
+        r = np.where(x > 0, x, x * x.dtype.type(negative_slope))
+    except (TypeError, ValueError):
+        raise wrong_type(negative_slope, "Number") from None
     res = wrap(r)
     if _inplace:
         return _record(res, _node(LeakyReluBackward1, result=wrap(r),
@@ -239,7 +242,11 @@ class CeluBackward1(EluBackward1):           # derivatives.yaml: celu_
 
 def _elu(input, alpha, scale, input_scale, kernel, cls0, cls1, _inplace):
     x = _float_input(input, kernel)
-    r = _elu_data(x, alpha, scale, input_scale)
+    try:
+        r = _elu_data(x, alpha, scale, input_scale)
+    except (TypeError, ValueError):
+        raise wrong_type(next(v for v in (alpha, scale, input_scale)
+                              if not isinstance(v, (int, float))), "Number") from None
     res = wrap(r)
     if _inplace:
         return _record(res, _node(cls1, result=wrap(r), alpha=alpha, scale=scale,
@@ -416,7 +423,10 @@ def silu_(input):
 
 def _np_softplus(x, beta=1.0, threshold=20.0):
     with np.errstate(over="ignore", invalid="ignore"):
-        xb = x * x.dtype.type(beta)
+        try:
+            xb = x * x.dtype.type(beta)
+        except (TypeError, ValueError):
+            raise wrong_type(beta, "Number") from None
         return np.where(xb > threshold, x, np.log1p(np.exp(xb)) / x.dtype.type(beta))
 
 

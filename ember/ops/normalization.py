@@ -16,7 +16,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, write_out
-from ._args import not_tensor
+from ._args import not_tensor, wrong_type
 from ._views import mark_written
 from .arith import scalar_op, AddBackward1
 from .join import cat
@@ -228,7 +228,10 @@ def _check_normalized_shape(x, shape, name="layer_norm"):
     if isinstance(shape, int) and name == "layer_norm":
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
                         "of ints, not int")
-    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    try:
+        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise wrong_type(shape, "tuple of ints") from None
     if not shape:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
                            "containing at least one element, but got normalized_shape = []")

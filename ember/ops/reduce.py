@@ -18,7 +18,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, conj_if_complex, broadcast_error)
-from ._args import not_tensor
+from ._args import not_tensor, wrong_type
 from .arith import _zeros
 from ._views import inplace, inplace_source
 from .binary import maximum, minimum
@@ -819,7 +819,10 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
     dims, axis = _red_dims(dim, x.ndim)
-    p = float(ord)
+    try:
+        p = float(ord)
+    except (TypeError, ValueError):
+        raise wrong_type(ord, "Number") from None
     if x.size == 0 and (p < 0 or p == float("inf")):     # no identity to start from
         shown = int(p) if p.is_integer() else p       # torch prints -1.0 as -1
         if dim is None:

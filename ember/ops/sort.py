@@ -784,6 +784,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if not isinstance(boundaries, Tensor):
+        raise TypeError(f"bucketize() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(boundaries).__name__}), but expected "
+                        f"one of:")
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
                            f"{boundaries.ndim})")
