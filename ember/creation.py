@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes as D
+from . import _libm, dtypes as D
 from .ops._args import memory_error as _memory_error, no_memory as _no_memory
 from .ops._args import not_tensor as _not_tensor
 from .autograd.grad_mode import STATE
@@ -569,7 +569,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
         raise RuntimeError("number of steps must be non-negative")
     lin = _linspace_plain(start, end, steps, np.dtype(np.float64)) if steps else np.zeros(0)
     with np.errstate(all="ignore"):
-        arr = np.power(float(base), lin).astype(_dtype(dtype, fn="logspace").np)
+        arr = _libm.power(base, lin).astype(_dtype(dtype, fn="logspace").np)
     return _finish(arr, requires_grad)
 
 
