@@ -1289,6 +1289,10 @@ MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    for i, tt in enumerate(tensors):        # (torch checks the types before it warns)
+        if not isinstance(tt, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(tt).__name__}")
     if indexing is None:
         warn_once("meshgrid", MESHGRID_WARNING)
         indexing = "ij"
