@@ -12,7 +12,7 @@ from .dtypes import (bool_ as bool, uint8, int8, int16, int32, int64, float16, f
                      promote_types)
 from .dtypes import result_type as _result_type
 from .tensor import Tensor, Size, device, is_inference
-from .ops._args import can_cast as _can_cast
+from .ops._args import can_cast as _can_cast, not_tensor as _not_tensor
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled, is_anomaly_enabled,
                                  is_anomaly_check_nan_enabled)
@@ -75,15 +75,24 @@ def is_tensor(obj):
 
 
 def numel(input):
-    return input.numel()
+    try:
+        return input.numel()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def is_floating_point(input):
-    return input.is_floating_point()
+    try:
+        return input.is_floating_point()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def is_complex(input):
-    return input.is_complex()
+    try:
+        return input.is_complex()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def result_type(tensor1, tensor2):
@@ -91,6 +100,10 @@ def result_type(tensor1, tensor2):
 
 
 def can_cast(from_, to):
+    for pos, (name, v) in enumerate((("from_", from_), ("to", to)), 1):
+        if not isinstance(v, dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {pos}) must be "
+                            f"torch.dtype, not {type(v).__name__}")
     return _can_cast(from_.np, to.np)
 
 
@@ -125,11 +138,17 @@ has_lapack, has_spectral, has_mkl, has_openmp = True, True, False, False
 
 
 def is_signed(input):
-    return input.is_signed()
+    try:
+        return input.is_signed()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def is_nonzero(input):
-    return input.is_nonzero()
+    try:
+        return input.is_nonzero()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def is_same_size(input, other):
@@ -137,19 +156,30 @@ def is_same_size(input, other):
 
 
 def is_conj(input):
-    return input.is_conj()
+    try:
+        return input.is_conj()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def is_neg(input):
-    return input.is_neg()
+    try:
+        return input.is_neg()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def is_distributed(input):
+    if not isinstance(input, Tensor):
+        raise _not_tensor(AttributeError(name="_data", obj=input))
     return False
 
 
 def get_device(input):
-    return input.get_device()
+    try:
+        return input.get_device()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def is_vulkan_available():
@@ -157,11 +187,17 @@ def is_vulkan_available():
 
 
 def detach(input):
-    return input.detach()
+    try:
+        return input.detach()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def detach_(input):
-    return input.detach_()
+    try:
+        return input.detach_()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 class AcceleratorError(RuntimeError):

@@ -1,5 +1,6 @@
 """Tensor creation: tensor(), factories, *_like (the random ones are in ember/random.py)."""
 import builtins
+import math
 import os
 import numbers
 import pickle
@@ -8,6 +9,8 @@ import warnings
 import numpy as np
 
 from . import _libm, dtypes as D
+from .ops._args import memory_error as _memory_error, no_memory as _no_memory
+from .ops._args import not_tensor as _not_tensor
 from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
 from .ops._views import mark_written
@@ -54,7 +57,7 @@ def _infer(data, exact=False):
     elif isinstance(data, (bool, numbers.Number)):
         arr = _python_array(data)
     else:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        raise _infer_error(data)
     if exact and arr.dtype.kind in "fc":
         return arr
     if arr.dtype == np.float64 and not _has_np_float64(data):
@@ -65,8 +68,29 @@ def _infer(data, exact=False):
         arr = arr.astype(np.int64)
     elif arr.dtype.kind == "U" or arr.dtype.kind == "O" and not all(
             isinstance(v, int) for v in arr.reshape(-1)):
-        raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
+        raise _infer_error(data)
     return arr
+
+
+def _infer_error(data):
+    """torch's error for data holding something that is not a number: a string on the path of
+    first elements (which torch reads as one more dimension) is a ValueError, a string elsewhere
+    a TypeError, anything else a RuntimeError."""
+    first = _first_leaf(data)
+    if isinstance(first, (str, bytes)) and first is not data:
+        return ValueError(f"too many dimensions '{type(first).__name__}'")
+    bad = next((v for v in _leaves(data) if not isinstance(v, (bool, numbers.Number))), first)
+    if isinstance(bad, (str, bytes)):
+        return TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    return RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
+
+
+def _leaves(data):
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            yield from _leaves(d)
+    else:
+        yield data
 
 
 def _python_array(data):
@@ -239,7 +263,10 @@ def _shape(size, fn):
         raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not "
                         f"NoneType")
     shape = size_args(size, fn)
-    for d in shape:
+    for i, d in enumerate(shape):
+        if d > 2**63 - 1:
+            raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {i + 1} "
+                            f"with error \"Overflow when unpacking long long")
         if d < 0:
             if fn == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -259,13 +286,8 @@ def _empty(size, np_dtype, fn):
     shape = _shape(size, fn)
     try:
         return np.empty(shape, np_dtype)
-    except MemoryError:
-        n = np.dtype(np_dtype).itemsize
-        for d in shape:
-            n *= d
-        raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. "
-                           f"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
-                           f"{n} bytes. Error code 12 (Cannot allocate memory)") from None
+    except (MemoryError, ValueError):        # ValueError: NumPy's "array is too big"
+        raise _no_memory(shape, np_dtype) from None
 
 
 def zeros(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
@@ -332,7 +354,11 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     _check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    return _finish(np.eye(n, n if m is None else m, dtype=_dtype(dtype).np), requires_grad)
+    try:
+        arr = np.eye(n, n if m is None else m, dtype=_dtype(dtype).np)
+    except MemoryError as e:
+        raise _memory_error(e) from None
+    return _finish(arr, requires_grad)
 
 
 # Note [Range values]: torch's float ranges are exact functions of (start, step, index) that
@@ -388,6 +414,11 @@ def _fma32(x, y, z):
     return np.where(tie & ((e > 0) == (other > r)), other, r)
 
 
+def _g(v):
+    """A number as torch's messages print it (C++ stream: 0, 1.5, inf, nan)."""
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     if out is not None:
@@ -401,10 +432,19 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
                           f"({n},).", stacklevel=2)
         return _into(res, out, "arange", requires_grad)
     _check_device(device)
+    given = (start,) if end is None else (start, end, step)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
+    if not all(isinstance(v, numbers.Number) for v in vals):
+        if len(given) == 1:
+            raise TypeError(f"arange(): argument 'end' (position 1) must be Number, not "
+                            f"{type(end).__name__}")
+        raise TypeError(f"arange() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in given)}), but expected one of:")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_g(start)} -> {_g(end)}")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     else:
@@ -422,13 +462,16 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     else:
         n = None
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if n is None:
         n = int(np.ceil((end - start) / step))
-    if dtype.category <= D.INT:
-        arr = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
-    else:
-        arr = _arange_float(float(start), float(step), n, dtype.np)
+    try:
+        if dtype.category <= D.INT:
+            arr = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
+        else:
+            arr = _arange_float(float(start), float(step), n, dtype.np)
+    except MemoryError:
+        raise _no_memory((n,), dtype.np) from None
     return _finish(arr, requires_grad)
 
 
@@ -535,8 +578,11 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 def _like(factory):
     def like(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None, **kwargs):
-        return factory(input._data.shape, *args, dtype=dtype or input.dtype,
-                       requires_grad=requires_grad, **kwargs)
+        try:
+            return factory(input._data.shape, *args, dtype=dtype or input.dtype,
+                           requires_grad=requires_grad, **kwargs)
+        except AttributeError as e:
+            raise _not_tensor(e) from None
     like.__name__ = factory.__name__ + "_like"
     return like
 
@@ -546,8 +592,11 @@ zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
-    return full(input._data.shape, fill_value, dtype=dtype or input.dtype,
-                requires_grad=requires_grad)
+    try:
+        return full(input._data.shape, fill_value, dtype=dtype or input.dtype,
+                    requires_grad=requires_grad)
+    except AttributeError as e:
+        raise _not_tensor(e) from None
 
 
 def _new(factory):
@@ -769,12 +818,19 @@ def from_dlpack(ext_tensor):
     torch tensors, ember tensors)."""
     if isinstance(ext_tensor, Tensor):
         return ext_tensor
+    if not hasattr(ext_tensor, "__dlpack__"):
+        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules "
+                           "can be consumed only once, so you might have already constructed a "
+                           "tensor from it once.")
     arr = np.from_dlpack(ext_tensor)
     D.from_numpy_dtype(arr.dtype)
     return wrap(arr)
 
 
 def to_dlpack(tensor):
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
     return tensor._data.__dlpack__()
 
 

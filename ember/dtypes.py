@@ -111,11 +111,15 @@ def scalar_category(value):
         return FLOAT
     if isinstance(value, (builtins_complex, np.complexfloating)):
         return COMPLEX
-    return INT
+    if isinstance(value, (builtins_int, np.integer)) or value is None:
+        return INT
+    # not a number where a scalar or a tensor was due: the op's TypeError (Note [Bad arguments])
+    from .ops._args import not_tensor   # (error path only: ops sit above dtypes)
+    raise not_tensor(AttributeError(name="_data", obj=value))
 
 
 import builtins as _b  # noqa: E402  (the module shadows float/int/complex above)
-builtins_float, builtins_complex = _b.float, _b.complex
+builtins_float, builtins_complex, builtins_int = _b.float, _b.complex, _b.int
 
 
 def default_for_category(category):

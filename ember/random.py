@@ -55,6 +55,7 @@ import warnings
 import numpy as np
 
 from . import _libm, dtypes as D
+from .ops._args import no_memory, not_tensor, wrong_type
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, NotImplementedBackward, link
 from .tensor import Tensor, device as _device, wrap
@@ -633,7 +634,10 @@ def _chunked(n, dtype, make):
     results concatenated into one array of n elements."""
     if n <= _CHUNK:
         return make(n).astype(dtype, copy=False)
-    out = np.empty(n, dtype)
+    try:
+        out = np.empty(n, dtype)
+    except MemoryError:
+        raise no_memory((n,), dtype) from None
     for s in range(0, n, _CHUNK):
         out[s:s + _CHUNK] = make(min(_CHUNK, n - s))
     return out
@@ -697,7 +701,10 @@ def _bm16_f64(u, mean, std):
 def _normal_vector(g, n, np_dtype, mean, std):
     """normal_ on a contiguous tensor of n >= 16 elements (see Note [Stream])."""
     k = n // 16
-    out = np.empty(n, np_dtype)
+    try:
+        out = np.empty(n, np_dtype)
+    except MemoryError:
+        raise no_memory((n,), np_dtype) from None
     if np_dtype == _F64:
         body = out[:16 * k]
         for s in range(0, 16 * k, _CHUNK):
@@ -1464,7 +1471,11 @@ def _normal_sampler(g, mean, std):
 
 
 def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
-    low, high = float(kwargs.pop("from", from_)), float(to)
+    from_ = kwargs.pop("from", from_)
+    try:
+        low, high = float(from_), float(to)
+    except (TypeError, ValueError):
+        raise wrong_type(to if isinstance(from_, (int, float)) else from_, "float") from None
     g = _gen(generator)
     _check_uniform(self._data.dtype, low, high)
     return _draw_into(self, g, _uniform_sampler(g, low, high), UniformBackward0)
@@ -1472,7 +1483,10 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
 
 def normal_(self, mean=0, std=1, *, generator=None):
     g = _gen(generator)
-    mean, std = float(mean), float(std)
+    try:
+        mean, std = float(mean), float(std)
+    except (TypeError, ValueError):
+        raise wrong_type(mean if not isinstance(mean, (int, float)) else std, "float") from None
     _check_std(std)
     dt = self._data.dtype
     _floating(dt, "normal_kernel_cpu")
@@ -1515,7 +1529,10 @@ def random_(self, from_=_UNSET, to=_UNSET, *, generator=None, **kwargs):
 def exponential_(self, lambd=1, *, generator=None):
     g = _gen(generator)
     _continuous(self._data.dtype, "Exponential")
-    lambd = float(lambd)
+    try:
+        lambd = float(lambd)
+    except (TypeError, ValueError):
+        raise wrong_type(lambd, "float") from None
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     return _draw_into(self, g, lambda n, dt, c: sample_exponential(g, n, dt, lambd),
@@ -1527,7 +1544,10 @@ def geometric_(self, p, *, generator=None):
     if self._data.dtype.kind in "bc" and self._data.size:
         raise NotImplementedError(f"\"geometric_cpu\" not implemented for "
                                   f"'{type_name(self._data.dtype)}'")
-    p = float(p)
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        raise wrong_type(p, "float") from None
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
     return _draw_into(self, g, lambda n, dt, c: sample_geometric(g, n, dt, p),
@@ -1537,7 +1557,10 @@ def geometric_(self, p, *, generator=None):
 def log_normal_(self, mean=1, std=2, *, generator=None):
     g = _gen(generator)
     _floating(self._data.dtype, "log_normal_cpu")
-    mean, std = float(mean), float(std)
+    try:
+        mean, std = float(mean), float(std)
+    except (TypeError, ValueError):
+        raise wrong_type(mean if not isinstance(mean, (int, float)) else std, "float") from None
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
     return _draw_into(self, g, lambda n, dt, c: sample_log_normal(g, n, dt, mean, std),
@@ -1547,7 +1570,11 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
 def cauchy_(self, median=0, sigma=1, *, generator=None):
     g = _gen(generator)
     _continuous(self._data.dtype, "Cauchy", cpp=True)
-    median, sigma = float(median), float(sigma)
+    try:
+        median, sigma = float(median), float(sigma)
+    except (TypeError, ValueError):
+        bad = median if not isinstance(median, (int, float)) else sigma
+        raise wrong_type(bad, "float") from None
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
     return _draw_into(self, g, lambda n, dt, c: sample_cauchy(g, n, dt, median, sigma),
@@ -1574,7 +1601,10 @@ def bernoulli_(self, p=0.5, *, generator=None):
         flat_p = pd.transpose(order).reshape(-1)     # p in self's memory order
         vals = _placed(self._data.shape, order, sample_bernoulli_tensor(g, flat_p))
         return _fill_inplace(self, vals, BernoulliBackward1, p)
-    p = float(p)
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        raise wrong_type(p, "float") from None
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     if dt.kind == "c":
@@ -1736,7 +1766,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise TypeError(f"normal() received an invalid combination of arguments - got "
                             f"{_types(mean, std)}, but expected one of:")
         _check_device(device)
-        mean, std = float(mean), float(std)
+        try:
+            mean, std = float(mean), float(std)
+        except (TypeError, ValueError):
+            raise wrong_type(mean if not isinstance(mean, (int, float)) else std, "float") from None
         _check_std(std)
         dt = _out_dtype(dtype, out)
         _floating(dt, "normal_kernel_cpu")
@@ -1750,7 +1783,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise RuntimeError("normal expects all elements of std >= 0.0")
         s = std._data
     else:
-        std = float(std)
+        try:
+            std = float(std)
+        except (TypeError, ValueError):
+            raise wrong_type(std, "float") from None
         _check_std(std)
     m = mean._data if mt else float(mean)
     if mt and st:
@@ -1786,7 +1822,10 @@ def _broadcast_error(a, b):
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     g = _gen(generator)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if p is None:
         if x.dtype.kind != "f":
             raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
@@ -1798,7 +1837,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         vals = sample_bernoulli_tensor(g, np.ascontiguousarray(x).reshape(-1))
         res = _result(vals.reshape(x.shape).astype(x.dtype), BernoulliBackward0, input)
         return _with_out(res, out)
-    p = float(p)
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        raise wrong_type(p, "float") from None
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     if x.dtype.kind == "c":
@@ -1811,7 +1853,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     g = _gen(generator)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if x.dtype.kind != "f":
@@ -1844,7 +1889,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 def poisson(input, generator=None):
     g = _gen(generator)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
@@ -1906,7 +1954,10 @@ def binomial(count, prob, generator=None):
 
 def _like_args(input, dtype, device):
     _check_device(device)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return x.shape, (D.as_dtype(dtype, "like").np if dtype is not None else x.dtype), _layout(x)
 
 

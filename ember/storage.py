@@ -347,6 +347,9 @@ def storage_offset(self):
 
 
 def is_set_to(self, tensor):
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
     a, b = self._data, tensor._data
     return _memory(a) is _memory(b) and _ptr(a) == _ptr(b) and a.shape == b.shape and \
         a.strides == b.strides and a.dtype == b.dtype
@@ -446,6 +449,9 @@ def resize_(self, *sizes, memory_format=None):
 
 
 def resize_as_(self, the_template, *, memory_format=None):
+    if not isinstance(the_template, Tensor):
+        raise TypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, "
+                        f"not {type(the_template).__name__}")
     return resize_(self, the_template.shape)
 
 
@@ -459,4 +465,7 @@ def resize(self, *sizes):
 
 def resize_as(self, tensor):
     warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"resize_as(): argument 'tensor' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
     return self.contiguous().view(tensor.shape)

@@ -249,7 +249,11 @@ def set_inference_mark(fn):
 
 def is_inference(t):
     """Tensor.is_inference: made in inference mode (or a view of such a tensor)."""
-    x = t._x
+    try:
+        x = t._x
+    except AttributeError:
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(t).__name__}") from None
     return x is not None and "inference" in x
 
 
@@ -534,6 +538,9 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def is_same_size(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
         return self._data.shape == other._data.shape
 
     def __dlpack__(self, *args, **kwargs):

@@ -20,6 +20,25 @@ def _tensors(x):
     return list(x)
 
 
+def _outputs(x):
+    """The tensors to differentiate, checked as torch checks them (None is not iterable)."""
+    outs = [x] if isinstance(x, Tensor) else list(x)
+    for t in outs:
+        if not isinstance(t, Tensor):
+            raise AssertionError("Expected output to be a torch.Tensor")
+    return outs
+
+
+def _inputs(x):
+    """The tensors whose gradients are wanted, checked as torch checks them."""
+    ins = [x] if isinstance(x, Tensor) else list(x)
+    for t in ins:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
+    return ins
+
+
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):
     grads = []
     for g in grad_outputs:
@@ -86,12 +105,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             run_backward([((fn, tensors._output_nr), wrap(one))],
                          create_graph if retain_graph is None else retain_graph, create_graph)
             return
-    outputs = _tensors(tensors)
+    outputs = _outputs(tensors)
     if grad_tensors is None:
         grad_tensors = grad_variables
     grads = _tensors(grad_tensors) if grad_tensors is not None else [None] * len(outputs)
     if inputs is not None:
-        inputs = _tensors(inputs)
+        inputs = _inputs(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if retain_graph is None:
@@ -119,8 +138,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     single = isinstance(inputs, Tensor)
-    outputs = _tensors(outputs)
-    inputs = _tensors(inputs)
+    outputs = _outputs(outputs)
+    inputs = _inputs(inputs)
     grad_outputs = _tensors(grad_outputs) if grad_outputs is not None else [None] * len(outputs)
     if allow_unused is None:
         allow_unused = materialize_grads

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..ops._args import not_tensor as _not_tensor
 from ..dtypes import C_NAMES as _C_NAMES
 from ..ops import activation as _act
 from ..ops import attention as _attn
@@ -64,9 +65,12 @@ __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, built as torch builds it: addmm for a 2-D input with bias,
     flatten + addmm + view for another contiguous input with bias, else matmul (+ bias)."""
-    if input._data.ndim == 0 or weight._data.ndim == 0:
-        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
-                           f"{input._data.ndim}D and {weight._data.ndim}D")
+    try:
+        if input._data.ndim == 0 or weight._data.ndim == 0:
+            raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                               f"{input._data.ndim}D and {weight._data.ndim}D")
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     wt = weight.t()
     if bias is not None:
         nd = input._data.ndim
@@ -90,13 +94,19 @@ def _softmax_dim(name, ndim, stacklevel):
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
+        try:
+            dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
+        except AttributeError as e:
+            raise _not_tensor(e) from None
     return _softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
+        try:
+            dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
+        except AttributeError as e:
+            raise _not_tensor(e) from None
     return _log_softmax(input, dim, dtype)
 
 
@@ -248,7 +258,10 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim("softmin", input._data.ndim, _stacklevel)
+        try:
+            dim = _softmax_dim("softmin", input._data.ndim, _stacklevel)
+        except AttributeError as e:
+            raise _not_tensor(e) from None
     return _act.softmin(input, dim, dtype)
 
 
@@ -295,8 +308,11 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   use_input_stats=True, momentum=0.1, eps=1e-05):
     if use_input_stats:
         n = 1
-        for s in input.shape[2:]:
-            n *= s
+        try:
+            for s in input.shape[2:]:
+                n *= s
+        except AttributeError as e:
+            raise _not_tensor(e) from None
         if n == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input "
                              f"size {input.size()}")
@@ -361,7 +377,10 @@ def _feature_dropout_unbatched(input, p, training, inplace, batched):
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
-    nd = input.dim()
+    try:
+        nd = input.dim()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if nd not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. "
                            "Note that dropout1d exists to provide channel-wise dropout on inputs "
@@ -381,7 +400,10 @@ def _feature_dim_warning(name, nd, spatial, dims):
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
-    nd = input.dim()
+    try:
+        nd = input.dim()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if nd not in (3, 4):
         _feature_dim_warning("dropout2d", nd, 2, (3, 4))
     if nd == 3:
@@ -396,7 +418,10 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
-    nd = input.dim()
+    try:
+        nd = input.dim()
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if nd not in (4, 5):
         _feature_dim_warning("dropout3d", nd, 3, (4, 5))
     return _feature_dropout_unbatched(input, p, training, inplace, nd == 5)
@@ -592,7 +617,10 @@ __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
 def _sdpa_checks(query, key, value, attn_mask, dropout_p):
-    q, k, v = query._data, key._data, value._data
+    try:
+        q, k, v = query._data, key._data, value._data
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
                            f"query.dtype: {_C_NAMES[q.dtype.name]} key.dtype: "
@@ -937,7 +965,10 @@ def _sparse_unsupported(sparse):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     _sparse_unsupported(sparse)
-    n = weight._data.shape[0] if weight._data.ndim else 0
+    try:
+        n = weight._data.shape[0] if weight._data.ndim else 0
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if padding_idx is not None:
         if padding_idx > 0:
             assert padding_idx < n, "Padding_idx must be within num_embeddings"
@@ -956,11 +987,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
     _sparse_unsupported(sparse)
-    if weight._data.dtype.kind in "iu" and input._data.dtype.kind == "f":
-        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
-                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
-                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
-        weight, input = input, weight
+    try:
+        if weight._data.dtype.kind in "iu" and input._data.dtype.kind == "f":
+            warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                          "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                          "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+            weight, input = input, weight
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if per_sample_weights is not None and input.shape != per_sample_weights.shape:
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
                          f"is not None, then it must have the same shape as the input "
@@ -968,7 +1002,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     if weight._data.ndim != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
                          f"{weight._data.ndim}")
-    nd = input._data.ndim
+    try:
+        nd = input._data.ndim
+    except AttributeError as e:
+        raise _not_tensor(e) from None
     if nd == 2:
         if offsets is not None:
             kind = "<class 'torch.Tensor'>" if isinstance(offsets, Tensor) else "<unknown>"

@@ -1,6 +1,7 @@
 """Helpers shared by the op families: operand preparation with torch's promotion, in-place
 writes, dim normalisation. Kept small: every op's hot path calls into here at most once."""
 
+import sys
 import warnings
 
 import numpy as np
@@ -18,7 +19,10 @@ _INT_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
 def operands(input, other):
     """NumPy operands of a binary op, cast to torch's result dtype (Python scalars stay
     weak: NumPy 2 keeps the array's dtype for them, as torch does)."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if isinstance(other, Tensor):
         y = other._data
         if x.dtype is not y.dtype and x.dtype != y.dtype:
@@ -47,7 +51,7 @@ def operands(input, other):
     elif isinstance(other, np.ndarray):
         return operands(input, wrap(other))
     elif not isinstance(other, (int, float, complex)):
-        raise TypeError(f"unsupported operand type: '{type(other).__name__}'")
+        raise not_tensor(AttributeError(name="_data", obj=other))
     rt = D.result_type(input, other).np
     return (x if x.dtype == rt else x.astype(rt)), other
 
@@ -138,7 +142,10 @@ def wrap_dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         return (wrap_dim(int(dim), ndim),)
-    out = tuple(wrap_dim(int(d), ndim) for d in dim)
+    try:
+        out = tuple(wrap_dim(int(d), ndim) for d in dim)
+    except (TypeError, ValueError):
+        raise wrong_type(dim, "tuple of ints") from None
     if len(set(out)) != len(out):
         d = next(d for d in out if out.count(d) > 1)
         raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
@@ -218,3 +225,122 @@ def _tensor_args(name, input, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
+
+
+# Note [Bad arguments]
+# An op reads its tensor arguments' `_data` without checking their type: an isinstance test per
+# argument would cost every call, and Python 3.11's try/except costs nothing until it raises.
+# So the first read of an op's tensors sits in `try: ... except AttributeError as e: raise
+# not_tensor(e) from None`, and not_tensor, on the error path only, builds torch's TypeError
+# ("exp(): argument 'input' (position 1) must be Tensor, not str") from the AttributeError's
+# `obj` and the frames above it: the op's name and the parameter that holds the value. An
+# AttributeError whose object is no argument is a bug and propagates unchanged. Scalar
+# arguments do the same with wrong_type around their int()/float() conversion, and NumPy's
+# MemoryError becomes torch's allocator error through no_memory/memory_error. The sweep in
+# tests/test_bad_input.py calls every public callable with bad values to keep it so.
+
+
+def not_tensor(err):
+    """torch's TypeError for a non-Tensor where a Tensor is expected, built only on the error
+    path (Note [Bad arguments]): `err` is the AttributeError from reading `._data` (or another
+    Tensor attribute); the op's name, the argument's name and position come from the outermost
+    public ember frame that received the offending value as a named parameter, or inside a
+    list/tuple parameter (the op the user called, not the helpers it calls)."""
+    obj = getattr(err, "obj", err)
+    if not isinstance(err, AttributeError) or isinstance(obj, Tensor):
+        return err
+    return wrong_type(obj, "Tensor", err, sys._getframe(1))
+
+
+def wrong_type(obj, what, err=None, frame=None):
+    """torch's TypeError for `obj` where `what` ("Tensor", "int", "float", "tuple of ints")
+    was due, named after the op and parameter found as in not_tensor; `err` (or a TypeError
+    without the op's name) where no parameter holds obj."""
+    frame = frame or sys._getframe(1)
+    found = inner = None
+    frame_params = ()
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("ember"):
+        code = frame.f_code
+        hit = _find_arg(code, frame.f_locals, obj)
+        if hit:
+            name = code.co_name
+            if code.co_freevars:                # an op made by a factory: the name it is bound to
+                name = _bound_name(frame, code) or name
+            if not name.startswith("_") and name not in _HELPERS:
+                found = (name,) + hit
+                frame_params = code.co_varnames[:1]
+            elif inner is None or not found:
+                inner = (name.strip("_").removesuffix("_legacy"),) + hit
+        frame = frame.f_back
+    del frame
+    found = found or inner      # a private function bound under a public name (svd)
+    kind = type(obj).__name__
+    if found is None:           # not an argument's fault: an internal error stays one
+        return err if err is not None else TypeError(f"expected {what}, but got {kind}")
+    name, param, pos, element = found
+    if element is not None:
+        if what != "Tensor":
+            return TypeError(f"{name}(): argument '{param}' must be {what}, but found element "
+                             f"of type {kind} at pos {element}")
+        return TypeError(f"expected Tensor as element {element} in argument {pos - 1}, but got "
+                         f"{kind}")
+    if pos and param != "self" and "self" in frame_params:
+        pos -= 1                        # a method: torch counts its arguments without self
+    where = f" (position {pos})" if pos else ""
+    param = "input" if param == "self" else param       # torch's name in the function form
+    return TypeError(f"{name}(): argument '{param}'{where} must be {what}, not {kind}")
+
+
+def _bound_name(frame, code):
+    """The public name under which the closure running in `frame` is bound in its module or in
+    ember's namespace (the function object whose code and cells are the frame's)."""
+    cells = [frame.f_locals.get(v) for v in code.co_freevars]
+    for space in (frame.f_globals, vars(sys.modules["ember"])):
+        for key, f in space.items():
+            if getattr(f, "__code__", None) is code and not key.startswith("_") and \
+                    all(c.cell_contents is v for c, v in zip(f.__closure__, cells)):
+                return key
+    return None
+
+
+def _find_arg(code, local, obj):
+    """(parameter name, position or None for keyword-only, element index or None) of the
+    parameter of `code` holding `obj`, itself or as an item of a list/tuple (*args included)."""
+    n = code.co_argcount + code.co_kwonlyargcount
+    params = code.co_varnames[:n + bool(code.co_flags & 4)]
+    for i, p in enumerate(params):
+        v = local.get(p, _find_arg)
+        pos = i + 1 if i < code.co_argcount or i == n else None
+        if v is obj:
+            return p, pos, None
+        if isinstance(v, (list, tuple)):
+            for k, item in enumerate(v):
+                if item is obj:
+                    return p, pos, k
+    return None
+
+
+# ember functions with public names that only serve ops: a bad argument is reported under the
+# op that called them
+_HELPERS = frozenset({"inplace_source", "operands", "wrap_out", "link", "write_out", "apply",
+                      "forward"})
+
+
+def no_memory(shape, dtype):
+    """torch's RuntimeError for an allocation of `shape` and `dtype` that cannot be had: the
+    size overflows int64, or the allocator refuses it."""
+    n = np.dtype(dtype).itemsize
+    for d in shape:
+        n *= int(d)
+    if n > 2**63 - 1:
+        return RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: "
+                        f"can't allocate memory: you tried to allocate {n} bytes. Error code 12 "
+                        f"(Cannot allocate memory)")
+
+
+def memory_error(err):
+    """torch's RuntimeError for NumPy's MemoryError (which names the shape and dtype it
+    wanted); another MemoryError stays as it is."""
+    shape, dtype = getattr(err, "shape", None), getattr(err, "dtype", None)
+    return err if shape is None or dtype is None else no_memory(shape, dtype)

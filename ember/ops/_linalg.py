@@ -7,6 +7,7 @@ import numpy as np
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import write_out
+from ._args import not_tensor
 
 
 class _LinAlgError(RuntimeError):
@@ -48,7 +49,10 @@ def _outs(res, out):
 
 
 def _check_square(A, fn, name="A"):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
     if a.shape[-1] != a.shape[-2]:

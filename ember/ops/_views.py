@@ -32,6 +32,7 @@ from ..autograd.graph import Node, bump_version, check_versions, use, init_node,
 from ..dtypes import result_type, type_name
 from ..tensor import Tensor, wrap
 from ._args import can_cast, plain_operand
+from ._args import not_tensor
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
@@ -164,7 +165,10 @@ def check_overlap(self, other, full=False):
     Like torch it cannot tell for tensors that are not dense (strided, expanded): those
     pass, and what the write then gives is undefined in torch too."""
     if isinstance(other, Tensor):
-        check_overlap_arrays(self._data, other._data, full)
+        try:
+            check_overlap_arrays(self._data, other._data, full)
+        except AttributeError as e:
+            raise not_tensor(e) from None
 
 
 def check_overlap_arrays(a, b, full=False):
@@ -371,7 +375,11 @@ def inplace_source(self):
     """The operand an in-place op computes from (Note [In-place writes]): while recording, a
     copy carrying self's history (and tangents), so that a node saving it keeps the values
     before the write."""
-    if STATE.enabled and self._requires_grad:
+    try:
+        grad = self._requires_grad and STATE.enabled
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    if grad:
         # torch's autograd refusals (a leaf, a view of one, ...) come before the op's own
         # argument checks, which run on the source
         check_inplace(self, True, write=False)

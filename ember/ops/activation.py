@@ -19,6 +19,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim
+from ._args import not_tensor, wrong_type
 from ._views import inplace, inplace_source
 from .arith import NotImplementedBackward
 from .join import cat
@@ -39,7 +40,10 @@ _SIXTH = float(np.float32(1 / 6))                   # torch's hardsigmoid_backwa
 
 def _float_input(input, kernel):
     """The array of a floating input; torch's error naming its kernel for other dtypes."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(x.dtype)}'")
     return x
@@ -173,7 +177,10 @@ def leaky_relu(input, negative_slope=0.01, inplace=False, _inplace=False):
     if inplace:
         return leaky_relu_(input, negative_slope)
     x = _float_input(input, "leaky_relu_cpu")
-    r = np.where(x > 0, x, x * x.dtype.type(negative_slope))
+    try:
+        r = np.where(x > 0, x, x * x.dtype.type(negative_slope))
+    except (TypeError, ValueError):
+        raise wrong_type(negative_slope, "Number") from None
     res = wrap(r)
     if _inplace:
         return _record(res, _node(LeakyReluBackward1, result=wrap(r),
@@ -235,7 +242,11 @@ class CeluBackward1(EluBackward1):           # derivatives.yaml: celu_
 
 def _elu(input, alpha, scale, input_scale, kernel, cls0, cls1, _inplace):
     x = _float_input(input, kernel)
-    r = _elu_data(x, alpha, scale, input_scale)
+    try:
+        r = _elu_data(x, alpha, scale, input_scale)
+    except (TypeError, ValueError):
+        raise wrong_type(next(v for v in (alpha, scale, input_scale)
+                              if not isinstance(v, (int, float))), "Number") from None
     res = wrap(r)
     if _inplace:
         return _record(res, _node(cls1, result=wrap(r), alpha=alpha, scale=scale,
@@ -412,7 +423,10 @@ def silu_(input):
 
 def _np_softplus(x, beta=1.0, threshold=20.0):
     with np.errstate(over="ignore", invalid="ignore"):
-        xb = x * x.dtype.type(beta)
+        try:
+            xb = x * x.dtype.type(beta)
+        except (TypeError, ValueError):
+            raise wrong_type(beta, "Number") from None
         return np.where(xb > threshold, x, np.log1p(np.exp(xb)) / x.dtype.type(beta))
 
 
@@ -458,11 +472,17 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def softsign(input):
     """x / (1 + |x|), composed as torch composes it."""
-    return input / (input.abs() + 1)
+    try:
+        return input / (input.abs() + 1)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def tanhshrink(input):
-    return input - input.tanh()
+    try:
+        return input - input.tanh()
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 # ---------------------------------------------------------------- shrink / threshold
@@ -501,7 +521,10 @@ def softshrink(input, lambd=0.5):
 
 def hardshrink(input, lambd=0.5):
     x = _float_input(input, "hardshrink_cpu")
-    lam = x.dtype.type(lambd)
+    try:
+        lam = x.dtype.type(lambd)
+    except (TypeError, ValueError):
+        raise wrong_type(lambd, "Number") from None
     r = np.where((x >= -lam) & (x <= lam), x.dtype.type(0), x)
     return _record(wrap(r), _node(HardshrinkBackward0, self=input, lambd=lambd), input)
 
@@ -694,7 +717,10 @@ class PreluKernelBackward0(Node):            # derivatives.yaml: _prelu_kernel
 
 def prelu(input, weight):
     x = _float_input(input, "prelu_cpu")
-    w = weight._data
+    try:
+        w = weight._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if w.dtype != x.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {type_name(x.dtype)} and "
                            f"{type_name(w.dtype)}")
@@ -750,7 +776,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,
           _inplace=False):
     if inplace:
         return rrelu_(input, lower, upper, training)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if training:
         _float_input(input, "rrelu_with_noise_out_cpu")
         if lower > upper:

@@ -5,6 +5,8 @@ __all__ = ["add", "sub", "subtract", "rsub", "neg", "negative", "mul", "multiply
            "true_divide", "floor_divide", "reciprocal", "pow", "neg_", "negative_", "reciprocal_",
            "remainder", "fmod", "float_power"]
 
+import sys
+
 import numpy as np
 
 from .. import dtypes as D
@@ -15,6 +17,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, scalar_tensor, write_out)
+from ._args import not_tensor
 from ._views import inplace, inplace_source, inplace_binary
 from .logical import where
 
@@ -72,6 +75,9 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
 
 def _check_alpha(input, other, alpha):
     """torch's checks on alpha (only reached for alpha != 1)."""
+    if not isinstance(alpha, (int, float, complex, np.number, Tensor)):
+        name = sys._getframe(1).f_code.co_name      # the op, on the error path only
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     rt = D.result_type(input, other)
     if type(alpha) is bool:
         if rt is not D.bool_:
@@ -79,6 +85,9 @@ def _check_alpha(input, other, alpha):
     elif isinstance(alpha, float) and rt.category < D.FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    elif isinstance(alpha, complex) and rt.category < D.COMPLEX:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
 
 
 def add(input, other, *, alpha=1, out=None):
@@ -252,10 +261,13 @@ class NegBackward0(Node):
 
 
 def neg(input, *, out=None):
-    if input._data.dtype.kind == "b":
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
-                           "you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+    try:
+        if input._data.dtype.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                               "you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     x = input._data
     r = np.negative(x)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
@@ -502,7 +514,10 @@ class ReciprocalBackward0(Node):
 
 
 def reciprocal(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind not in "fc":
         x = x.astype(D.get_default_dtype().np)
     with np.errstate(divide="ignore"):

@@ -13,6 +13,7 @@ from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
                     _tensor_args)
+from ._args import not_tensor
 from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .arith import _grad_needed, _SavesSelf, _zeros
 from .logical import isnan, where
@@ -23,6 +24,8 @@ from .logical import isnan, where
 
 def _float_operands(input, other, name):
     """Operands of a float-valued binary op: integer results compute in the default float."""
+    if input is None or other is None:
+        raise not_tensor(AttributeError(name="_data", obj=None))
     rt = D.result_type(input, other)
     if rt.is_complex:
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_name(rt.np)}'")
@@ -382,7 +385,11 @@ def _broadcast_error_n(*arrays):
 
 def _promote3(input, t1, t2):
     rt = D.result_type(input, t1, t2).np
-    return tuple(a._data if a._data.dtype == rt else a._data.astype(rt) for a in (input, t1, t2))
+    try:
+        return tuple(a._data if a._data.dtype == rt else a._data.astype(rt)
+                     for a in (input, t1, t2))
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 class AddcmulBackward0(Node):

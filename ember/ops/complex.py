@@ -9,6 +9,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, floating, needs, saved_output, write_out
+from ._args import not_tensor
 from ._views import inplace, inplace_source, make_view
 from .arith import _SavesSelf, _zeros
 from .logical import where
@@ -35,7 +36,10 @@ class AngleBackward0(_SavesSelf):
 
 
 def angle(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         r = np.angle(x)
     else:
@@ -74,8 +78,11 @@ class ConjPhysicalBackward0(Node):
 
 
 def conj(input):
-    if input._data.dtype.kind != "c":
-        return input
+    try:
+        if input._data.dtype.kind != "c":
+            return input
+    except AttributeError as e:
+        raise not_tensor(e) from None
     res = wrap(np.conj(input._data))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ConjBackward0(), input)
@@ -83,8 +90,11 @@ def conj(input):
 
 
 def conj_physical(input, *, out=None):
-    if input._data.dtype.kind != "c":
-        return input if out is None else write_out(input, out)
+    try:
+        if input._data.dtype.kind != "c":
+            return input if out is None else write_out(input, out)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     res = wrap(np.conj(input._data))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, ConjPhysicalBackward0(), input)
@@ -92,16 +102,23 @@ def conj_physical(input, *, out=None):
 
 
 def conj_physical_(self):
-    if self._data.dtype.kind != "c":
-        return self
+    try:
+        if self._data.dtype.kind != "c":
+            return self
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return inplace(self, conj_physical(inplace_source(self)))
 
 
 def resolve_conj(input):
+    if not isinstance(input, Tensor):
+        raise not_tensor(AttributeError(name="_data", obj=input))
     return input
 
 
 def resolve_neg(input):
+    if not isinstance(input, Tensor):
+        raise not_tensor(AttributeError(name="_data", obj=input))
     return input
 
 
@@ -126,7 +143,10 @@ class ViewAsComplexBackward0(Node):          # derivatives.yaml: view_as_complex
 
 
 def view_as_real(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
     re = x.real
@@ -138,7 +158,10 @@ def view_as_real(input):
 
 
 def view_as_complex(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype not in (np.float32, np.float64):
         raise RuntimeError(f"view_as_complex is only supported for half, float and double "
                            f"tensors, but got a tensor of scalar type: {type_name(x.dtype)}")
@@ -166,14 +189,20 @@ def view_as_complex(input):
 
 
 def real(input):
-    if input._data.dtype.kind != "c":
-        return input
+    try:
+        if input._data.dtype.kind != "c":
+            return input
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return select(view_as_real(input), -1, 0)
 
 
 def imag(input):
-    if input._data.dtype.kind != "c":
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    try:
+        if input._data.dtype.kind != "c":
+            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return select(view_as_real(input), -1, 1)
 
 

@@ -15,6 +15,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES, type_name
 from ..tensor import NO_ACCELERATOR, Tensor, check_device, device, wrap
 from ._args import broadcast_error
+from ._args import memory_error, not_tensor
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -29,7 +30,12 @@ class CloneBackward0(Node):
 
 
 def clone(input, *, memory_format=None):
-    res = wrap(input._data.copy())
+    try:
+        res = wrap(input._data.copy())
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    except MemoryError as e:
+        raise memory_error(e) from None
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, CloneBackward0(), input)
     return res
@@ -105,14 +111,18 @@ def _check_device(d):
 
 
 def _caster(dt):
-    def cast(self, memory_format=None):
+    def cast(self, *, memory_format=None):
         return _to_dtype(self, dt)
     cast.__name__ = dt.name
     return cast
 
 
 def type_as(self, other):
-    return _to_dtype(self, other.dtype)
+    try:
+        dtype = other.dtype
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    return _to_dtype(self, dtype)
 
 
 float_ = _caster(D.float32)
@@ -237,7 +247,10 @@ def _fill_type_error(value):
 
 
 def fill_(self, value):
-    sd = self._data
+    try:
+        sd = self._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
@@ -266,7 +279,10 @@ def fill_(self, value):
 
 
 def zero_(self):
-    sd = self._data
+    try:
+        sd = self._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         res = wrap(np.zeros(sd.shape, sd.dtype))
         link(res, ZeroBackward0(), self)
@@ -363,7 +379,10 @@ class FillBackward1(FillBackward3):          # derivatives.yaml: fill.Tensor
 
 
 def fill(input, value):
-    sd = input._data
+    try:
+        sd = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "

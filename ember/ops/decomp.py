@@ -13,6 +13,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, write_out, saved_output, requires
+from ._args import not_tensor
 from ._linalg import (_LinAlgError, _batch_prefix, _check_float, _check_square, _diag, _diag_embed,
                       _eye_like, _h, _outs, _tril_mask, _warn)
 from .join import cat
@@ -169,8 +170,11 @@ def linalg_qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
-    if A._data.ndim < 2:
-        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A._data.ndim < 2:
+            raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _check_float(A, "linalg.qr")
     a = A._data
     if mode == "r":
@@ -295,8 +299,11 @@ _SVD_DRIVER = ("torch.linalg.svd: keyword argument `driver=` is only supported o
 
 
 def _svd(A, full_matrices, fn, outputs=3):
-    if A._data.ndim < 2:
-        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A._data.ndim < 2:
+            raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _check_float(A, fn)
     a = A._data
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
@@ -497,7 +504,10 @@ class LinalgLuFactorExBackward0(Node):       # derivatives.yaml: linalg_lu_facto
 
 
 def _check_lu_input(A, fn, pivot):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError(f"{fn}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(a.shape)} instead")
@@ -593,9 +603,15 @@ class LuUnpackBackward0(Node):               # derivatives.yaml: lu_unpack
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    lu_ = LU_data._data
+    try:
+        lu_ = LU_data._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     m, n = lu_.shape[-2:]
-    P, L, U = (wrap(x) for x in _unpack_np(lu_, LU_pivots._data))
+    try:
+        P, L, U = (wrap(x) for x in _unpack_np(lu_, LU_pivots._data))
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if STATE.enabled and LU_data._requires_grad or LEVELS and dual(LU_data):
         node = LuUnpackBackward0()
         node._m, node._n = m, n
@@ -705,7 +721,10 @@ class LinalgLuSolveBackward0(Node):          # derivatives.yaml: linalg_lu_solve
 
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    lu_, piv, b = LU._data, pivots._data, B._data
+    try:
+        lu_, piv, b = LU._data, pivots._data, B._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     fn = "linalg.lu_solve"
     if b.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
@@ -770,7 +789,10 @@ class GeqrfBackward0(Node):                  # derivatives.yaml: geqrf (not diff
 
 
 def geqrf(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _check_float(input, "geqrf", "input")
     if x.ndim < 2:
         raise RuntimeError("torch.geqrf: The input tensor A must have at least 2 dimensions.")
@@ -805,6 +827,10 @@ def _reflect(x, a, tau, i, left):
 
 
 def householder_product(A, tau, *, out=None):
+    try:
+        A._data, tau._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
                            "dimensions.")

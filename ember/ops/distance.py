@@ -12,6 +12,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import result_type, type_name
 from ..tensor import wrap
 from ._args import broadcast_error, needs, saved_output, wrap_dim
+from ._args import not_tensor
 from .arith import scalar_op, AddBackward1
 from .reduce import vector_norm, _norm_backward
 from .logical import where
@@ -39,7 +40,10 @@ def _norm_np(d, p, axis, keepdim):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 / max(|x1|, eps) * x2 / max(|x2|, eps)) over dim: the norms are clamped without
     recording the clamp (torch clamps a clone of each norm in place under no_grad)."""
-    a, b = x1._data, x2._data
+    try:
+        a, b = x1._data, x2._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.dtype.kind != "f" and b.dtype.kind != "f":
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{type_name(np.result_type(a, b))}")
@@ -99,7 +103,10 @@ def _norm_dim(input, p, dim, keepdim):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim."""
-    nd = max(x1._data.ndim, x2._data.ndim)
+    try:
+        nd = max(x1._data.ndim, x2._data.ndim)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return _norm_dim(scalar_op(x1 - x2, eps, AddBackward1), p, nd - 1, keepdim)
 
 
@@ -153,7 +160,10 @@ class PdistBackward0(Node):                  # derivatives.yaml: _pdist_forward
 
 
 def pdist(input, p=2):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
     if x.dtype.kind != "f":
@@ -244,7 +254,10 @@ def _cdist_operands(a, b):
 
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
-    a, b = x1._data, x2._data
+    try:
+        a, b = x1._data, x2._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {a.ndim}D")
     if b.ndim < 2:

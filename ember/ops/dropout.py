@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ..tensor import wrap
+from ._args import not_tensor
 
 _SELU_ALPHA_SCALE = 1.7580993408473766      # SELU's alpha * scale: alpha dropout's saturation
 
@@ -23,7 +24,10 @@ def _noise_shape(x, feature):
 
 
 def _dropout_impl(input, p, train, inplace, feature, alpha):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if p == 0 or not train or x.size == 0:
         return input
     if p == 1:

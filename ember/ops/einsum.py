@@ -157,6 +157,10 @@ def _sublist_equation(args):
             if v is Ellipsis:
                 out.append("...")
             else:
+                if not isinstance(v, (int, np.integer)):
+                    # (torch compares the subscript with 0 first)
+                    raise TypeError(f"'>=' not supported between instances of "
+                                    f"'{type(v).__name__}' and 'int'")
                 v = int(v)
                 if not 0 <= v < 52:
                     raise RuntimeError("einsum(): subscript in subscript list is not within "

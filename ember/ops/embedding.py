@@ -11,6 +11,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..tensor import wrap
 from ._args import needs
+from ._args import not_tensor
 from ._views import mark_written
 
 __all__ = []
@@ -20,7 +21,10 @@ _NO_PADDING = 18446744073709551615
 
 
 def _check_indices(indices, op):
-    dt = indices._data.dtype
+    try:
+        dt = indices._data.dtype
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dt != np.int64 and dt != np.int32:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "

@@ -19,6 +19,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import wrap_dim
+from ._args import not_tensor
 from .join import cat
 
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -144,8 +145,11 @@ def fft_c2r(input, dims, norm, last_dim_size):
 # ---------------------------------------------------------------- argument handling
 
 def _one_dim(input, n, dim, name):
-    if input.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    try:
+        if input.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, input.ndim)
     if n is not None and n < 1:
         raise RuntimeError(f"Invalid number of data points ({n}) specified")
@@ -157,7 +161,10 @@ def _many_dims(input, s, dim, name, default_all=True):
     if s is not None and dim is not None and len(s) != len(dim):
         raise RuntimeError("When given, dim and shape arguments must have the same length")
     if dim is not None:
-        dims = [wrap_dim(d, input.ndim) for d in ([dim] if isinstance(dim, int) else dim)]
+        try:
+            dims = [wrap_dim(d, input.ndim) for d in ([dim] if isinstance(dim, int) else dim)]
+        except AttributeError as e:
+            raise not_tensor(e) from None
         if len(set(dims)) != len(dims):
             raise RuntimeError("FFT dims must be unique")
     elif s is not None:
@@ -166,7 +173,10 @@ def _many_dims(input, s, dim, name, default_all=True):
                                f"{input.ndim} dimensions.")
         dims = list(range(input.ndim - len(s), input.ndim))
     else:
-        dims = list(range(input.ndim))
+        try:
+            dims = list(range(input.ndim))
+        except AttributeError as e:
+            raise not_tensor(e) from None
     sizes = [None] * len(dims) if s is None else [None if v == -1 else v for v in s]
     for v in sizes:
         if v is not None and v < 1:
@@ -190,9 +200,12 @@ def _prepared(input, dims, sizes):
 
 
 def _real_check(input, name):
-    if input._data.dtype.kind == "c":
-        raise RuntimeError(f"{name} expects a real input tensor, but got "
-                           f"{type_name(input._data.dtype)}")
+    try:
+        if input._data.dtype.kind == "c":
+            raise RuntimeError(f"{name} expects a real input tensor, but got "
+                               f"{type_name(input._data.dtype)}")
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def _as_float(input):
@@ -359,7 +372,10 @@ def _freq(n, d, dtype, requires_grad, full):
 
 def _shift_dims(input, dim):
     if dim is None:
-        return tuple(range(input.ndim))
+        try:
+            return tuple(range(input.ndim))
+        except AttributeError as e:
+            raise not_tensor(e) from None
     return tuple([dim] if isinstance(dim, int) else dim)
 
 

@@ -26,6 +26,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
+from ._args import not_tensor
 from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _overlap, check_inplace, check_overlap,
                      check_overlap_arrays, inplace, inplace_source)
 from .convert import copy_, fill_, fill_value
@@ -675,7 +676,10 @@ def index_select(input, dim, index, *, out=None):
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:            # torch.repeat_interleave(repeats): indices repeated
-        r = input._data
+        try:
+            r = input._data
+        except AttributeError as e:
+            raise not_tensor(e) from None
         if r.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if r.dtype.kind not in "iu":
@@ -701,7 +705,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         shape.insert(d + 1, repeats)
         out = expand(unsqueeze(input, d + 1), shape).clone()
         return flatten(out, d, d + 1)
-    r = repeats._data
+    try:
+        r = repeats._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if r.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if r.dtype.kind not in "iu":
@@ -811,7 +818,10 @@ class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
 
 
 def masked_select(input, mask, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if isinstance(mask, Tensor) and mask._data.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     m = _mask(mask, "masked_select")
@@ -860,7 +870,10 @@ class TakeBackward0(Node):                   # derivatives.yaml: take
 
 
 def take(input, index):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     i = _flat_index(index, x.size, "take")
     if x.size == 0 and i.size:
         raise IndexError("take(): tried to take from an empty tensor")
@@ -883,7 +896,10 @@ class _Shape:
 
 
 def nonzero(input, *, out=None, as_tuple=False):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if as_tuple:
         if x.ndim == 0:
             return (wrap(np.zeros(1 if x != 0 else 0, np.int64)),)
@@ -943,8 +959,11 @@ def nonzero_static(input, *, size, fill_value=-1):
 def combinations(input, r=2, with_replacement=False):
     """The r-element combinations of a 1-D tensor's elements, as rows (a stack of index
     selections, so the gradient flows back to each chosen element)."""
-    if input.ndim != 1:
-        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    try:
+        if input.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:

@@ -15,6 +15,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
+from ._args import not_tensor, wrong_type
 from ._views import make_view
 from .shape import (embed, SliceBackwardBackward0, atleast_1d, atleast_2d, atleast_3d, reshape,
                     scatter_into, SliceScatterBackward0, meshgrid, flatten, select)
@@ -42,9 +43,13 @@ class CatBackward0(Node):                    # derivatives.yaml: cat
 
 
 def _tensor_list(tensors, name):
-    if isinstance(tensors, Tensor):
+    if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        f"not Tensor")
+                        f"not {type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
     return list(tensors)
 
 
@@ -55,9 +60,12 @@ def cat(tensors, dim=0, *, axis=None, out=None):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
-        if t._data.ndim == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
-                               f"concatenated")
+        try:
+            if t._data.ndim == 0:
+                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                                   f"concatenated")
+        except AttributeError as e:
+            raise not_tensor(e) from None
     rt = tensors[0].dtype
     for t in tensors[1:]:
         if t.dtype is not rt:
@@ -115,7 +123,10 @@ def stack(tensors, dim=0, *, axis=None, out=None):
     tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
-    shape = tensors[0]._data.shape
+    try:
+        shape = tensors[0]._data.shape
+    except AttributeError as e:
+        raise not_tensor(e) from None
     for i, t in enumerate(tensors):
         if t._data.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
@@ -164,7 +175,10 @@ def column_stack(tensors, *, out=None):
     tensors = _tensor_list(tensors, "column_stack")
     if not tensors:
         raise RuntimeError("column_stack expects a non-empty TensorList")
-    ts = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors]
+    try:
+        ts = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors]
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return cat(ts, 1, out=out)
 
 
@@ -256,7 +270,10 @@ def narrow_copy(input, dim, start, length, *, out=None):
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     start, end, step = slice(start, end, step).indices(x.shape[d])
     end = max(end, start)
@@ -287,9 +304,12 @@ class BlockDiagBackward0(Node):              # derivatives.yaml: block_diag
 
 def block_diag(*tensors):
     for i, t in enumerate(tensors):
-        if t._data.ndim > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
-                               f"dimensions. Input {i} has {t._data.ndim} dimensions")
+        try:
+            if t._data.ndim > 2:
+                raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                                   f"dimensions. Input {i} has {t._data.ndim} dimensions")
+        except AttributeError as e:
+            raise not_tensor(e) from None
     rt = tensors[0].dtype if tensors else D.get_default_dtype()
     for t in tensors[1:]:
         if t.dtype is not rt:
@@ -315,8 +335,11 @@ def block_diag(*tensors):
 
 def cartesian_prod(*tensors):
     for t in tensors:
-        if t._data.ndim != 1:
-            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
+        try:
+            if t._data.ndim != 1:
+                raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
+        except AttributeError as e:
+            raise not_tensor(e) from None
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
@@ -418,11 +441,17 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None, _unsaf
 
 
 def split_with_sizes(input, split_sizes, dim=0, *, _unsafe=False):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, x.ndim)
-    sizes = [int(s) for s in split_sizes]
+    try:
+        sizes = [int(s) for s in split_sizes]
+    except (TypeError, ValueError):
+        raise wrong_type(split_sizes, "tuple of ints") from None
     n = x.shape[d]
     for s in sizes:
         if s < 0:
@@ -437,10 +466,16 @@ def split_with_sizes(input, split_sizes, dim=0, *, _unsafe=False):
 
 
 def chunk(input, chunks, dim=0, *, _unsafe=False):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    chunks = int(chunks)
+    try:
+        chunks = int(chunks)
+    except (TypeError, ValueError):
+        raise wrong_type(chunks, "int") from None
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, x.ndim)
@@ -468,7 +503,10 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     for alt in (sections, indices, tensor_indices_or_sections):
         if alt is not None:
             indices_or_sections = alt
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -496,7 +534,10 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
             bounds.append((s, e))
             s = e
     else:
-        idx = [int(i) for i in ios]
+        try:
+            idx = [int(i) for i in ios]
+        except (TypeError, ValueError):
+            raise wrong_type(indices_or_sections, "tuple of ints") from None
         bounds = []
         prev = 0
         for i in idx + [None]:
@@ -507,7 +548,10 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
 
 def _dir_split(name, min_dim, dim_of):
     def op(input, indices_or_sections):
-        x = input._data
+        try:
+            x = input._data
+        except AttributeError as e:
+            raise not_tensor(e) from None
         if x.ndim < min_dim:
             raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} "
                                f"dimension, but got a tensor with {x.ndim} dimensions!")

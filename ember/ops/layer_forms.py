@@ -26,6 +26,7 @@ from . import loss as _loss
 from . import normalization as _norm
 from . import pool as _pool
 from ._args import write_out
+from ._args import not_tensor
 from .distance import _norm_np
 from .normalization import _stats, _invstd      # (the statistics batch_norm computes)
 from .reduce import _norm_backward
@@ -369,7 +370,10 @@ def norm_except_dim(v, pow=2, dim=0):
     of everything."""
     if dim == -1:
         return _norm_all(v, pow)
-    nd = v.ndim
+    try:
+        nd = v.ndim
+    except AttributeError as e:
+        raise not_tensor(e) from None
     dim = dim + nd if dim < 0 else dim
     out_shape = tuple(s if i == dim else 1 for i, s in enumerate(v.shape))
     if dim == 0:
@@ -405,7 +409,10 @@ def _shuffle(x, groups):
 
 
 def channel_shuffle(input, groups):
-    res = wrap(_shuffle(input._data, groups))
+    try:
+        res = wrap(_shuffle(input._data, groups))
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if STATE.enabled and input._requires_grad:
         node = ChannelShuffleBackward0()
         node._saved_groups = groups
@@ -415,7 +422,10 @@ def channel_shuffle(input, groups):
 
 def native_channel_shuffle(input, groups):
     """channel_shuffle with torch's NotImplemented node (it has no derivative formula)."""
-    res = wrap(_shuffle(input._data, groups))
+    try:
+        res = wrap(_shuffle(input._data, groups))
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if STATE.enabled and input._requires_grad:
         node = NotImplementedBackward()
         node._op = "native_channel_shuffle"

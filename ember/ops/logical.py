@@ -15,6 +15,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args
+from ._args import not_tensor
 from ._views import check_overlap, inplace, inplace_binary
 
 
@@ -35,7 +36,10 @@ class WhereBackward0(Node):                  # derivatives.yaml: where.self
 
 def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
-        return condition.nonzero(as_tuple=True)
+        try:
+            return condition.nonzero(as_tuple=True)
+        except AttributeError as e:
+            raise not_tensor(e) from None
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         rt = D.result_type(input, other)
         x, y = np.asarray(input, rt.np), np.asarray(other, rt.np)
@@ -48,7 +52,10 @@ def where(condition, input=None, other=None, *, out=None):
         y = to._data if to is not None else other
         x = np.asarray(x, rt.np) if not isinstance(x, np.ndarray) or x.dtype != rt.np else x
         y = np.asarray(y, rt.np) if not isinstance(y, np.ndarray) or y.dtype != rt.np else y
-    c = condition._data
+    try:
+        c = condition._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if c.dtype.kind != "b":
         if c.dtype != np.uint8:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
@@ -129,7 +136,10 @@ bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 
 
 def bitwise_not(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind not in "biu":
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
@@ -155,23 +165,35 @@ logical_xor = _logical(np.logical_xor)
 
 
 def logical_not(input, *, out=None):
-    return write_out(wrap(np.logical_not(input._data)), out)
+    try:
+        return write_out(wrap(np.logical_not(input._data)), out)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 # ---------------------------------------------------------------- predicates (no gradient)
 
 
 def isnan(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return wrap(np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
 
 
 def isinf(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return wrap(np.isinf(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
 
 
 def isposinf(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise RuntimeError("isposinf does not support complex inputs.")
     return write_out(wrap(np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
@@ -179,7 +201,10 @@ def isposinf(input, *, out=None):
 
 
 def isneginf(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise RuntimeError("isneginf does not support complex inputs.")
     return write_out(wrap(np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
@@ -187,17 +212,26 @@ def isneginf(input, *, out=None):
 
 
 def isfinite(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return wrap(np.isfinite(x) if x.dtype.kind in "fc" else np.ones(x.shape, bool))
 
 
 def isreal(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return wrap(x.imag == 0 if x.dtype.kind == "c" else np.ones(x.shape, bool))
 
 
 def signbit(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise NotImplementedError("signbit is not implemented for complex tensors.")
     return write_out(wrap(np.signbit(x) if x.dtype.kind != "b" else np.zeros(x.shape, bool)),

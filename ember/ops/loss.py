@@ -21,6 +21,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import promote_types, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs
+from ._args import not_tensor
 from .activation import logsigmoid
 from .arith import (scalar_op, AddBackward1, SubBackward1, MulBackward1, DivBackward1,
                     NotImplementedBackward)
@@ -61,9 +62,12 @@ def _const(value, like):
 
 
 def _not_differentiable(fn, arg, t):
-    if t is not None and STATE.enabled and t._requires_grad:
-        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument "
-                           f"'{arg}'. This input cannot have requires_grad True.")
+    try:
+        if t is not None and STATE.enabled and t._requires_grad:
+            raise RuntimeError(f"The function '{fn}' is not differentiable with respect to "
+                               f"argument '{arg}'. This input cannot have requires_grad True.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def _float_kernel(x, kernel):
@@ -81,7 +85,10 @@ def _into_input_dtype(input, x):
 
 def _promoted(input, target):
     """The two arrays at their common dtype (torch's type promotion for the loss kernels)."""
-    x, y = input._data, target._data
+    try:
+        x, y = input._data, target._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype != y.dtype:
         rt = promote_types(input.dtype, target.dtype).np     # (torch's rules: f32 + i64 is f32)
         x, y = x.astype(rt), y.astype(rt)
@@ -177,7 +184,10 @@ def _nll_coefficients(shape, dtype, target, weight, ignore_index):
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
-    x, t = input._data, target._data
+    try:
+        x, t = input._data, target._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
     if x.ndim >= 2 and t.ndim >= 1 and x.shape[0] != t.shape[0] or \
@@ -266,7 +276,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     """log_softmax over the class dim + nll_loss for class-index targets (with label
     smoothing: mixed with the mean of -log p over the classes); -(p * log q) summed over the
     classes for class-probability targets."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 0:
         raise RuntimeError("Expected floating point type for target with class "
                            f"probabilities, got {type_name(target._data.dtype)}")
@@ -275,8 +288,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     logp = log_softmax(input, cdim)
     # torch reads a floating target of the input's shape as class probabilities; any other
     # target goes down the class-index path (and gets its shape and dtype errors)
-    if target._data.dtype.kind == "f" and target._data.shape == x.shape:
-        return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
+    try:
+        if target._data.dtype.kind == "f" and target._data.shape == x.shape:
+            return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     loss = nll_loss(logp, target, weight, ignore_index, reduction)
     if not label_smoothing:
         return loss
@@ -473,10 +489,13 @@ class BinaryCrossEntropyBackward0(Node):     # derivatives.yaml: binary_cross_en
 
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
-    if target._data.shape != input._data.shape:
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
-                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
-                         "size.")
+    try:
+        if target._data.shape != input._data.shape:
+            raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                             f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                             "size.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     x, y = input._data, target._data
     if y.dtype != x.dtype:      # (torch checks the dtypes match before the kernel's dtype)
         raise RuntimeError(f"Found dtype {type_name(y.dtype)} but expected {type_name(x.dtype)}")
@@ -534,9 +553,12 @@ def _broadcasts(sa, sb):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
                                      pos_weight=None):
-    if target._data.shape != input._data.shape:
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
-                         f"({input.shape})")
+    try:
+        if target._data.shape != input._data.shape:
+            raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                             f"({input.shape})")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     x, y = _promoted(input, target)
@@ -622,7 +644,10 @@ _COS_EPS = 1e-12
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
-    a, b, t = input1._data, input2._data, target._data
+    try:
+        a, b, t = input1._data, input2._data, target._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if t.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if t.ndim == 1 and not (a.ndim == 2 and b.ndim == 2):
@@ -644,7 +669,10 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
-    a, b, t = input1._data, input2._data, target._data
+    try:
+        a, b, t = input1._data, input2._data, target._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim != b.ndim or a.ndim != t.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
@@ -654,7 +682,10 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
-    zeros = wrap(np.zeros_like(input._data))
+    try:
+        zeros = wrap(np.zeros_like(input._data))
+    except AttributeError as e:
+        raise not_tensor(e) from None
     margin_clamp = (_const(margin, input) - input).clamp_min(0)
     out_margin = where(target != 1, margin_clamp, zeros)
     out_self = where(target != -1, input, zeros)
@@ -745,7 +776,10 @@ def _long_target(t):
 
 
 def multilabel_margin_loss(input, target, reduction="mean"):
-    x, t = input._data, target._data
+    try:
+        x, t = input._data, target._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _float_kernel(x, "multilabel_margin_loss_forward_out_frame")
     if x.ndim > 2 or t.shape != x.shape and not (x.ndim <= 1 and t.ndim <= 1 and
                                                  t.size == x.size):
@@ -816,7 +850,10 @@ def _multi_margin_setup(t, n, c, weight, dtype):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
-    x, t = input._data, target._data
+    try:
+        x, t = input._data, target._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _float_kernel(x, "multi_margin_loss_cpu_kernel")
     c = x.shape[-1] if x.ndim else 1
     n = x.size // c if c else 0
@@ -859,7 +896,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         reduction="mean"):
-    na, np_, nn = anchor._data.ndim, positive._data.ndim, negative._data.ndim
+    try:
+        na, np_, nn = anchor._data.ndim, positive._data.ndim, negative._data.ndim
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if not (na == np_ == nn):
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
                            f"same number of dimensions, but got: anchor {na}D, positive {np_}D, "
@@ -874,7 +914,10 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
-    na, np_, nn = anchor._data.ndim, positive._data.ndim, negative._data.ndim
+    try:
+        na, np_, nn = anchor._data.ndim, positive._data.ndim, negative._data.ndim
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if not (na == np_ == nn):
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
                            f"same number of dimensions, but got: anchor {na}D, positive {np_}D, "

@@ -16,6 +16,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs, scalar_array, wrap_dim, write_out, requires
+from ._args import not_tensor
 from ._linalg import _h
 from ._views import inplace, inplace_source
 from .shape import _mH, _mT, _unsafe_view, squeeze_
@@ -281,7 +282,10 @@ class VdotBackward0(Node):                   # derivatives.yaml: vdot
 
 
 def vdot(input, other, *, out=None):
-    a, b = input._data, other._data
+    try:
+        a, b = input._data, other._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim != 1 or b.ndim != 1 or a.dtype != b.dtype or a.shape != b.shape \
             or a.dtype.kind == "b":
         _check_dot(a, b, "vdot" if a.ndim == 1 == b.ndim and a.dtype == b.dtype else "dot")
@@ -415,8 +419,11 @@ def _rmatmul(self, other):
 
 
 def outer(input, vec2, *, out=None):
-    if input._data.ndim != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
+    try:
+        if input._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if vec2._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
     return write_out(input.unsqueeze(1) * vec2, out)
@@ -494,7 +501,10 @@ class AddmmBackward0(Node):                  # derivatives.yaml: addmm
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    a, b, c = mat1._data, mat2._data, input._data
+    try:
+        a, b, c = mat1._data, mat2._data, input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {a.ndim}-D tensor")
     if b.ndim != 2:
@@ -538,7 +548,10 @@ class AddmvBackward0(Node):                  # derivatives.yaml: addmv
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    a, v, c = mat._data, vec._data, input._data
+    try:
+        a, v, c = mat._data, vec._data, input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
         raise RuntimeError(f"vector + matrix @ vector expected, got {c.ndim}, {a.ndim}, "
                            f"{v.ndim}") if a.ndim != 2 or v.ndim != 1 else \
@@ -583,7 +596,10 @@ class BaddbmmBackward0(Node):                # derivatives.yaml: baddbmm
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    a, b, c = batch1._data, batch2._data, input._data
+    try:
+        a, b, c = batch1._data, batch2._data, input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _check_bmm(a, b) if (a.ndim != 3 or b.ndim != 3 or a.dtype != b.dtype or a.shape[0] !=
                          b.shape[0] or a.shape[2] != b.shape[1] or a.dtype.kind == "b") \
         else None
@@ -624,7 +640,10 @@ class AddbmmBackward0(Node):                 # derivatives.yaml: addbmm
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    a, b, c = batch1._data, batch2._data, input._data
+    try:
+        a, b, c = batch1._data, batch2._data, input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else
                            "batch2 must be a 3D tensor")
@@ -667,7 +686,10 @@ def _inplace_add(fn, check_first):
     baddbmm_ / addmv_ run the out-of-place checks first."""
     def op_(self, *args, **kwargs):
         if check_first:
-            a, b = args[0]._data, args[1]._data
+            try:
+                a, b = args[0]._data, args[1]._data
+            except AttributeError as e:
+                raise not_tensor(e) from None
             if a.ndim == 2 == b.ndim and tuple(self._data.shape) != (a.shape[0], b.shape[1]):
                 raise _bad_inplace(self, (a.shape[0], b.shape[1]))
         res = fn(inplace_source(self), *args, **kwargs)
@@ -699,7 +721,10 @@ class LinalgCrossBackward0(Node):            # derivatives.yaml: linalg_cross
 
 
 def _linalg_cross(input, other, dim=-1, out=None):
-    a, b = input._data, other._data
+    try:
+        a, b = input._data, other._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim != b.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = wrap_dim(dim, a.ndim)
@@ -730,7 +755,10 @@ def cross(input, other, dim=None, *, out=None):
                       "\nThe default value of dim will change to agree with that of "
                       "linalg.cross in a future release.", UserWarning, stacklevel=2)
         try:
-            shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+            try:
+                shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+            except AttributeError as e:
+                raise not_tensor(e) from None
         except ValueError:
             raise broadcast_error(input._data, other._data) from None
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
@@ -756,7 +784,10 @@ class AddrBackward0(Node):                   # derivatives.yaml: addr
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
-    v1, v2, c = vec1._data, vec2._data, input._data
+    try:
+        v1, v2, c = vec1._data, vec2._data, input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if v1.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {v1.ndim}-D")
     if v2.ndim != 1:
@@ -781,8 +812,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 
 
 def addr_(self, vec1, vec2, *, beta=1, alpha=1):
-    shape = (vec1._data.shape[0] if vec1._data.ndim else 1,
-             vec2._data.shape[0] if vec2._data.ndim else 1)
+    try:
+        shape = (vec1._data.shape[0] if vec1._data.ndim else 1,
+                 vec2._data.shape[0] if vec2._data.ndim else 1)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if vec1._data.ndim == 1 == vec2._data.ndim and tuple(self._data.shape) != shape:
         raise RuntimeError(f"size mismatch, input: {list(self._data.shape)}, v1: "
                            f"{list(vec1._data.shape)}, v2: {list(vec2._data.shape)}")

@@ -14,8 +14,9 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, write_out, saved_output, requires
+from ._args import not_tensor, wrong_type
 from ._linalg import _check_float, _check_square, _h, _outs, _warn
 from .convert import copy_
 from .decomp import (_lu_legacy, _qr_legacy, _slogdet_old_t, _slogdet_t, _svd_legacy,
@@ -141,7 +142,10 @@ class LinalgPinvBackward0(Node):             # derivatives.yaml: linalg_pinv.ato
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2 or a.dtype.kind not in "fc":
         dt = {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
               "complex128": "ComplexDouble"}.get(a.dtype.name, type_name(a.dtype))
@@ -171,11 +175,16 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
 
 
 def pinverse(input, rcond=1e-15):
+    if not isinstance(rcond, (int, float, np.floating, np.integer)):
+        raise wrong_type(rcond, "float")
     return pinv(input, rtol=rcond)
 
 
 def matrix_power(A, n, *, out=None):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
                            "dimensions.")
@@ -205,7 +214,10 @@ def _vector_norm(*args, **kwargs):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
@@ -247,7 +259,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None and len(dim) not in (1, 2):
@@ -270,6 +285,13 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def multi_dot(tensors, *, out=None):
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of "
+                        f"Tensors, not {type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
@@ -302,7 +324,10 @@ def multi_dot(tensors, *, out=None):
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at "
                            "least 2 dimensions.")
@@ -333,14 +358,20 @@ def chain_matmul(*matrices, out=None):
                   "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
                   "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
     if len(matrices) == 1:
-        if matrices[0]._data.ndim != 2:
-            raise RuntimeError(f"chain_matmul(): Expected one or more matrices, but got "
-                               f"{matrices[0]._data.ndim}-D tensor")
+        try:
+            if matrices[0]._data.ndim != 2:
+                raise RuntimeError(f"chain_matmul(): Expected one or more matrices, but got "
+                                   f"{matrices[0]._data.ndim}-D tensor")
+        except AttributeError as e:
+            raise not_tensor(e) from None
         return write_out(matrices[0].clone(), out)
     for t in matrices:
-        if t._data.ndim != 2:
-            raise RuntimeError(f"chain_matmul(): Expected one or more matrices, but got "
-                               f"{t._data.ndim}-D tensor")
+        try:
+            if t._data.ndim != 2:
+                raise RuntimeError(f"chain_matmul(): Expected one or more matrices, but got "
+                                   f"{t._data.ndim}-D tensor")
+        except AttributeError as e:
+            raise not_tensor(e) from None
     return multi_dot(list(matrices), out=out)
 
 
@@ -453,7 +484,10 @@ def _pinv_backward(grad, P, A):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    a, b = A._data, B._data
+    try:
+        a, b = A._data, B._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     fn = "torch.linalg.lstsq"
     if driver is None:
         driver = "gelsy"
@@ -505,7 +539,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
 def tensorinv(A, ind=2, *, out=None):
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
-    shape = A._data.shape
+    try:
+        shape = A._data.shape
+    except AttributeError as e:
+        raise not_tensor(e) from None
     lo, hi = int(np.prod(shape[:ind])), int(np.prod(shape[ind:]))
     if lo != hi:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
@@ -519,8 +556,14 @@ def tensorsolve(A, B, dims=None, *, out=None):
         nd = A._data.ndim
         dd = [wrap_dim(d, nd) for d in dims]
         A = A.permute([i for i in range(nd) if i not in dd] + dd)
-    shape = A._data.shape
-    nb = B._data.ndim
+    try:
+        shape = A._data.shape
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    try:
+        nb = B._data.ndim
+    except AttributeError as e:
+        raise not_tensor(e) from None
     lo, hi = int(np.prod(shape[:nb])), int(np.prod(shape[nb:]))
     nb_el = B._data.size
     if hi != nb_el:
@@ -531,9 +574,12 @@ def tensorsolve(A, B, dims=None, *, out=None):
 
 
 def vander(x, *, N=None):
-    if x._data.ndim < 1:
-        raise RuntimeError("N must be greater than 1.") if N is not None and N <= 1 else \
-            RuntimeError("linalg.vander: x must have at least 1 dimension.")
+    try:
+        if x._data.ndim < 1:
+            raise RuntimeError("N must be greater than 1.") if N is not None and N <= 1 else \
+                RuntimeError("linalg.vander: x must have at least 1 dimension.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     n = x._data.shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
@@ -544,7 +590,10 @@ def vander(x, *, N=None):
 
 
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    return A.diagonal(offset, dim1, dim2)
+    try:
+        return A.diagonal(offset, dim1, dim2)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def _lu_solve_legacy(b, LU_data, LU_pivots, *, out=None):
@@ -577,7 +626,10 @@ lu_solve = _lu_solve_legacy
 
 
 def cond(A, p=None, *, out=None):
-    a = A._data
+    try:
+        a = A._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p not in (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc"):
@@ -621,8 +673,11 @@ def torch_vander(x, N=None, increasing=False):
     cumulative product of [1, x, x, ...] so that its gradient is the product rule's. (torch
     builds the same product with in-place writes, whose backward fails on a saved-tensor
     version check; ember's backward gives the gradient.)"""
-    if x.ndim != 1:
-        raise RuntimeError("x must be a one-dimensional tensor.")
+    try:
+        if x.ndim != 1:
+            raise RuntimeError("x must be a one-dimensional tensor.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")

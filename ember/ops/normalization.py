@@ -16,6 +16,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, write_out
+from ._args import not_tensor, wrong_type
 from ._views import mark_written
 from .arith import scalar_op, AddBackward1
 from .join import cat
@@ -227,7 +228,10 @@ def _check_normalized_shape(x, shape, name="layer_norm"):
     if isinstance(shape, int) and name == "layer_norm":
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
                         "of ints, not int")
-    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    try:
+        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise wrong_type(shape, "tuple of ints") from None
     if not shape:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
                            "containing at least one element, but got normalized_shape = []")
@@ -248,7 +252,10 @@ def _check_affine_shape(t, shape, what):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     shape = _check_normalized_shape(x, normalized_shape)
     _check_affine_shape(weight, shape, "weight")
     _check_affine_shape(bias, shape, "bias")
@@ -305,7 +312,10 @@ class NativeGroupNormBackward0(Node):        # derivatives.yaml: native_group_no
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{x.ndim}")
@@ -376,7 +386,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """input * rsqrt(mean(input^2) + eps) (* weight), composed as torch composes it."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     shape = _check_normalized_shape(x, normalized_shape, "rms_norm")
     _check_affine_shape(weight, shape, "weight")
     if eps is None:
@@ -412,7 +425,10 @@ def _channel_window_mean(sq, size):
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    dim = input._data.ndim
+    try:
+        dim = input._data.ndim
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality                          input "
                          f"(got {dim} dimensions)")

@@ -11,6 +11,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..tensor import Tensor, wrap
 from ._args import needs
+from ._args import not_tensor, wrong_type
 from ._windows import take_adjoint
 
 
@@ -50,8 +51,14 @@ def _constant_pad_np(x, pad, value):
 
 def constant_pad_nd(input, pad, value=0):
     """torch.constant_pad_nd (node ConstantPadNdBackward0)."""
-    x = input._data
-    pad = tuple(int(p) for p in pad)
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    try:
+        pad = tuple(int(p) for p in pad)
+    except (TypeError, ValueError):
+        raise wrong_type(pad, "tuple of ints") from None
     if len(pad) % 2:
         raise RuntimeError("Length of pad must be even but instead it equals " + str(len(pad)))
     if len(pad) // 2 > x.ndim:
@@ -313,7 +320,10 @@ def pad(input, pad, mode="constant", value=None):
         if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
             raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but "
                             f"found element of type {type(p).__name__} at pos {i}")
-    pad = tuple(int(p) for p in pad)
+    try:
+        pad = tuple(int(p) for p in pad)
+    except (TypeError, ValueError):
+        raise wrong_type(pad, "tuple of ints") from None
     x = input._data
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")

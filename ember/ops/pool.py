@@ -14,6 +14,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs
+from ._args import wrong_type
 from ._windows import offsets, int_tuple
 
 
@@ -589,7 +590,10 @@ def _output_size(output_size, x, fn, n=2):
         sizes = tuple(output_size)
         if len(sizes) != n:
             raise RuntimeError(f"{fn}: output_size must be {n}")
-    return tuple(x.shape[-n + i] if v is None else int(v) for i, v in enumerate(sizes))
+    try:
+        return tuple(x.shape[-n + i] if v is None else int(v) for i, v in enumerate(sizes))
+    except (TypeError, ValueError):
+        raise wrong_type(output_size, "tuple of ints") from None
 
 
 def _adaptive_checks(x, fn, out, sep="", n=2):

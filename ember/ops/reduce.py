@@ -18,6 +18,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, conj_if_complex, broadcast_error)
+from ._args import not_tensor, wrong_type
 from .arith import _zeros
 from ._views import inplace, inplace_source
 from .binary import maximum, minimum
@@ -127,15 +128,21 @@ def _even_jvp(t, x, result, dims, keepdim, nan_match=False):
 
 def _kernel_check(input, kernel, kinds="c"):
     """torch's dispatch error for a dtype its CPU kernel lacks (complex; bool too for some)."""
-    k = input._data.dtype.kind
+    try:
+        k = input._data.dtype.kind
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if k in kinds:
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{type_name(input._data.dtype)}'")
 
 
 def _complex_check(input, msg):
-    if input._data.dtype.kind == "c":
-        raise RuntimeError(msg)
+    try:
+        if input._data.dtype.kind == "c":
+            raise RuntimeError(msg)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def _float_check(x, name):
@@ -184,7 +191,10 @@ def _sum_dtype(x, dtype, input=None):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dim is None and not keepdim:
         # np.sum's arithmetic (add.reduce over everything) without its Python wrapper
         res = wrap(np.add.reduce(x, axis=None, dtype=_sum_dtype(x, dtype, input)))
@@ -225,7 +235,10 @@ class NansumBackward0(Node):                 # derivatives.yaml: nansum
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     dims, axis = _red_dims(dim, x.ndim)
     if x.dtype.kind in "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
@@ -271,7 +284,10 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dtype = D.as_dtype(dtype, "mean")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dtype is not None:
         if dtype.np.kind not in "fc":
             raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
@@ -317,7 +333,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dtype = D.as_dtype(dtype, "nanmean")
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     xd = x if dtype is None else x.astype(dtype.np)
     if xd.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex "
@@ -415,7 +434,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     if dtype is not None and input._requires_grad and dtype.np != input._data.dtype:
         _sum_dtype(input._data, dtype, input)
         input = input.to(dtype)              # torch computes (and differentiates) in dtype
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     rd = _sum_dtype(x, dtype, input)
     # (ufunc.reduce called from here, not np.prod: NumPy's RuntimeWarnings are then raised
     # from an ember module, where ember's warning filter keeps them from the user)
@@ -500,7 +522,10 @@ def _reduce_empty_error(name, x, d=None):
 
 def _minmax(input, dim, keepdim, largest, out):
     name = "max" if largest else "min"
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dim is None:
         _kernel_check(input, f"{name}_all")
         if x.size == 0:
@@ -661,7 +686,10 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
 
 def _argext(input, dim, keepdim, largest):
     name = "argmax" if largest else "argmin"
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "b":
         raise RuntimeError(f"{name}(): does not support bool input")
     _complex_check(input, f"{name}(): does not support complex input")
@@ -781,14 +809,20 @@ def _norm_values(x, p, axis, keepdim):
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     dtype = D.as_dtype(dtype, "linalg_vector_norm")
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _float_check(x, "linalg.vector_norm")
     if dtype is not None:
         x = x.astype(dtype.np)
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
     dims, axis = _red_dims(dim, x.ndim)
-    p = float(ord)
+    try:
+        p = float(ord)
+    except (TypeError, ValueError):
+        raise wrong_type(ord, "Number") from None
     if x.size == 0 and (p < 0 or p == float("inf")):     # no identity to start from
         shown = int(p) if p.is_integer() else p       # torch prints -1.0 as -1
         if dim is None:
@@ -831,7 +865,10 @@ class DistBackward0(Node):                   # derivatives.yaml: dist
 
 
 def dist(input, other, p=2):
-    x, y = input._data, other._data
+    try:
+        x, y = input._data, other._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "b" and y.dtype.kind == "b":
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
@@ -860,7 +897,10 @@ def dist(input, other, p=2):
 def count_nonzero(input, dim=None, *, axis=None):
     if axis is not None:
         dim = axis
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dim is None:
         return wrap(np.asarray(np.count_nonzero(x), np.int64))
     dims, axis = _red_dims(dim, x.ndim)
@@ -890,7 +930,10 @@ class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
 def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     dim = _required_dim("logsumexp", dim)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind not in "fc":
         x = x.astype(D.get_default_dtype().np)
         input = wrap(x)
@@ -917,7 +960,10 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
 def _softmax_input(input, dim, dtype, name):
     if dtype is not None:
         input = input.to(dtype)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     if x.dtype.kind != "f" and x.size:      # (an empty input runs no kernel in torch)
         kernel = "lastdim_kernel_impl" if d >= x.ndim - 1 else "kernel_impl"
@@ -1012,7 +1058,10 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=No
 
 def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     axis = None if dim is None else wrap_dims(dim, x.ndim)
     if x.ndim == 0:
         axis = None
@@ -1022,7 +1071,10 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
 
 def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     axis = None if dim is None else wrap_dims(dim, x.ndim)
     if x.ndim == 0:
         axis = None

@@ -10,6 +10,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
+from ._args import not_tensor
 from ._views import check_inplace, inplace, inplace_source, mark_written
 from .join import cat
 from .logical import where
@@ -55,7 +56,10 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
 
 def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     dim = _required_dim("cumsum", dim, axis)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
     res = wrap(np.cumsum(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
@@ -138,7 +142,10 @@ def _cumprod_grad_graph(g, s, d):
 
 def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     dim = _required_dim("cumprod", dim, axis)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
     res = wrap(np.cumprod(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
@@ -184,7 +191,10 @@ class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
 
 def logcumsumexp(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("logcumsumexp", dim, axis)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f":
         raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
                                   f"'{type_name(x.dtype)}'")
@@ -305,8 +315,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
 
 
 def _diff(input, n, dim, prepend, append):
-    if input.ndim == 0:
-        raise RuntimeError("diff expects input to be at least one-dimensional")
+    try:
+        if input.ndim == 0:
+            raise RuntimeError("diff expects input to be at least one-dimensional")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, input.ndim)
@@ -345,8 +358,11 @@ def _empty_trapezoid(y, d):
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
-    if y.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    try:
+        if y.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, y.ndim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None                   # trapezoid(y, dx) as a positional spacing
@@ -373,8 +389,11 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    if y.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    try:
+        if y.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, y.ndim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None
@@ -431,7 +450,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if dim is None:
-        dims = list(range(input.ndim))
+        try:
+            dims = list(range(input.ndim))
+        except AttributeError as e:
+            raise not_tensor(e) from None
         what = f"since dim argument was not given"
     else:
         dims = [wrap_dim(d, input.ndim) for d in ([dim] if isinstance(dim, int) else dim)]

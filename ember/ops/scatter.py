@@ -15,6 +15,7 @@ from ..autograd.graph import Node, link, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
+from ._args import not_tensor
 from ._views import check_inplace, check_overlap, inplace, inplace_source, mark_written, writable
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
@@ -812,9 +813,12 @@ def masked_fill_(self, mask, value):
 
 
 def take_along_dim(input, indices, dim=None, *, out=None):
-    if indices._data.dtype != np.int64:
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{type_name(indices._data.dtype)}")
+    try:
+        if indices._data.dtype != np.int64:
+            raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                               f"{type_name(indices._data.dtype)}")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dim is None:
         return write_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
     x, i = input._data, indices._data

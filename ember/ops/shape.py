@@ -20,6 +20,7 @@ from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
+from ._args import no_memory, not_tensor, wrong_type
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
                      mark_written, reshaped_in_place)
 
@@ -29,8 +30,9 @@ _as_strided = np.lib.stride_tricks.as_strided
 def size_args(args, name=None, arg="size"):
     """Sizes given as varargs, a tuple, a list or a Size (ints, NumPy ints or integer
     tensors of one element); floats are refused with a TypeError as torch does."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = args[0]
+    single = len(args) == 1
+    if single and isinstance(args[0], (tuple, list)):
+        args, single = args[0], False
     for a in args:
         if type(a) is not int:
             break
@@ -41,8 +43,16 @@ def size_args(args, name=None, arg="size"):
     except TypeError:
         i, bad = next((i, a) for i, a in enumerate(args) if not _is_index(a))
         what = f"{name}(): argument '{arg}'" if name else f"argument '{arg}'"
-        raise TypeError(f"{what} must be tuple of ints, but found element of type "
-                        f"{type(bad).__name__} at pos {i}") from None
+        kind = type(bad).__name__
+        # torch's parser: a lone non-int is no tuple; a sequence is one when its first element
+        # is an int, and a later element then fails to unpack
+        if single:
+            raise TypeError(f"{what} (position 1) must be tuple of ints, not {kind}") from None
+        if i:
+            raise TypeError(f"{what} failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {kind}\"") from None
+        raise TypeError(f"{what} (position 1) must be tuple of ints, but found element of type "
+                        f"{kind} at pos {i}") from None
 
 
 def _is_index(a):
@@ -182,7 +192,10 @@ def reshape(input, *shape, **kwargs):
         shape = (kwargs.pop("shape"),)
     if kwargs:
         raise TypeError(f"reshape() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     shape = infer_size(size_args(shape, "reshape", "shape"), x.size)
     try:
         r = np.reshape(x, shape, copy=False)
@@ -205,15 +218,24 @@ def _reshape_copy(copied, shape):
 
 
 def view_as(input, other):
-    return view(input, other._data.shape)
+    try:
+        return view(input, other._data.shape)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def reshape_as(input, other):
-    return reshape(input, other._data.shape)
+    try:
+        return reshape(input, other._data.shape)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 0:
         wrap_dim(start_dim, 0)
         wrap_dim(end_dim, 0)
@@ -248,7 +270,10 @@ def unflatten(input, dim, sizes):
 
 
 def ravel(input):
-    return view(input.contiguous(), -1)
+    try:
+        return view(input.contiguous(), -1)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 class AliasBackward0(Node):                  # derivatives.yaml: alias
@@ -282,7 +307,10 @@ class UnsqueezeBackward0(Node):              # derivatives.yaml: unsqueeze
 
 
 def unsqueeze(input, dim):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim + 1)
     shp = x.shape
     res = make_view(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input)
@@ -324,7 +352,10 @@ class SqueezeBackward2(Node):                # squeeze.dims
 
 
 def squeeze(input, dim=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dim is None:
         node = SqueezeBackward0()
         axes = tuple(i for i, s in enumerate(x.shape) if s == 1)
@@ -359,7 +390,10 @@ def permute(input, *dims, **kwargs):
         dims = (kwargs.pop("dims"),)
     if kwargs:
         raise TypeError(f"permute() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     dims = size_args(dims, "permute", "dims")
     if len(dims) != x.ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
@@ -415,7 +449,10 @@ class TBackward0(Node):                      # derivatives.yaml: t
 
 
 def t(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     res = make_view(wrap(x.T if x.ndim == 2 else x.view()), input)
@@ -476,7 +513,10 @@ def _H(self):
 
 
 def _mH(self):
-    n = self._data.ndim
+    try:
+        n = self._data.ndim
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if n == 0:
         warn_once("mH0", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
         return _conj(self)
@@ -533,7 +573,10 @@ class ExpandBackward0(Node):                 # derivatives.yaml: expand
 def expand(input, *sizes, size=None, implicit=False):
     if size is not None:
         sizes = (size,)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     sizes = size_args(sizes, "expand")
     if len(sizes) < x.ndim:
         raise RuntimeError(f"expand(torch.{type_name(x.dtype)}Tensor{{{list(x.shape)}}}, size="
@@ -584,7 +627,10 @@ def expand(input, *sizes, size=None, implicit=False):
 
 
 def expand_as(input, other):
-    return expand(input, other._data.shape)
+    try:
+        return expand(input, other._data.shape)
+    except AttributeError as e:
+        raise not_tensor(e) from None
 
 
 def broadcast_to(input, size):
@@ -594,7 +640,20 @@ def broadcast_to(input, size):
 def broadcast_shapes(*shapes):
     out = []
     for k, shp in enumerate(shapes):
-        shp = (int(shp),) if isinstance(shp, (int, np.integer)) else tuple(int(v) for v in shp)
+        if shp is None:                         # torch reads None as an empty shape
+            continue
+        if isinstance(shp, (int, np.integer)):
+            shp = (int(shp),)
+        elif isinstance(shp, (list, tuple, str)):
+            for v in shp:
+                if not isinstance(v, (int, np.integer)):
+                    # (torch compares each size with 0 first)
+                    raise TypeError(f"'<' not supported between instances of "
+                                    f"'{type(v).__name__}' and 'int'")
+            shp = tuple(int(v) for v in shp)
+        else:
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shp}")
         for v in shp:
             if v < 0:
                 raise ValueError("Attempting to broadcast a dimension with negative length!")
@@ -618,7 +677,10 @@ def broadcast_tensors(*tensors):
         tensors = tuple(tensors[0])
     shape = ()
     for k, tt in enumerate(tensors):
-        s = tt._data.shape
+        try:
+            s = tt._data.shape
+        except AttributeError as e:
+            raise not_tensor(e) from None
         try:
             shape = np.broadcast_shapes(shape, s)
         except ValueError:
@@ -669,7 +731,10 @@ def repeat(input, *repeats, **kwargs):
     for s in target:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
-    res = wrap(np.tile(x, reps) if x.size and all(reps) else np.empty(target, x.dtype))
+    try:
+        res = wrap(np.tile(x, reps) if x.size and all(reps) else np.empty(target, x.dtype))
+    except MemoryError:
+        raise no_memory(target, x.dtype) from None
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RepeatBackward0()
         node._saved_repeats = reps
@@ -788,7 +853,10 @@ class UnbindBackward0(Node):                 # derivatives.yaml: unbind.int
 
 
 def unbind(input, dim=0):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
@@ -822,7 +890,10 @@ def flip(input, *dims, **kwargs):
         dims = (kwargs.pop("dims"),)
     if kwargs:
         raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     dims = wrap_dims(size_args(dims, "flip", "dims"), x.ndim)
     if x.ndim == 0 or not dims:
         r = x.copy()
@@ -837,14 +908,20 @@ def flip(input, *dims, **kwargs):
 
 
 def fliplr(input):
-    if input._data.ndim < 2:
-        raise RuntimeError("Input must be >= 2-d.")
+    try:
+        if input._data.ndim < 2:
+            raise RuntimeError("Input must be >= 2-d.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return flip(input, (1,))
 
 
 def flipud(input):
-    if input._data.ndim < 1:
-        raise RuntimeError("Input must be >= 1-d.")
+    try:
+        if input._data.ndim < 1:
+            raise RuntimeError("Input must be >= 1-d.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return flip(input, (0,))
 
 
@@ -859,9 +936,15 @@ class RollBackward0(Node):                   # derivatives.yaml: roll
 
 
 def roll(input, shifts, dims=None):
-    x = input._data
-    shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else \
-        tuple(int(s) for s in shifts)
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    try:
+        shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else \
+            tuple(int(s) for s in shifts)
+    except (TypeError, ValueError):
+        raise wrong_type(shifts, "tuple of ints") from None
     if dims is None:
         dims = ()
     dims = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
@@ -894,7 +977,10 @@ class Rot90Backward0(Node):                  # derivatives.yaml: rot90
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     dims = tuple(int(d) for d in dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -904,7 +990,10 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
-    k = int(k)
+    try:
+        k = int(k)
+    except (TypeError, ValueError):
+        raise wrong_type(k, "int") from None
     m = k % 4
     # torch's layout: a flip (fresh, in the input's layout) then a transpose view
     if m == 1:
@@ -947,10 +1036,16 @@ class TriuBackward0(Node):                   # derivatives.yaml: triu
 
 def _tri(name, npfn, node_cls):
     def op(input, diagonal=0, *, out=None):
-        x = input._data
+        try:
+            x = input._data
+        except AttributeError as e:
+            raise not_tensor(e) from None
         if x.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-        diagonal = int(diagonal)
+        try:
+            diagonal = int(diagonal)
+        except (TypeError, ValueError):
+            raise wrong_type(diagonal, "int") from None
         res = wrap(npfn(x, diagonal))
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = node_cls()
@@ -1018,9 +1113,15 @@ def diagonal_backward(grad, sizes, offset, d1, d2):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     d1, d2 = _diag_dims(x.ndim, offset, dim1, dim2)
-    offset = int(offset)
+    try:
+        offset = int(offset)
+    except (TypeError, ValueError):
+        raise wrong_type(offset, "int") from None
     res = make_view(wrap(_diag_view(x, offset, d1, d2)), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagonalBackward0()
@@ -1041,10 +1142,16 @@ class DiagEmbedBackward0(Node):              # derivatives.yaml: diag_embed
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     n = x.ndim + 1
     d1, d2 = _diag_dims(n, offset, dim1, dim2)
-    offset = int(offset)
+    try:
+        offset = int(offset)
+    except (TypeError, ValueError):
+        raise wrong_type(offset, "int") from None
     k = (x.shape[-1] if x.ndim else 1) + abs(offset)
     batch = list(x.shape[:-1])
     shape = [0] * n
@@ -1062,11 +1169,17 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 def diag(input, diagonal=0, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim == 1:
         res = diag_embed(input, diagonal, 0, 1)
     elif x.ndim == 2:
-        res = wrap(np.diagonal(x, int(diagonal)).copy())
+        try:
+            res = wrap(np.diagonal(x, int(diagonal)).copy())
+        except (TypeError, ValueError):
+            raise wrong_type(diagonal, "int") from None
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = DiagonalBackward0_copy()
             node._saved_offset, node._saved_dim1, node._saved_dim2 = int(diagonal), 0, 1
@@ -1096,7 +1209,10 @@ class TraceBackward0(Node):                  # derivatives.yaml: trace
 
 
 def trace(input):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
     if x.dtype.kind == "b":
@@ -1173,18 +1289,28 @@ MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    for i, tt in enumerate(tensors):        # (torch checks the types before it warns)
+        if not isinstance(tt, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(tt).__name__}")
     if indexing is None:
         warn_once("meshgrid", MESHGRID_WARNING)
         indexing = "ij"
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     for tt in tensors[1:]:
-        if tt._data.dtype != tensors[0]._data.dtype:
-            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        try:
+            if tt._data.dtype != tensors[0]._data.dtype:
+                raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        except AttributeError as e:
+            raise not_tensor(e) from None
     for tt in tensors:
-        if tt._data.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
-                               f"but got: {tt}")
+        try:
+            if tt._data.ndim > 1:
+                raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                                   f"but got: {tt}")
+        except AttributeError as e:
+            raise not_tensor(e) from None
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
                            f"received: {indexing}")
@@ -1204,12 +1330,25 @@ def meshgrid(*tensors, indexing=None):
     return tuple(outs)
 
 
+def _tensor_seq(tensors, name):
+    """The tensors of atleast_*d(*tensors) or atleast_*d(list): a lone argument that is no
+    sequence matches no overload of torch's, and every element must be a Tensor."""
+    ts = tensors[0] if len(tensors) == 1 else tensors
+    if not isinstance(ts, (list, tuple)):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(ts).__name__}), but expected one of:\n * (Tensor input)\n")
+    for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return ts
+
+
 def atleast_1d(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], Tensor):
         t_ = tensors[0]
         return reshape(t_, (1,)) if t_._data.ndim == 0 else t_
-    ts = tensors[0] if len(tensors) == 1 else tensors
-    return tuple(atleast_1d(t_) for t_ in ts)
+    return tuple(atleast_1d(t_) for t_ in _tensor_seq(tensors, "atleast_1d"))
 
 
 def atleast_2d(*tensors):
@@ -1219,8 +1358,7 @@ def atleast_2d(*tensors):
         if n == 0:
             return reshape(t_, (1, 1))
         return unsqueeze(t_, 0) if n == 1 else t_
-    ts = tensors[0] if len(tensors) == 1 else tensors
-    return tuple(atleast_2d(t_) for t_ in ts)
+    return tuple(atleast_2d(t_) for t_ in _tensor_seq(tensors, "atleast_2d"))
 
 
 def atleast_3d(*tensors):
@@ -1232,8 +1370,7 @@ def atleast_3d(*tensors):
         if n == 1:
             return unsqueeze(unsqueeze(t_, 0), -1)
         return unsqueeze(t_, -1) if n == 2 else t_
-    ts = tensors[0] if len(tensors) == 1 else tensors
-    return tuple(atleast_3d(t_) for t_ in ts)
+    return tuple(atleast_3d(t_) for t_ in _tensor_seq(tensors, "atleast_3d"))
 
 
 # ------------------------------------------------------------------ *_scatter
@@ -1272,9 +1409,12 @@ def scatter_into(input, src, region, node_cls, op, view_op):
     """input.clone() with src written into region(clone's array)."""
     out = input._data.copy()
     v = region(out)
-    if v.shape != src._data.shape:
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
-                           f"{list(src._data.shape)}, slice size = {list(v.shape)}")
+    try:
+        if v.shape != src._data.shape:
+            raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                               f"{list(src._data.shape)}, slice size = {list(v.shape)}")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     v[...] = src._data
     res = wrap(out)
     if STATE.enabled and (input._requires_grad or src._requires_grad) or \
@@ -1303,8 +1443,14 @@ def select_scatter(input, src, dim, index):
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    d1, d2 = _diag_dims(input._data.ndim, offset, dim1, dim2)
-    offset = int(offset)
+    try:
+        d1, d2 = _diag_dims(input._data.ndim, offset, dim1, dim2)
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    try:
+        offset = int(offset)
+    except (TypeError, ValueError):
+        raise wrong_type(offset, "int") from None
     return scatter_into(input, src, lambda a: _diag_view(a, offset, d1, d2),
                         DiagonalScatterBackward0,
                         lambda g, z: diagonal_scatter(g, z, offset, d1, d2),

@@ -12,6 +12,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import broadcast_error, needs, write_out, saved_output, requires
+from ._args import not_tensor
 from ._linalg import (_LinAlgError, _check_float, _check_square, _h, _lu_zero_pivot, _outs,
                       _singular_error, _warn)
 from .matmul import matmul
@@ -102,7 +103,10 @@ class LinalgSolveExBackward0(Node):          # derivatives.yaml: _linalg_solve_e
 def solve(A, B, *, left=True, out=None):
     _check_square(A, "linalg.solve")
     _check_float(A, "linalg.solve")
-    a, b = A._data, B._data
+    try:
+        a, b = A._data, B._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if a.dtype != b.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
                            f"A of type {type_name(a.dtype)} and B of type {type_name(b.dtype)} "
@@ -234,7 +238,10 @@ class CholeskySolveBackward0(Node):          # derivatives.yaml: cholesky_solve
 
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
-    b, l = input._data, input2._data
+    try:
+        b, l = input._data, input2._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if b.ndim < 2:
         raise RuntimeError(f"b should have at least 2 dimensions, but has {b.ndim} dimensions "
                            f"instead")
@@ -271,7 +278,10 @@ class CholeskyInverseBackward0(Node):        # derivatives.yaml: cholesky_invers
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
-    l = input._data
+    try:
+        l = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if l.ndim < 2 or l.shape[-1] != l.shape[-2]:
         raise RuntimeError(f"A must be batches of square matrices, but they are "
                            f"{l.shape[-2] if l.ndim > 1 else 1} by {l.shape[-1]} matrices"
@@ -329,7 +339,10 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
           "arguments reversed and does not return a copy of one of the inputs.\nX = "
           "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
           "torch.linalg.solve_triangular(A, B).")
-    a, b = A._data, input._data
+    try:
+        a, b = A._data, input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if b.ndim < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
                            f"but it has {b.ndim} dimensions instead")

@@ -11,6 +11,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
+from ._args import not_tensor
 from .reduce import (MaxBackward0, MaxBackward1, _complex_check, _kernel_check, _np_aliases,
                      _pymin, _scatter_add)
 
@@ -345,7 +346,10 @@ def msort(input, *, out=None):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "b":
         raise RuntimeError("topk does not support bool dtypes on CPU")
     _complex_check(input, " topk does not support complex dtypes on CPU")
@@ -528,8 +532,11 @@ def _empty_reduction(x, dim):
 
 def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
-        _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    try:
+        if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
+            _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dim is None:
         return _median_all(input, False)
     return write_pair(_select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1,
@@ -538,8 +545,11 @@ def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
-        _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    try:
+        if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
+            _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if dim is None:
         return _median_all(input, True)
     return write_pair(_select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,
@@ -656,7 +666,10 @@ def _rows_of(x, d):
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _unique_check(x, "unique")
     if dim is None:
         flat = x.reshape(-1)
@@ -685,7 +698,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _unique_check(x, "unique_consecutive")
     if dim is None:
         flat = x.reshape(-1)
@@ -739,7 +755,10 @@ def _searchsorted_rows(b, v, side):
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None, out=None):
-    b = sorted_sequence._data
+    try:
+        b = sorted_sequence._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     side = _search_side(side, right)
     if b.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
@@ -765,6 +784,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if not isinstance(boundaries, Tensor):
+        raise TypeError(f"bucketize() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(boundaries).__name__}), but expected "
+                        f"one of:")
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
                            f"{boundaries.ndim})")

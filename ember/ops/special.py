@@ -20,6 +20,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import floating, needs, saved_output, write_out
+from ._args import not_tensor
 from ._specfun import (airy_ai_kernel, bessel_i_kernel, bessel_jy_kernel, bessel_k_kernel,
                        digamma_kernel, hurwitz_zeta, igamma_kernels, lgamma_kernel,
                        polygamma_kernel, polynomial_kernel)
@@ -165,7 +166,10 @@ class ErfBackward0(Node):                    # derivatives.yaml: erf
 
 
 def erf(input, *, out=None):
-    x = floating(input._data)
+    try:
+        x = floating(input._data)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _check_real(x, "erf")
     res = wrap(_apply_kernel(erf_kernel, x))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
@@ -189,7 +193,10 @@ class ErfcBackward0(Node):                   # derivatives.yaml: erfc
 
 
 def erfc(input, *, out=None):
-    x = floating(input._data)
+    try:
+        x = floating(input._data)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _check_real(x, "erfc")
     res = wrap(_apply_kernel(erfc_kernel, x))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
@@ -212,7 +219,10 @@ class ErfinvBackward0(Node):                 # derivatives.yaml: erfinv
 
 
 def erfinv(input, *, out=None):
-    x = floating(input._data)
+    try:
+        x = floating(input._data)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise NotImplementedError(f"\"erfinv_vml_cpu\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
@@ -309,10 +319,10 @@ def ndtri_kernel(p):
 
 def _special_input(input, name):
     """input's array in a floating dtype (integers and bools: the default float dtype)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    x = floating(input._data)
+    try:
+        x = floating(input._data)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(x.dtype)}'")
     return x
@@ -501,7 +511,10 @@ class SincBackward0(Node):                   # derivatives.yaml: sinc
 
 
 def sinc(input, *, out=None):
-    x = floating(input._data)
+    try:
+        x = floating(input._data)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     with np.errstate(all="ignore"):
         # pi * x rounded to x's dtype first, as torch computes it (sinc(1) is not 0 in
         # float32); the sine of that value rounded once
@@ -611,7 +624,10 @@ def special_log_ndtr(input, *, out=None):
 
 def special_ndtr(input, *, out=None):
     """Phi(x) = (1 + erf(x / sqrt 2)) / 2, composed as torch composes it."""
-    x = input if input._data.dtype.kind in "fc" else input.to(D.get_default_dtype())
+    try:
+        x = input if input._data.dtype.kind in "fc" else input.to(D.get_default_dtype())
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return write_out((erf(x * _SQRT_HALF) + 1) * 0.5, out)
 
 

@@ -12,6 +12,7 @@ from ..autograd.graph import Node, NotImplementedBackward, link, link_multi
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output
+from ._args import not_tensor, wrong_type
 from .logical import where
 from .reduce import _const, _expand_to, _np_aliases, _pymax, _red_dims, _unsqueeze_dims
 
@@ -29,7 +30,10 @@ def _var_args(dim, unbiased, correction, name):
 
 
 def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind not in "fc":
         raise RuntimeError(f"{name} only support floating point and complex dtypes"
                            if name.endswith("_mean") else
@@ -302,7 +306,10 @@ def _float_input(x, name):
 
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _float_input(x, "histogram_cpu")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
@@ -315,7 +322,10 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _float_input(x, "histogramdd")
     _weight_check(x, weight)
     flat = x.reshape(-1)
@@ -350,7 +360,10 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
 
 
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     _float_input(x, "histogramdd")
     _weight_check(x, weight)
     k = x.shape[-1]
@@ -392,7 +405,10 @@ builtins_range = range
 
 
 def bincount(input, weights=None, minlength=0):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind not in "iu":
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
@@ -415,7 +431,10 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     name = "nanquantile" if ignore_nan else "quantile"
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f" or x.dtype == np.float16:
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if isinstance(q, Tensor):
@@ -425,7 +444,10 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
             raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
         qa = q._data
     else:
-        qa = np.asarray(q, x.dtype)
+        try:
+            qa = np.asarray(q, x.dtype)
+        except (TypeError, ValueError):
+            raise wrong_type(q, "float") from None
     if x.size == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     if ((qa < 0) | (qa > 1)).any():
@@ -486,9 +508,12 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    if input.ndim > 2:
-        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
-                           f"input with {input.ndim} dimensions")
+    try:
+        if input.ndim > 2:
+            raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                               f"input with {input.ndim} dimensions")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     x = input if input.ndim == 2 else input.reshape(1, -1)
     if not (x.is_floating_point() or x.is_complex()):
         x = x.to(D.get_default_dtype())

@@ -7,6 +7,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..tensor import wrap
 from ._args import needs
+from ._args import not_tensor
 
 __all__ = ["bilinear"]
 
@@ -58,7 +59,10 @@ _SHORT = {"float32": "float", "float64": "double", "float16": "half"}
 def bilinear(input1, input2, weight, bias=None):
     """x1^T W x2 + b over the last dims, composed as torch composes it: both inputs viewed
     2-D, _trilinear (TrilinearBackward0), the result viewed back, + bias."""
-    x1, x2, w = input1._data, input2._data, weight._data
+    try:
+        x1, x2, w = input1._data, input2._data, weight._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x1.ndim == 0:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     if x1.ndim != x2.ndim:

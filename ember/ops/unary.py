@@ -25,6 +25,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, floating, write_out)
+from ._args import not_tensor, wrong_type
 from ._views import check_overlap, inplace, inplace_source
 from .arith import _grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow
 from .complex import real
@@ -51,7 +52,10 @@ class ExpBackward0(Node):
 
 
 def exp(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if out is None and x.dtype.kind == "f":        # hot path: a real floating input
         r = np.exp(x)
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
@@ -80,7 +84,10 @@ class LogBackward0(Node):
 
 def log(input, *, out=None):
     with np.errstate(divide="ignore", invalid="ignore"):
-        res = wrap(np.log(floating(input._data)))
+        try:
+            res = wrap(np.log(floating(input._data)))
+        except AttributeError as e:
+            raise not_tensor(e) from None
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogBackward0()
         node._saved_self = input
@@ -101,7 +108,10 @@ class SqrtBackward0(Node):
 
 def sqrt(input, *, out=None):
     with np.errstate(invalid="ignore"):
-        res = wrap(np.sqrt(floating(input._data)))
+        try:
+            res = wrap(np.sqrt(floating(input._data)))
+        except AttributeError as e:
+            raise not_tensor(e) from None
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SqrtBackward0()
         node._saved_result = res.detach()
@@ -117,7 +127,10 @@ def _float_unary(input, ufunc, node_cls, saves_result, out, quiet=True):
     """A float-valued unary op: ints and bools compute in the default float dtype. quiet:
     silence NumPy's overflow/domain warnings (torch prints none); costs a few microseconds,
     so ops that cannot warn on finite input skip it."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if out is None and not quiet and x.dtype.kind == "f":     # hot path: as in exp
         r = ufunc(x)
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
@@ -158,7 +171,10 @@ class AbsBackward0(_SavesSelf):
 
 
 def abs(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "b":
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     res = wrap(np.abs(x))
@@ -214,7 +230,10 @@ def _sign_data(x):
 
 
 def sign(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
                                   "numbers. Please use torch.sgn instead.")
@@ -225,7 +244,10 @@ def sign(input, *, out=None):
 
 
 def sgn(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         with np.errstate(all="ignore"):
             a = np.abs(x)
@@ -261,8 +283,11 @@ def _np_rsqrt(x):
 
 
 def square(input, *, out=None):
-    if input._data.dtype.kind == "b":
-        input = wrap(input._data.astype(np.int64))
+    try:
+        if input._data.dtype.kind == "b":
+            input = wrap(input._data.astype(np.int64))
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return pow(input, 2, out=out)
 
 
@@ -569,7 +594,10 @@ class LogitBackward0(_SavesSelf):
 
 
 def logit(input, eps=None, *, out=None):
-    x = floating(input._data)
+    try:
+        x = floating(input._data)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise NotImplementedError(f"\"logit_cpu\" not implemented for '{type_name(x.dtype)}'")
     with np.errstate(all="ignore"):
@@ -658,7 +686,10 @@ _np_ones_u = {u: np.array(1, u) for u in _UINT.values()}
 def relu(input, inplace=False):
     if inplace:
         return relu_(input)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind in "bc":
         if x.dtype.kind == "c":
             raise NotImplementedError(_CLAMP_COMPLEX)
@@ -678,7 +709,10 @@ def relu(input, inplace=False):
 
 
 def _rounding(input, ufunc, node_cls, kernel_name, out):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "b":
         raise NotImplementedError(f"\"{kernel_name}_vml_cpu\" not implemented for 'Bool'")
     if x.dtype.kind == "c":
@@ -735,7 +769,10 @@ fix = trunc
 def round(input, *, decimals=None, out=None):
     if decimals is None:
         return _rounding(input, np.rint, RoundBackward0, "round", out)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind not in "f":
         raise NotImplementedError(f"\"round_cpu\" not implemented for '{type_name(x.dtype)}'")
     if decimals == 0:
@@ -765,7 +802,10 @@ class FracBackward0(Node):
 
 
 def frac(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{type_name(x.dtype)}'")
     with np.errstate(all="ignore"):
@@ -842,8 +882,11 @@ _CLAMP_COMPLEX = "clamp is not supported for complex types"
 
 def _clamp_data(input, lo, hi):
     """Forward of clamp: max(x, lo) then min(., hi), after torch's promotion."""
-    if input._data.dtype.kind == "c":
-        raise NotImplementedError(_CLAMP_COMPLEX)
+    try:
+        if input._data.dtype.kind == "c":
+            raise NotImplementedError(_CLAMP_COMPLEX)
+    except AttributeError as e:
+        raise not_tensor(e) from None
     args = [a for a in (input, lo, hi) if a is not None]
     rt = D.result_type(*args).np
     if rt.kind == "b":          # torch's bool kernels: only max/min with one tensor bound
@@ -873,6 +916,8 @@ def _clamp_data(input, lo, hi):
 
 def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
+        if not isinstance(input, Tensor):
+            raise not_tensor(AttributeError(name="_data", obj=input))
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tmin, tmax = isinstance(min, Tensor), isinstance(max, Tensor)
     if (tmin or tmax) and not (tmin and tmax) and min is not None and max is not None:
@@ -997,11 +1042,20 @@ class NanToNumBackward0(_SavesSelf):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind not in "fc":
         res = wrap(x.copy())
     else:
-        res = wrap(np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf))
+        try:
+            res = wrap(np.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf,
+                                     neginf=neginf))
+        except (TypeError, ValueError):
+            bad = next(v for v in (nan, posinf, neginf)
+                       if v is not None and not isinstance(v, (int, float)))
+            raise wrong_type(bad, "float") from None
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NanToNumBackward0()
         node._saved_self = input
@@ -1010,8 +1064,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 
 def positive(input):
-    if input._data.dtype.kind == "b":
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    try:
+        if input._data.dtype.kind == "b":
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return input
 
 
@@ -1036,7 +1093,10 @@ class Rad2DegBackward0(Node):
 
 
 def _scale_unary(input, factor, node_cls, name, out):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise RuntimeError(f"{name} is not supported for complex tensors.")
     res = wrap(floating(x) * factor)
@@ -1120,8 +1180,11 @@ arcsin_, arccos_, arctan_ = asin_, acos_, atan_
 
 
 def relu_(self):
-    if self._data.dtype.kind == "b":
-        raise RuntimeError("Boolean inputs not supported for relu")
+    try:
+        if self._data.dtype.kind == "b":
+            raise RuntimeError("Boolean inputs not supported for relu")
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return inplace(self, relu(inplace_source(self)))
 
 
@@ -1169,7 +1232,10 @@ class FrexpBackward0(Node):                  # derivatives.yaml: frexp
 
 
 def frexp(input, *, out=None):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(x)
