@@ -223,6 +223,12 @@ def test_subpackages_load_on_first_use():
 def test_install_as_torch():
     """`ember.install_as_torch()` makes a program's own `import torch...` statements find
     ember, the lazily loaded subpackages included; it refuses when the real torch is loaded."""
+    def run(code):
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                           text=True, check=False)
+        assert r.returncode == 0, r.stderr
+        return r
+
     code = ("import sys, ember\n"
             "assert ember.install_as_torch() is ember and ember.install_as_torch() is ember\n"
             "import torch\n"
@@ -242,9 +248,7 @@ def test_install_as_torch():
             "    import torch.no_such_module\n"
             "except ModuleNotFoundError as e:\n"
             "    print(type(e).__name__, e.name, e)\n")
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                       check=False)
-    assert r.returncode == 0, r.stderr
+    r = run(code)
     assert r.stdout.splitlines() == [
         "True True True True True True ember.utils.data.dataloader True",
         "[[0.0, 1.0], [2.0, 3.0]] [0.0, 2.0]", "False",
@@ -255,7 +259,5 @@ def test_install_as_torch():
             "except RuntimeError as e:\n"
             "    print('refused', 'real torch is already imported' in str(e))\n"
             "import sys; print(sys.modules['torch'] is torch, 'ember' in torch.__file__)\n")
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                       check=False)
-    assert r.returncode == 0, r.stderr
+    r = run(code)
     assert r.stdout.splitlines() == ["refused True", "True False"]
