@@ -218,3 +218,46 @@ def test_subpackages_load_on_first_use():
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["[]", "Linear SGD fft save True", "False"]
+
+
+def test_install_as_torch():
+    """`ember.install_as_torch()` makes a program's own `import torch...` statements find
+    ember, the lazily loaded subpackages included; it refuses when the real torch is loaded."""
+    def run(code):
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                           text=True, check=False)
+        assert r.returncode == 0, r.stderr
+        return r
+
+    code = ("import sys, ember\n"
+            "assert ember.install_as_torch() is ember and ember.install_as_torch() is ember\n"
+            "import torch\n"
+            "import torch.nn as nn\n"
+            "import torch.nn.functional as F\n"
+            "from torch.utils.data import DataLoader, TensorDataset\n"
+            "from torch.nn.modules.linear import Linear\n"
+            "import torch.optim as optim, torch.autograd.forward_ad as fwAD\n"
+            "print(torch is ember, nn is ember.nn, F is ember.nn.functional, Linear is nn.Linear,"
+            " optim is ember.optim, fwAD is ember.autograd.forward_ad,"
+            " DataLoader.__module__, sys.modules['torch.utils.data'] is ember.utils.data)\n"
+            "loader = DataLoader(TensorDataset(torch.arange(4.)), batch_size=2)\n"
+            "print([b[0].tolist() for b in loader], F.relu(torch.tensor([-1., 2.])).tolist())\n"
+            "print(any('site-packages/torch' in str(getattr(m, '__file__', ''))"
+            " for m in list(sys.modules.values())))\n"
+            "try:\n"
+            "    import torch.no_such_module\n"
+            "except ModuleNotFoundError as e:\n"
+            "    print(type(e).__name__, e.name, e)\n")
+    r = run(code)
+    assert r.stdout.splitlines() == [
+        "True True True True True True ember.utils.data.dataloader True",
+        "[[0.0, 1.0], [2.0, 3.0]] [0.0, 2.0]", "False",
+        "ModuleNotFoundError torch.no_such_module No module named 'torch.no_such_module'"]
+    code = ("import torch, ember\n"
+            "try:\n"
+            "    ember.install_as_torch()\n"
+            "except RuntimeError as e:\n"
+            "    print('refused', 'real torch is already imported' in str(e))\n"
+            "import sys; print(sys.modules['torch'] is torch, 'ember' in torch.__file__)\n")
+    r = run(code)
+    assert r.stdout.splitlines() == ["refused True", "True False"]

@@ -369,6 +369,12 @@ GRAPH = {
     "linear_input": (lambda l, x: _tf(l).linear(x, l.ones(1, 3, dtype=l.float64)), (2, 3)),
     "embedding_weight": (lambda l, x: _tf(l).embedding(l.tensor([0, 1]), x), (2, 3)),
     "l1_loss": (lambda l, x: _tf(l).l1_loss(x, x.detach() * 0.5), (2, 3)),
+    "softmax": (lambda l, x: _tf(l).softmax(x, 1), (2, 3)),
+    "log_softmax": (lambda l, x: _tf(l).log_softmax(x, 0), (2, 3)),
+    "softmax_0d": (lambda l, x: _tf(l).softmax(x.sum(), 0), (2,)),
+    "ctc_loss_log_softmax": (
+        lambda l, x: _tf(l).ctc_loss(_tf(l).log_softmax(x, 2), l.tensor([[1, 2]]), l.tensor([4]),
+                                     l.tensor([2])), (4, 1, 3)),
 }
 
 

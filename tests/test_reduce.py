@@ -680,3 +680,49 @@ def test_property_whole_max_ties(xdk):
     x, _, _ = xdk
     x = np.round(x)          # many ties
     check(lambda L, t: (t.max(), t.min(), t.amax(), t.median()), x)
+
+
+def _names(t):
+    fn = t.grad_fn
+    return [type(fn).__name__, [type(n).__name__ if n is not None else None
+                                for n, _ in fn.next_functions]]
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_backward_data_nodes(name):
+    """softmax's and log_softmax's create_graph gradients are torch's backward-data ops
+    (SoftmaxBackwardDataBackward0 / LogSoftmaxBackwardDataBackward0): the node names and edges
+    of the second and third order graphs, and their values, against torch."""
+    res = []
+    for L in (torch, ember):
+        x = L.tensor(A, requires_grad=True)
+        v = L.tensor(R.standard_normal((3, 4)) if L is torch else res[0][-1], requires_grad=True)
+        y = getattr(L, name)(x, 1)
+        (g,) = L.autograd.grad(y, x, v, create_graph=True)
+        a, b = L.autograd.grad((g * g).sum(), [x, v], create_graph=True)
+        c, d = L.autograd.grad((a * a).sum() + (b * b).sum(), [x, v])
+        res.append([_names(g), _names(a), _names(b)]
+                   + [t.detach().numpy().round(8).tolist() for t in (g, a, b, c, d)]
+                   + [v.detach().numpy()])
+    assert res[0][:-1] == res[1][:-1]
+
+
+@pytest.mark.parametrize("name", ["_softmax_backward_data", "_log_softmax_backward_data"])
+def test_softmax_backward_data_forward_ad(name):
+    """The backward-data ops' jvp rules (forward over reverse) against torch's, in both
+    arguments, and their first and second derivatives by float64 gradcheck."""
+    from ember.ops import reduce as ops
+    g, y, tg, ty = (R.standard_normal((3, 4)) for _ in range(4))
+    outs = []
+    for L, f in ((torch, lambda a, b: getattr(torch, name)(a, b, 1, torch.float64)),
+                 (ember, lambda a, b: getattr(ops, name)(a, b, 1))):
+        fwAD = L.autograd.forward_ad
+        with fwAD.dual_level():
+            p, t = fwAD.unpack_dual(f(fwAD.make_dual(L.tensor(g), L.tensor(tg)),
+                                      fwAD.make_dual(L.tensor(y), L.tensor(ty))))
+            outs.append((p.numpy(), t.numpy()))
+    np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-12, atol=1e-12)
+    fn = getattr(ops, name)
+    gradcheck(lambda a, b: fn(a, b, 1), g, y)
+    gradgradcheck(lambda a, b: fn(a, b, 1), g, y)

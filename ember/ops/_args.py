@@ -16,6 +16,127 @@ _INT_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)}
 
 
+# Note [Elementwise layout]: torch lays out an elementwise result as its TensorIterator does.
+# When every operand has the result's shape: contiguous if all are contiguous, else the
+# operands' strides if all share them and are non-overlapping and dense. Otherwise the dims are
+# ordered fastest-first by an insertion sort that starts from the reversed dim order and asks,
+# for a pair of dims, each operand in turn (a broadcast dim, stride 0, abstains): a smaller
+# stride goes first, a larger one after; on equal strides the smaller size goes first, or, when
+# it is not larger, the next operand is asked; if none decides, the pair stays. The result is
+# dense in that order (size-1 dims included). NumPy's K order agrees except where size-1
+# dims, equal strides or non-contiguous operands meet; then the result is copied into torch's
+# layout (a later reshape is a view, or a copy, exactly where torch's is: test_chains).
+# The hot paths of add and mul (floating tensors of one dtype; a floating tensor and a Python
+# number) check only for broadcasting, one shape comparison: a same-shape pair with a
+# non-contiguous operand, or a number with a tensor whose size-1 dims have unusual strides,
+# keeps NumPy's layout there (checking the layouts cost W1/W2 2-3%; test_pointwise's
+# test_elementwise_layout_hot_path_gaps shows both).
+
+def torch_layout(r, *operands):
+    """r, NumPy's result of an elementwise op on `operands` (arrays, or Python numbers), in
+    torch's layout (Note [Elementwise layout]); r itself when it already is."""
+    shape = r.shape
+    nd = len(shape)
+    if nd < 2 or not r.size:
+        return r
+    arrays = [a for a in operands if type(a) is np.ndarray and a.ndim]
+    if all(a.flags.c_contiguous for a in arrays) and (
+            1 not in shape or len(arrays) == len(operands)
+            and all(a.shape == shape for a in arrays)):
+        return r        # C-contiguous operands: NumPy's K order is torch's here
+    target = None
+    if len(arrays) == len(operands) and all(a.shape == shape for a in arrays):
+        strides = [_elem_strides(a) for a in arrays]
+        if all(_is_contiguous(shape, st) for st in strides):
+            target = _dense_strides(shape, range(nd - 1, -1, -1))
+        elif all(st == strides[0] for st in strides) and \
+                _non_overlapping_dense(shape, strides[0]):
+            target = strides[0]
+    if target is None:
+        bst = []
+        for a in arrays:
+            pad = nd - a.ndim
+            st = [0] * pad
+            for i, (n, s) in enumerate(zip(a.shape, a.strides)):
+                st.append(0 if n == 1 and shape[pad + i] != 1 else s // a.itemsize)
+            bst.append(st)
+        perm = list(range(nd - 1, -1, -1))
+        for i in range(1, nd):
+            d1 = i
+            for d0 in range(i - 1, -1, -1):
+                c = _order(perm[d0], perm[d1], bst, shape)
+                if c > 0:
+                    perm[d0], perm[d1] = perm[d1], perm[d0]
+                    d1 = d0
+                elif c < 0:
+                    break
+        target = _dense_strides(shape, perm)
+    size = r.itemsize
+    if tuple(s * size for s in target) == r.strides:
+        return r
+    out = np.ndarray(shape, r.dtype, np.empty(r.size, r.dtype),
+                     strides=tuple(s * size for s in target))
+    np.copyto(out, r)
+    return out
+
+
+def layout2(r, input, other):
+    """torch_layout for an op on two arguments, Tensors or numbers (their own layouts count,
+    not those of casted copies)."""
+    return torch_layout(r, input._data if isinstance(input, Tensor) else input,
+                        other._data if isinstance(other, Tensor) else other)
+
+
+def _order(d0, d1, bst, shape):
+    """Whether dim d0 goes after dim d1 (1), before it (-1), or undecided (0)."""
+    for st in bst:
+        s0, s1 = st[d0], st[d1]
+        if s0 == 0 or s1 == 0:
+            continue
+        if s0 < s1:
+            return -1
+        if s0 > s1:
+            return 1
+        if shape[d0] > shape[d1]:
+            return 1
+    return 0
+
+
+def _elem_strides(a):
+    size = a.itemsize
+    return tuple(s // size for s in a.strides)
+
+
+def _dense_strides(shape, perm):
+    """Strides of a dense tensor whose dims, fastest first, are `perm`."""
+    out = [0] * len(shape)
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
+def _is_contiguous(shape, strides):
+    acc = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1:
+            if s != acc:
+                return False
+            acc *= n
+    return True
+
+
+def _non_overlapping_dense(shape, strides):
+    acc = 1
+    for d in sorted(range(len(shape)), key=lambda d: (strides[d], shape[d])):
+        if shape[d] != 1:
+            if strides[d] != acc:
+                return False
+            acc *= shape[d]
+    return True
+
+
 def operands(input, other):
     """NumPy operands of a binary op, cast to torch's result dtype (Python scalars stay
     weak: NumPy 2 keeps the array's dtype for them, as torch does)."""

@@ -16,7 +16,7 @@ from ..autograd.graph import Node, link, wrap_out, wrap_out2, NotImplementedBack
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
-                    conj_if_complex, scalar_tensor, write_out)
+                    conj_if_complex, scalar_tensor, write_out, torch_layout, layout2)
 from ._args import not_tensor
 from ._views import inplace, inplace_source, inplace_binary
 from .logical import where
@@ -111,6 +111,8 @@ def add(input, other, *, alpha=1, out=None):
                 r = x + y
             except ValueError:
                 raise broadcast_error(x, y) from None
+            if x.shape != y.shape:             # broadcast: Note [Elementwise layout]
+                r = torch_layout(r, x, y)
             if STATE.enabled and (input._requires_grad or other._requires_grad) or \
                     LEVELS and dual(input, other):
                 node = AddBackward0()
@@ -127,7 +129,7 @@ def add(input, other, *, alpha=1, out=None):
         r = x + y if alpha == 1 else x + y * alpha
     except ValueError:
         raise broadcast_error(x, y) from None
-    res = wrap(r)
+    res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
     if _grad_needed(input, o):
         node = AddBackward0()
         node._saved_alpha = alpha
@@ -180,7 +182,7 @@ def sub(input, other, *, alpha=1, out=None):
         r = x - y if alpha == 1 else x - y * alpha
     except ValueError:
         raise broadcast_error(x, y) from None
-    res = wrap(r)
+    res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
     if _grad_needed(input, o):
         node = SubBackward0()
         node._saved_alpha = alpha
@@ -235,14 +237,14 @@ def rsub(input, other, *, alpha=1):
         if not isinstance(input, Tensor):
             input = scalar_tensor(input, other)
         x, y = operands(input, other)
-        res = wrap(y - x * alpha if alpha != 1 else y - x)
+        res = wrap(layout2(y - x * alpha if alpha != 1 else y - x, other, input))
         if _grad_needed(input, other):
             node = RsubBackward0()
             node._saved_alpha = alpha
             link(res, node, input, other)
         return res
     x, y = operands(input, other)
-    res = wrap(y - x if alpha == 1 else y - x * alpha)
+    res = wrap(layout2(y - x if alpha == 1 else y - x * alpha, other, input))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RsubBackward1()
         node._saved_alpha = alpha
@@ -335,6 +337,8 @@ def mul(input, other, *, out=None):
                 r = x * y
             except ValueError:
                 raise broadcast_error(x, y) from None
+            if x.shape != y.shape:             # broadcast: Note [Elementwise layout]
+                r = torch_layout(r, x, y)
             if STATE.enabled and (input._requires_grad or other._requires_grad) or \
                     LEVELS and dual(input, other):
                 node = MulBackward0()
@@ -350,7 +354,7 @@ def mul(input, other, *, out=None):
         r = x * y
     except ValueError:
         raise broadcast_error(x, y) from None
-    res = wrap(r)
+    res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
     if STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)) or \
             LEVELS and dual(input, o):
         node = MulBackward0()
@@ -428,7 +432,7 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
         raise broadcast_error(x, y) from None
     if r.dtype != rt.np:
         r = r.astype(rt.np)
-    res = wrap(r)
+    res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
     if _grad_needed(input, o):
         if rounding_mode is None:       # given as None: torch's Tensor_mode overload
             node = DivBackward2()
@@ -466,7 +470,7 @@ def _div_rounding(input, other, o, mode, node=True):
             r = np.where(np.asarray(y) == 0, q, _float_floor_div(x, y, q)) if mode == "floor" \
                 else np.trunc(q)
             r = np.asarray(r).astype(q.dtype, copy=False)
-    res = wrap(r)
+    res = wrap(layout2(r, input, other))
     if node and _grad_needed(input, o) and res._data.dtype.kind in "fc":
         node = DivBackward2()
         node._saved_rounding_mode = mode
@@ -614,7 +618,8 @@ def pow(input, exponent, *, out=None):
         r = _int_pow(x, y) if neg else np.power(x, y)
     except ValueError:
         raise broadcast_error(x, y) from None
-    res = wrap(r)
+    # (a number exponent: torch's pow is then a one-operand op, Note [Elementwise layout])
+    res = wrap(layout2(r, input, exponent) if e is not None else torch_layout(r, input._data))
     if _grad_needed(input, e):
         if e is None:
             node = PowBackward0()
@@ -738,7 +743,7 @@ def remainder(input, other, *, out=None):
                 r = np.remainder(x, y)
     except ValueError:
         raise broadcast_error(x, y) from None
-    res = wrap(r)
+    res = wrap(layout2(r, input, other))
     if scalar_self:
         return write_out(_not_implemented(res, "remainder", input, o), out)
     if o is None:
@@ -781,7 +786,7 @@ def fmod(input, other, *, out=None):
             r = np.fmod(x, y)
     except ValueError:
         raise broadcast_error(x, y) from None
-    res = wrap(r)
+    res = wrap(layout2(r, input, other))
     if o is None:
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             link(res, FmodBackward0(), input)

@@ -12,7 +12,7 @@ from ..autograd.graph import Node, NotImplementedBackward, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
-                    _tensor_args)
+                    _tensor_args, layout2, torch_layout)
 from ._args import not_tensor
 from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .arith import _grad_needed, _SavesSelf, _zeros
@@ -64,7 +64,7 @@ def atan2(input, other, *, out=None):
     x, y, _ = _float_operands(input, other, "atan2")
     try:
         with np.errstate(all="ignore"):
-            res = wrap(np.arctan2(x, y))
+            res = wrap(layout2(np.arctan2(x, y), input, other))
     except ValueError:
         raise broadcast_error(x, y) from None
     if _grad_needed(input, other):
@@ -97,7 +97,7 @@ def hypot(input, other, *, out=None):
     if x.dtype.kind not in "f":
         raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{type_name(x.dtype)}'")
     try:
-        res = wrap(np.hypot(x, y))
+        res = wrap(layout2(np.hypot(x, y), input, other))
     except ValueError:
         raise broadcast_error(x, y) from None
     if _grad_needed(input, other):
@@ -140,7 +140,7 @@ def copysign(input, other, *, out=None):
     o = other if isinstance(other, Tensor) else None
     x, y, rt = _float_operands(input, other, "copysign")
     try:
-        res = wrap(np.copysign(x, y).astype(rt, copy=False))
+        res = wrap(layout2(np.copysign(x, y).astype(rt, copy=False), input, other))
     except ValueError:
         raise broadcast_error(x, y) from None
     if _grad_needed(input, o):
@@ -203,7 +203,7 @@ def xlogy(input, other, *, out=None):
             r = np.where(np.isnan(y), np.nan, np.where(np.asarray(x) == 0, 0, x * np.log(y)))
         except ValueError:
             raise broadcast_error(x, y) from None
-    res = wrap(r.astype(rt, copy=False))
+    res = wrap(layout2(r.astype(rt, copy=False), input, other))
     ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
     fw = LEVELS and dual(input, other)
     if not STATE.enabled and not fw:
@@ -278,7 +278,7 @@ def _minmax(name, ufunc, node_cls):
         try:
             # torch keeps self where the two are equal (-0.0 vs 0.0); which argument NumPy's
             # max/min ufuncs return there depends on the CPU's SIMD path, so ties are settled here
-            res = wrap(np.where(x == y, x, ufunc(x, y)))
+            res = wrap(layout2(np.where(x == y, x, ufunc(x, y)), input, other))
         except ValueError:
             raise broadcast_error(x, y) from None
         if STATE.enabled and (input._requires_grad or other._requires_grad) or \
@@ -352,7 +352,9 @@ def lerp(input, end, weight, *, out=None):
             r = np.where(np.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
     except ValueError:
         raise _broadcast_error_n(x, e, w) from None
-    res = wrap(np.asarray(r).astype(x.dtype, copy=False))
+    # (a number weight is no operand of torch's lerp: Note [Elementwise layout])
+    res = wrap(torch_layout(np.asarray(r).astype(x.dtype, copy=False), input._data, end._data,
+                            *((weight._data,) if tw else ())))
     if tw:
         if STATE.enabled and (input._requires_grad or end._requires_grad or
                               weight._requires_grad) or LEVELS and dual(input, end, weight):
@@ -527,7 +529,8 @@ def _integer_op(name, ufunc, input, other, out):
     x, y = operands(input, other)
     if x.dtype.kind not in "iu":
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_name(x.dtype)}'")
-    return write_out(wrap(_binary_np(ufunc, x, y).astype(x.dtype, copy=False)), out)
+    return write_out(wrap(layout2(_binary_np(ufunc, x, y).astype(x.dtype, copy=False), input,
+                                  other)), out)
 
 
 def gcd(input, other, *, out=None):
@@ -551,7 +554,7 @@ def heaviside(input, values, *, out=None):
             r = np.where(x == 0, v, x > 0).astype(x.dtype, copy=False)
         except ValueError:
             raise broadcast_error(x, v) from None
-    res = wrap(r)
+    res = wrap(torch_layout(r, x, v))
     if STATE.enabled and (input._requires_grad or values._requires_grad):
         node = NotImplementedBackward()
         node._op = "heaviside"
@@ -573,7 +576,7 @@ def nextafter(input, other, *, out=None):
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for "
                                   f"'{type_name(x.dtype)}'")
-    res = wrap(_binary_np(np.nextafter, x, y))
+    res = wrap(layout2(_binary_np(np.nextafter, x, y), input, other))
     if _grad_needed(input, other):
         link(res, NextafterBackward0(), input, other)
     return write_out(res, out)
@@ -605,7 +608,8 @@ def ldexp(input, other, *, out=None):
     rt = (rt if rt.category >= D.FLOAT else D.get_default_dtype()).np
     x, y = input._data.astype(rt, copy=False), other._data.astype(rt, copy=False)
     with np.errstate(all="ignore"):
-        res = wrap(_binary_np(np.multiply, x, np.exp2(y)).astype(rt, copy=False))
+        res = wrap(layout2(_binary_np(np.multiply, x, np.exp2(y)).astype(rt, copy=False),
+                           input, other))
     if _grad_needed(input, other):
         node = LdexpBackward0()
         node._saved_self, node._saved_other = input, other
@@ -649,9 +653,10 @@ def _logaddexp(name, node_cls, input, other, out):
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_name(x.dtype)}'")
     if kind == "c":
         x, y = np.broadcast_arrays(x, y)
-        res = wrap(_complex_logaddexp(x, y).astype(x.dtype, copy=False))
+        res = wrap(layout2(_complex_logaddexp(x, y).astype(x.dtype, copy=False), input, other))
     else:
-        res = wrap(_binary_np(np.logaddexp if name == "logaddexp" else np.logaddexp2, x, y))
+        res = wrap(layout2(_binary_np(np.logaddexp if name == "logaddexp" else np.logaddexp2,
+                                      x, y), input, other))
     if _grad_needed(input, other):
         node = node_cls()
         node._saved_self, node._saved_other = input, other

@@ -14,7 +14,8 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
-from ._args import operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args
+from ._args import (operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args,
+                    layout2, torch_layout)
 from ._args import not_tensor
 from ._views import check_overlap, inplace, inplace_binary
 
@@ -62,7 +63,9 @@ def where(condition, input=None, other=None, *, out=None):
                                f"tensor with dtype {type_name(c.dtype)}")
         c = c.astype(bool)
     try:
-        res = wrap(np.where(c, x, y))
+        res = wrap(torch_layout(np.where(c, x, y), condition._data,
+                                input._data if isinstance(input, Tensor) else input,
+                                other._data if isinstance(other, Tensor) else other))
     except ValueError:
         try:
             cx = np.empty(np.broadcast_shapes(c.shape, np.shape(x)), bool)
@@ -85,7 +88,7 @@ def _compare(ufunc):
             input = scalar_tensor(input, other)
         x, y = operands(input, other)
         try:
-            return write_out(wrap(ufunc(x, y)), out)
+            return write_out(wrap(layout2(ufunc(x, y), input, other)), out)
         except ValueError:
             raise broadcast_error(x, y) from None
     op.__name__ = ufunc.__name__
@@ -123,7 +126,7 @@ def _bitwise(ufunc, name):
             bad = x.dtype if x.dtype.kind not in "biu" else np.asarray(y).dtype
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_name(bad)}'")
         try:
-            return write_out(wrap(ufunc(x, y)), out)
+            return write_out(wrap(layout2(ufunc(x, y), input, other)), out)
         except ValueError:
             raise broadcast_error(x, y) from None
     op.__name__ = name
@@ -152,7 +155,7 @@ def _logical(ufunc):
         x = input._data
         y = other._data
         try:
-            return write_out(wrap(ufunc(x, y)), out)
+            return write_out(wrap(layout2(ufunc(x, y), input, other)), out)
         except ValueError:
             raise broadcast_error(x, y) from None
     op.__name__ = ufunc.__name__

@@ -17,7 +17,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
-                    needs, conj_if_complex, broadcast_error)
+                    needs, requires, conj_if_complex, broadcast_error)
 from ._args import not_tensor, wrong_type
 from .arith import _zeros
 from ._views import inplace, inplace_source
@@ -977,10 +977,8 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
-        y = saved_output(self, self._saved_result)
-        d = self._saved_dim
-        gy = grad * y
-        return gy - y * gy.sum(d, keepdim=True),
+        return _softmax_backward_data(grad, saved_output(self, self._saved_result),
+                                      self._saved_dim),
 
     def jvp(self, ts, xs, out):                 # result: y * (t - sum(y * t))
         t, d = ts[0].to(out.dtype), self._saved_dim
@@ -995,6 +993,46 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         gy = g * y
         r = y * np.add.reduce(gy, axis=self._saved_dim, keepdims=True)
         return np.subtract(gy, r, out=r),
+
+
+class SoftmaxBackwardDataBackward0(Node):    # derivatives.yaml: _softmax_backward_data
+    __slots__ = ("_saved_dim", "_saved_grad_output", "_saved_output")
+    _saved_names = ("_saved_grad_output", "_saved_output")
+
+    def apply(self, grad):      # f(g, y) = y * (g - sum(y * g)); grad is f's upstream G
+        g, y, d = self._saved_grad_output, self._saved_output, self._saved_dim
+        grad_g = grad_y = None
+        if needs(self, 0):      # d/dg: y * (G - sum(y * G)), the same op again
+            grad_g = _softmax_backward_data(grad, y, d)
+        if needs(self, 1):      # d/dy: G * (g - sum(y * g)) - g * sum(G * y)
+            grad_y = grad * (g - _sum_keep(y * g, d)) - g * _sum_keep(grad * y, d)
+        return grad_g, grad_y
+
+    def jvp(self, ts, xs, out):
+        (tg, ty), (g, y), d = ts, xs, self._saved_dim
+        return (ty * (g - _sum_keep(y * g, d))
+                + y * (tg - _sum_keep(ty * g + y * tg, d)))
+
+
+def _sum_keep(t, d):
+    """t summed over the softmax dim, kept (a 0-d softmax's dim is None: nothing to sum)."""
+    return t if d is None else t.sum(d, keepdim=True)
+
+
+def _softmax_backward_data(grad_output, output, dim):
+    """softmax's gradient y * (g - sum(y * g)) as an op of (grad_output, output): torch's
+    _softmax_backward_data, whose node SoftmaxBackwardDataBackward0 records it under
+    create_graph (dim None: a 0-d softmax)."""
+    g, y = grad_output._data, output._data
+    gy = g * y
+    r = gy - y * (gy if dim is None else np.add.reduce(gy, axis=dim, keepdims=True))
+    res = wrap(np.asarray(r, y.dtype))
+    if requires(grad_output, output):
+        node = SoftmaxBackwardDataBackward0()
+        node._saved_dim = dim
+        node._saved_grad_output, node._saved_output = grad_output, output
+        link(res, node, grad_output, output)
+    return res
 
 
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
@@ -1019,8 +1057,8 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
-        y = saved_output(self, self._saved_result)
-        return grad - y.exp() * grad.sum(self._saved_dim, keepdim=True),
+        return _log_softmax_backward_data(grad, saved_output(self, self._saved_result),
+                                          self._saved_dim),
 
     def jvp(self, ts, xs, out):
         t, d = ts[0].to(out.dtype), self._saved_dim
@@ -1035,6 +1073,41 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
         r = np.exp(y)
         r *= np.add.reduce(g, axis=self._saved_dim, keepdims=True)
         return np.subtract(g, r, out=r),
+
+
+class LogSoftmaxBackwardDataBackward0(Node):   # derivatives.yaml: _log_softmax_backward_data
+    __slots__ = ("_saved_dim", "_saved_grad_output", "_saved_output")
+    _saved_names = ("_saved_grad_output", "_saved_output")
+
+    def apply(self, grad):      # f(g, y) = g - exp(y) * sum(g); grad is f's upstream G
+        g, y, d = self._saved_grad_output, self._saved_output, self._saved_dim
+        grad_g = grad_y = None
+        if needs(self, 0):      # d/dg: G - sum(G * exp(y))
+            grad_g = grad - _sum_keep(grad * y.exp(), d)
+        if needs(self, 1):      # d/dy: -sum(g) * exp(y) * G
+            grad_y = -_sum_keep(g, d) * y.exp() * grad
+        return grad_g, grad_y
+
+    def jvp(self, ts, xs, out):
+        (tg, ty), (g, y), d = ts, xs, self._saved_dim
+        e = y.exp()
+        return tg - e * (ty * _sum_keep(g, d) + _sum_keep(tg, d))
+
+
+def _log_softmax_backward_data(grad_output, output, dim):
+    """log_softmax's gradient g - exp(y) * sum(g) as an op of (grad_output, output): torch's
+    _log_softmax_backward_data, whose node LogSoftmaxBackwardDataBackward0 records it under
+    create_graph (dim None: a 0-d log_softmax)."""
+    g, y = grad_output._data, output._data
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = g - np.exp(y) * (g if dim is None else np.add.reduce(g, axis=dim, keepdims=True))
+    res = wrap(np.asarray(r, y.dtype))
+    if requires(grad_output, output):
+        node = LogSoftmaxBackwardDataBackward0()
+        node._saved_dim = dim
+        node._saved_grad_output, node._saved_output = grad_output, output
+        link(res, node, grad_output, output)
+    return res
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):

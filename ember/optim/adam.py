@@ -4,9 +4,8 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import (Optimizer, _bump, addcmul_sq_, bump_step, check_lr,
-                        closure_loss, grad_of, lerp_, lr_value, new_step, real, with_weight_decay,
-                        zeros_state)
+from .optimizer import (Optimizer, _bump, adam_family_params, addcmul_sq_, check_lr,
+                        closure_loss, lerp_, lr_value, real)
 
 __all__ = ["Adam"]
 
@@ -73,27 +72,10 @@ class Adam(Optimizer):
         """One Adam update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = self._params_with_grad(group)
             beta1, beta2 = (lr_value(b) for b in group["betas"])
-            lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
-            amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = new_step()
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_avg_sq"] = zeros_state(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = zeros_state(p)
-                step = bump_step(state["step"])
-                param = real(p._data)
-                grad = grad_of(p, group["maximize"])
-                if wd != 0:
-                    if decoupled:
-                        param *= 1 - lr * wd
-                        _bump(p)
-                    else:
-                        grad = with_weight_decay(grad, param, wd)
+            lr, eps, amsgrad = lr_value(group["lr"]), group["eps"], group["amsgrad"]
+            moments = ("exp_avg_sq", "max_exp_avg_sq") if amsgrad else ("exp_avg_sq",)
+            for p, state, step, param, grad in adam_family_params(self, group, moments):
                 exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
                     real(state["exp_avg_sq"]._data)
                 lerp_(exp_avg, grad, 1 - beta1)

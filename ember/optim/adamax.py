@@ -2,8 +2,7 @@
 import numpy as np
 
 from .adam import check_common
-from .optimizer import (Optimizer, _bump, bump_step, closure_loss, grad_of, lerp_,
-                        lr_value, new_step, real, with_weight_decay, zeros_state)
+from .optimizer import Optimizer, _bump, adam_family_params, closure_loss, lerp_, lr_value, real
 
 __all__ = ["Adamax"]
 
@@ -23,20 +22,9 @@ class Adamax(Optimizer):
         """One Adamax update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = self._params_with_grad(group)
             beta1, beta2 = group["betas"]
-            lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = new_step()
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_inf"] = zeros_state(p)
-                step = bump_step(state["step"])
-                param = real(p._data)
-                grad = grad_of(p, group["maximize"])
-                if wd != 0:
-                    grad = with_weight_decay(grad, param, wd)
+            lr, eps = lr_value(group["lr"]), group["eps"]
+            for p, state, step, param, grad in adam_family_params(self, group, ("exp_inf",)):
                 exp_avg, exp_inf = real(state["exp_avg"]._data), real(state["exp_inf"]._data)
                 lerp_(exp_avg, grad, 1 - beta1)
                 exp_inf *= beta2

@@ -3,11 +3,15 @@ import numpy as np
 
 from ..tensor import wrap
 from .adam import check_common
-from .optimizer import (Optimizer, _bump, addcmul_sq_, bump_step, closure_loss,
-                        grad_of, lerp_, lr_value, new_step, real, scalar_dtype, with_weight_decay,
-                        zeros_state)
+from .optimizer import (Optimizer, _bump, adam_family_params, addcmul_sq_, closure_loss,
+                        lerp_, lr_value, real, scalar_dtype)
 
 __all__ = ["NAdam"]
+
+
+def _mu_product(p):
+    """NAdam's running product of the momentum coefficients: a 0-d default-dtype tensor."""
+    return wrap(np.ones((), scalar_dtype()))
 
 
 class NAdam(Optimizer):
@@ -31,27 +35,12 @@ class NAdam(Optimizer):
         """One NAdam update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = self._params_with_grad(group)
             beta1, beta2 = group["betas"]
-            lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
+            lr, eps = lr_value(group["lr"]), group["eps"]
             momentum_decay = group["momentum_decay"]
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = new_step()
-                    state["mu_product"] = wrap(np.ones((), scalar_dtype()))
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_avg_sq"] = zeros_state(p)
-                step = bump_step(state["step"])
-                param = real(p._data)
-                grad = grad_of(p, group["maximize"])
+            for p, state, step, param, grad in adam_family_params(
+                    self, group, ("exp_avg_sq",), extra=(("mu_product", _mu_product),)):
                 bias_correction2 = 1 - beta2 ** step
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        param *= 1 - lr * wd
-                        _bump(p)
-                    else:
-                        grad = with_weight_decay(grad, param, wd)
                 mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
                 mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
                 # mu_product is a 0-d tensor of the default dtype: its product is rounded

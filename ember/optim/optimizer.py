@@ -11,7 +11,7 @@ from collections import OrderedDict, defaultdict
 
 import numpy as np
 
-from ..ops._views import mark_written as _bump  # noqa: F401 (subclasses use it)
+from ..ops._views import mark_written as _bump  # (subclasses use it too)
 from ..tensor import Tensor, wrap
 from ..autograd.grad_mode import enable_grad
 from ..dtypes import get_default_dtype
@@ -449,6 +449,36 @@ def closure_loss(closure):
         return None
     with enable_grad():
         return closure()
+
+
+def adam_family_params(opt, group, moments, extra=()):
+    """The start of an Adam-family update (Adam, AdamW, Adamax, NAdam, RAdam), for each
+    parameter of `group` that has a gradient: its state made on first use (step, the `extra`
+    (key, factory(p)) pairs, exp_avg, then the `moments` keys, zeros: torch's order), the step
+    counted, and the gradient (negated for maximize) with the weight decay applied: added to
+    the gradient, or, with decoupled_weight_decay, taken straight off the parameter.
+    Yields (p, state, step, param, grad)."""
+    lr, wd = lr_value(group["lr"]), group["weight_decay"]
+    decoupled = group.get("decoupled_weight_decay", False)
+    for p in opt._params_with_grad(group):
+        state = opt.state[p]
+        if len(state) == 0:
+            state["step"] = new_step()
+            for key, factory in extra:
+                state[key] = factory(p)
+            state["exp_avg"] = zeros_state(p)
+            for key in moments:
+                state[key] = zeros_state(p)
+        step = bump_step(state["step"])
+        param = real(p._data)
+        grad = grad_of(p, group["maximize"])
+        if wd != 0:
+            if decoupled:
+                param *= 1 - lr * wd
+                _bump(p)
+            else:
+                grad = with_weight_decay(grad, param, wd)
+        yield p, state, step, param, grad
 
 
 def zeros_state(p, fill=0.0):

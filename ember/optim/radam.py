@@ -4,8 +4,8 @@ import math
 import numpy as np
 
 from .adam import check_common
-from .optimizer import (Optimizer, _bump, addcmul_sq_, bump_step, closure_loss,
-                        grad_of, lerp_, lr_value, new_step, real, with_weight_decay, zeros_state)
+from .optimizer import (Optimizer, _bump, adam_family_params, addcmul_sq_, closure_loss, lerp_,
+                        lr_value, real)
 
 __all__ = ["RAdam"]
 
@@ -28,24 +28,9 @@ class RAdam(Optimizer):
         """One RAdam update of every parameter that has a gradient."""
         loss = closure_loss(closure)
         for group in self.param_groups:
-            params = self._params_with_grad(group)
             beta1, beta2 = group["betas"]
-            lr, eps, wd = lr_value(group["lr"]), group["eps"], group["weight_decay"]
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = new_step()
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_avg_sq"] = zeros_state(p)
-                step = bump_step(state["step"])
-                param = real(p._data)
-                grad = grad_of(p, group["maximize"])
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        param *= 1 - lr * wd
-                        _bump(p)
-                    else:
-                        grad = with_weight_decay(grad, param, wd)
+            lr, eps = lr_value(group["lr"]), group["eps"]
+            for p, state, step, param, grad in adam_family_params(self, group, ("exp_avg_sq",)):
                 exp_avg, exp_avg_sq = real(state["exp_avg"]._data), \
                     real(state["exp_avg_sq"]._data)
                 lerp_(exp_avg, grad, 1 - beta1)

@@ -42,28 +42,27 @@ class ConstantPad3d(_ConstantPadNd):
     _n = 3
 
 
-class ZeroPad1d(ConstantPad1d):
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
+def _zero_pad_init(self, padding):
+    _ConstantPadNd.__init__(self, padding, 0.0)
 
-    def extra_repr(self):
-        return f"{self.padding}"
+
+def _zero_pad_repr(self):
+    return f"{self.padding}"
+
+
+class ZeroPad1d(ConstantPad1d):      # (torch's ZeroPadNd derive from ConstantPadNd)
+    __init__ = _zero_pad_init
+    extra_repr = _zero_pad_repr
 
 
 class ZeroPad2d(ConstantPad2d):
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
-
-    def extra_repr(self):
-        return f"{self.padding}"
+    __init__ = _zero_pad_init
+    extra_repr = _zero_pad_repr
 
 
 class ZeroPad3d(ConstantPad3d):
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
-
-    def extra_repr(self):
-        return f"{self.padding}"
+    __init__ = _zero_pad_init
+    extra_repr = _zero_pad_repr
 
 
 class _PadNd(Module):

@@ -19,6 +19,18 @@ def _make_weight(num_embeddings, embedding_dim, _weight, freeze, device, dtype):
     return Parameter(_weight, requires_grad=not freeze), False
 
 
+def _padding_idx(padding_idx, num_embeddings, word):
+    """padding_idx checked against num_embeddings and made non-negative (torch's assertions;
+    Embedding's message spells it `Padding_idx`, EmbeddingBag's `padding_idx`)."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num_embeddings, f"{word} must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num_embeddings, f"{word} must be within num_embeddings"
+            padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
 class Embedding(Module):
     """A lookup table: row i of weight for index i."""
 
@@ -31,15 +43,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < self.num_embeddings, \
-                    "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -self.num_embeddings, \
-                    "Padding_idx must be within num_embeddings"
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_idx(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -103,15 +107,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < self.num_embeddings, \
-                    "padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -self.num_embeddings, \
-                    "padding_idx must be within num_embeddings"
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_idx(padding_idx, num_embeddings, "padding_idx")
         self.weight, fresh = _make_weight(num_embeddings, embedding_dim, _weight, False, device,
                                      dtype)
         if fresh:
