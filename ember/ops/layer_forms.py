@@ -138,13 +138,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    """(output, mean, rstd), the statistics of shape (N, group). ember returns the statistics
-    without a grad_fn (torch links them to the same NativeGroupNormBackward0)."""
-    out = _norm.group_norm(input, group, weight, bias, eps)
-    x = input._data.reshape(N, group, -1)
-    mean, var = _stats(x, (2,))
-    return (out, wrap(mean.reshape(N, group).astype(x.dtype)),
-            wrap(_invstd(var, eps).reshape(N, group).astype(x.dtype)))
+    """(output, mean, rstd), the statistics of shape (N, group), all three outputs of one
+    NativeGroupNormBackward0 (as in torch; only the output's gradient flows back)."""
+    return _norm._group_norm(input, group, weight, bias, eps, True)
 
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
