@@ -1610,6 +1610,9 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 def _with_out(res, out):
     if out is None:
         return res
+    if STATE.enabled and (res._requires_grad or out._requires_grad):
+        from .ops._args import _public_caller, out_grad_error
+        raise out_grad_error(_public_caller())
     if out._data.shape != res._data.shape:
         out._data = np.empty(res._data.shape, out._data.dtype)
     np.copyto(out._data, res._data, casting="unsafe")
