@@ -62,6 +62,16 @@ def test_pad_shuffle_bilinear():
     gradcheck(lambda x: ember.channel_shuffle(x, 2), R(1, 4, 3, dtype=np.float64))
 
 
+def test_channel_shuffle_functional_and_module():
+    check(lambda L, x: L.nn.functional.channel_shuffle(x, 2), R(2, 6, 3))
+    check(lambda L, x: L.nn.functional.native_channel_shuffle(x, 2), R(2, 6, 3), grad=False)
+    check(lambda L, x: L.nn.ChannelShuffle(3)(x), R(2, 6, 2, 2))
+    check_error(lambda L: L.nn.ChannelShuffle(4)(L.zeros(1, 6, 2)))
+    m, t = ember.nn.ChannelShuffle(2), torch.nn.ChannelShuffle(2)
+    assert repr(m) == repr(t) and m.groups == t.groups == 2
+    assert list(m.state_dict()) == list(t.state_dict()) == []
+
+
 # ---------------------------------------------------------------- dropout
 
 @pytest.mark.parametrize("name", ["dropout", "feature_dropout", "alpha_dropout",

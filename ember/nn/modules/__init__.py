@@ -14,6 +14,7 @@ from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPa
                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
                       CircularPad2d, CircularPad3d)
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
+from .channelshuffle import ChannelShuffle
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .fold import Fold, Unfold
 # ---- normloss
@@ -43,7 +44,7 @@ __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", 
             "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Upsample",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
-            "Fold", "Unfold"]
+            "ChannelShuffle", "Fold", "Unfold"]
 # ---- normloss
 __all__ += (activation.__all__ + batchnorm.__all__ + instancenorm.__all__ +
             normalization.__all__ + dropout.__all__ + distance.__all__ + loss.__all__)
