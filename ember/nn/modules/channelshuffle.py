@@ -6,7 +6,7 @@ __all__ = ["ChannelShuffle"]
 
 
 class ChannelShuffle(Module):
-    __constants__ = ["groups"]
+    __constants__ = ("groups",)
 
     def __init__(self, groups):
         super().__init__()
