@@ -46,3 +46,110 @@ def test_conv_tbc_saved_and_errors():
     check_error(lambda L: L.conv_tbc(z(L, 4, 2, 2), z(L, 3, 3, 4), z(L, 4)))
     check_error(lambda L: L.conv_tbc(z(L, 1, 2, 3), z(L, 3, 3, 4), z(L, 4)))
     check_error(lambda L: L.conv_tbc(z(L, 4, 2, 3), L.zeros(3, 3, 4), z(L, 4)))
+
+
+# ---------------------------------------------------------------- grid_sample, affine_grid
+
+MODES = ["bilinear", "nearest", "bicubic"]
+PADS = ["zeros", "border", "reflection"]
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("pad", PADS)
+@pytest.mark.parametrize("mode", MODES)
+def test_grid_sample_2d(mode, pad, align):
+    # the grid reaches past [-1, 1] so that every padding mode is exercised
+    x, g = R(2, 3, 4, 5), R(2, 3, 4, 2, lo=-1.4, hi=1.4)
+    check(lambda L, x, g: L.nn.functional.grid_sample(x, g, mode, pad, align), x, g)
+    check(lambda L, x, g: L.nn.functional.grid_sample(x, g, mode, pad, align),
+          x.astype(np.float32), g.astype(np.float32), rtol=1e-4, atol=1e-5)
+    xs, gs = R(1, 2, 3, 4), R(1, 2, 3, 2, lo=-1.4, hi=1.4)
+    gradcheck(lambda x, g: ember.nn.functional.grid_sample(x, g, mode, pad, align), xs, gs)
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("pad", PADS)
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_3d(mode, pad, align):
+    x, g = R(2, 2, 3, 4, 5), R(2, 2, 3, 2, 3, lo=-1.4, hi=1.4)
+    check(lambda L, x, g: L.nn.functional.grid_sample(x, g, mode, pad, align), x, g)
+    gradcheck(lambda x, g: ember.nn.functional.grid_sample(x, g, mode, pad, align),
+              R(1, 1, 2, 3, 2), R(1, 2, 1, 2, 3, lo=-1.4, hi=1.4))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_grid_sample_double_backward(mode):
+    """torch differentiates grid_sampler_2d_backward too; ember's backward is ember ops. (Not
+    nearest: its first gradients are constant in input and grid, which ember's create_graph
+    leaves untracked while torch links a GridSampler2DBackwardBackward0 with zero gradients.)"""
+    def second(L, x, g):
+        y = L.nn.functional.grid_sample(x, g, mode, "reflection", False)
+        w = L.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
+        gx, gg = L.autograd.grad((y * w).sum(), (x, g), create_graph=True)
+        return (gx * gx).sum() + (gg * gg).sum()
+    check(second, R(1, 2, 3, 4), R(1, 3, 2, 2, lo=-1.4, hi=1.4), names=False)
+    gradgradcheck(lambda x, g: ember.nn.functional.grid_sample(x, g, mode, "zeros", True),
+                  R(1, 1, 3, 3), R(1, 2, 2, 2, lo=-1.2, hi=1.2))
+
+
+def test_grid_sampler_forms_and_saved():
+    x, g = R(1, 2, 3, 4), R(1, 2, 2, 2)
+    check(lambda L, x, g: L.grid_sampler(x, g, 2, 1, True), x, g)
+    check(lambda L, x, g: L.grid_sampler_2d(x, g, 0, 2, False), x, g)
+    check(lambda L, x, g: L.grid_sampler_3d(x, g, 1, 0, False), R(1, 2, 2, 3, 4), R(1, 1, 2, 2, 3))
+    check(lambda L, x, g: L.grid_sampler(x, g, 0, 0, False), R(1, 2, 2, 3, 4), R(1, 1, 2, 2, 3))
+    y = ember.grid_sampler(ember.tensor(x, requires_grad=True), ember.tensor(g), 2, 1, True)
+    fn = y.grad_fn
+    assert (fn._saved_interpolation_mode, fn._saved_padding_mode, fn._saved_align_corners) == \
+        (2, 1, True)
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        ember.nn.functional.grid_sample(ember.tensor(x), ember.tensor(g))
+
+
+def test_grid_sample_errors():
+    def gs(L, xs, gs_, *a, dtype=None, **k):
+        return L.nn.functional.grid_sample(L.zeros(*xs, dtype=dtype or L.float64),
+                                           L.zeros(*gs_, dtype=L.float64), *a, **k)
+    check_error(lambda L: gs(L, (1, 1, 2, 2), (1, 1, 1, 2), mode="linear"))
+    check_error(lambda L: gs(L, (1, 1, 2, 2), (1, 1, 1, 2), padding_mode="edge"))
+    check_error(lambda L: gs(L, (1, 1, 2, 2, 2), (1, 1, 1, 1, 3), mode="bicubic",
+                             align_corners=False))
+    check_error(lambda L: gs(L, (1, 1, 2, 2), (2, 1, 1, 2), align_corners=False))
+    check_error(lambda L: gs(L, (1, 1, 2, 2), (1, 1, 1, 3), align_corners=False))
+    check_error(lambda L: gs(L, (1, 1, 2, 2), (1, 1, 2), align_corners=False))
+    check_error(lambda L: gs(L, (1, 1, 0, 2), (1, 1, 1, 2), align_corners=False))
+    check_error(lambda L: gs(L, (1, 1, 2, 2), (1, 1, 1, 2), dtype=L.float32,
+                             align_corners=False))
+    check_error(lambda L: L.grid_sampler_2d(L.zeros(1, 1, 2, 2, 2), L.zeros(1, 1, 1, 1, 3),
+                                            0, 0, False))
+
+
+@pytest.mark.parametrize("align", [False, True])
+def test_affine_grid(align):
+    check(lambda L, t: L.nn.functional.affine_grid(t, (2, 3, 4, 5), align), R(2, 2, 3))
+    check(lambda L, t: L.nn.functional.affine_grid(t, [2, 3, 2, 4, 5], align), R(2, 3, 4))
+    check(lambda L, t: L.affine_grid_generator(t, [2, 3, 1, 5], align), R(2, 2, 3))
+    check(lambda L, t: L.nn.functional.affine_grid(t, (1, 1, 3, 3), align),
+          R(1, 2, 3, dtype=np.float32), rtol=1e-6, atol=1e-6)
+    gradcheck(lambda t: ember.nn.functional.affine_grid(t, (2, 1, 3, 2), align), R(2, 2, 3))
+    # the grid that affine_grid makes, sampled: the usual spatial-transformer pipeline
+    check(lambda L, t, x: L.nn.functional.grid_sample(
+        x, L.nn.functional.affine_grid(t, (2, 3, 4, 4), align), align_corners=align),
+        R(2, 2, 3, lo=-0.8, hi=0.8), R(2, 3, 5, 5))
+
+
+def test_affine_grid_errors():
+    def f(L):
+        return L.nn.functional.affine_grid
+    check_error(lambda L: f(L)(L.zeros(1, 2, 3, dtype=L.long), (1, 1, 2, 2), False))
+    check_error(lambda L: f(L)(L.zeros(1, 3, 3), (1, 1, 2, 2), False))
+    check_error(lambda L: f(L)(L.zeros(1, 2, 3), (1, 1, 2, 2, 2), False))
+    check_error(lambda L: f(L)(L.zeros(1, 2, 3), (1, 1, 2), False))
+    check_error(lambda L: f(L)(L.zeros(1, 2, 3), (1, 1, 0, 2), False))
+    with pytest.warns(UserWarning, match="unit-size"):
+        ember.nn.functional.affine_grid(ember.zeros(1, 2, 3), (1, 1, 1, 2), True)
+
+
+def test_grid_sampler_integer_input():
+    check_error(lambda L: L.grid_sampler(L.zeros(1, 1, 2, 2, dtype=L.long),
+                                         L.zeros(1, 1, 1, 2, dtype=L.long), 0, 0, False))

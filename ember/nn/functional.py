@@ -24,6 +24,7 @@ from ..ops.pool import (max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive
                         adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
                         adaptive_max_pool2d, max_unpool1d, max_unpool2d)
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
+from ..ops.grid import affine_grid, grid_sample
 from ..ops.layer_forms import channel_shuffle, native_channel_shuffle
 from ..ops.resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample_fn as _upsample
 from ..ops.trilinear import bilinear
@@ -57,7 +58,8 @@ __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"
             "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
             "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",
             "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-            "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
+            "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample",
+            "affine_grid"]
 
 
 # ---------------------------------------------------------------- linear
