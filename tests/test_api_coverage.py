@@ -35,8 +35,6 @@ TENSOR_EXCLUDED = [
     (r"index", "functorch's first-class dimensions (Tensor.index binds Dim objects)"),
     (r"slice_inverse", FUNCTIONAL),
     (r"hash_tensor", HASH),
-    (r"stft|istft", "not yet: short-time Fourier transforms (framing with reflect padding, "
-                    "which F.pad of the conv helper provides)"),
 ]
 
 TORCH_EXCLUDED = [
@@ -82,8 +80,6 @@ TORCH_EXCLUDED = [
     (r"hash_tensor", HASH),
     (r"segment_reduce", "prototype op (torch documents it as unstable)"),
     (r"lobpcg|pca_lowrank|svd_lowrank", "not yet: randomized low-rank solvers (torch._lowrank)"),
-    (r"stft|istft", "not yet: short-time Fourier transforms (framing with reflect padding, "
-                    "which F.pad of the conv helper provides)"),
     (r"native_norm", "torch has no CPU kernel for it (raises NotImplementedError)"),
 ]
 

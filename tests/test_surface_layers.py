@@ -1,6 +1,8 @@
 """Issue 14's layer ops that ember lacked: torch.conv_tbc (fairseq's temporal convolution),
 F.grid_sample / F.affine_grid, the 3-d pools, torch.stft / istft: values, gradients
 (float64 gradchecks too), grad_fn names and errors against torch."""
+import warnings
+
 import numpy as np
 import pytest
 from oracle import check, check_error, gradcheck, gradgradcheck
@@ -153,3 +155,124 @@ def test_affine_grid_errors():
 def test_grid_sampler_integer_input():
     check_error(lambda L: L.grid_sampler(L.zeros(1, 1, 2, 2, dtype=L.long),
                                          L.zeros(1, 1, 1, 2, dtype=L.long), 0, 0, False))
+
+
+# ---------------------------------------------------------------- stft, istft
+
+def _hann(L, n):
+    return L.tensor(np.hanning(n + 1)[:-1])
+
+
+STFT = {
+    "default": {},
+    "window win_length": {"win": 12, "win_length": 12},
+    "no center hop": {"center": False, "hop_length": 5},
+    "normalized constant": {"normalized": True, "win": 12, "win_length": 12,
+                            "pad_mode": "constant"},
+    "two-sided": {"onesided": False},
+    "circular": {"pad_mode": "circular", "hop_length": 3},
+}
+
+
+@pytest.mark.parametrize("case", list(STFT))
+@pytest.mark.parametrize("batch", [False, True])
+def test_stft(case, batch):
+    kw = dict(STFT[case])
+    win = kw.pop("win", None)
+
+    def fn(L, x):
+        w = _hann(L, win) if win else None
+        return L.view_as_real(L.stft(x, 16, window=w, return_complex=True, **kw))
+    x = R(2, 64) if batch else R(64)
+    with pytest.warns(UserWarning) if win is None else _no_warning():
+        check(fn, x)
+    check(lambda L, x: L.view_as_real(x.stft(16, window=_hann(L, 16), return_complex=True,
+                                             **{k: v for k, v in kw.items()
+                                                if k != "win_length"})),
+          x.astype(np.float32), rtol=1e-4, atol=1e-4)
+    gradcheck(lambda x: fn(ember, x), R(40))
+
+
+class _no_warning:
+    def __enter__(self):
+        self._c = warnings.catch_warnings()
+        self._c.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        self._c.__exit__(*exc)
+
+
+def test_stft_return_complex_and_complex_input():
+    check_error(lambda L: L.stft(L.zeros(64), 16))                      # None: required
+    with pytest.warns(UserWarning, match="return_complex=False is deprecated"):
+        check(lambda L, x: L.stft(x, 16, window=_hann(L, 16), return_complex=False), R(64))
+    xc = (R(2, 64) + 1j * R(2, 64)).astype(np.complex128)
+    check(lambda L, x: L.view_as_real(L.stft(x, 16, window=_hann(L, 16))), xc, grad=False)
+    check_error(lambda L: L.stft(L.tensor(xc), 16, window=_hann(L, 16), onesided=True))
+
+
+def test_stft_errors():
+    def s(L, x=None, n=16, **kw):
+        x = L.zeros(64) if x is None else x
+        kw.setdefault("window", _hann(L, kw.get("win_length") or n))
+        return L.stft(x, n, return_complex=True, **kw)
+    check_error(lambda L: s(L, hop_length=0))
+    check_error(lambda L: s(L, n=100, center=False))
+    check_error(lambda L: s(L, n=0, window=None))
+    check_error(lambda L: s(L, win_length=20, window=None))
+    check_error(lambda L: s(L, window=L.ones(10, dtype=L.float64)))
+    check_error(lambda L: s(L, x=L.zeros(2, 2, 32)))
+    check_error(lambda L: s(L, x=L.zeros(64, dtype=L.long)))
+    check_error(lambda L: s(L, x=L.zeros(4)))
+
+
+ISTFT = {
+    "default": {},
+    "length short": {"length": 60},
+    "no center": {"center": False},
+    "normalized": {"normalized": True},
+}
+
+
+@pytest.mark.parametrize("case", list(ISTFT))
+def test_istft(case):
+    kw = ISTFT[case]
+    x = R(2, 64)
+
+    def win(L):     # (hann's zero end would leave an uncovered sample without centring)
+        return _hann(L, 16) if kw.get("center", True) else L.tensor(np.hamming(16))
+
+    def spec(L):
+        return L.stft(L.tensor(x), 16, 4, window=win(L), return_complex=True,
+                      normalized=kw.get("normalized", False), center=kw.get("center", True))
+
+    def fn(L, re, im):
+        return L.istft(L.complex(re, im), 16, 4, window=win(L), **kw)
+    s = spec(ember)
+    re, im = np.asarray(s.real._data), np.asarray(s.imag._data)
+    check(fn, re, im)
+    if case == "default":    # the round trip gives the signal back
+        np.testing.assert_allclose(fn(ember, ember.tensor(re), ember.tensor(im))._data, x,
+                                   atol=1e-12)
+    gradcheck(lambda a, b: fn(ember, a, b), re[:1, :, :6], im[:1, :, :6])
+
+
+def test_istft_forms_and_errors():
+    x = R(64)
+    def s2(L):
+        return L.stft(L.tensor(x), 16, 4, window=_hann(L, 16), return_complex=True,
+                      onesided=False)
+    check(lambda L: L.istft(s2(L), 16, 4, window=_hann(L, 16)))
+    check(lambda L: L.view_as_real(L.istft(s2(L), 16, 4, window=_hann(L, 16),
+                                           return_complex=True)))
+    with pytest.warns(UserWarning, match="padded with zeros"):
+        check(lambda L: L.istft(s2(L), 16, 4, window=_hann(L, 16), length=90))
+    check(lambda L: s2(L).istft(16, 4, window=_hann(L, 16), onesided=False))
+    def s1(L):
+        return L.stft(L.tensor(x), 8, window=_hann(L, 8), return_complex=True)
+    check_error(lambda L: L.istft(s1(L).real, 8))
+    check_error(lambda L: L.istft(s1(L), 6, window=_hann(L, 6)))
+    check_error(lambda L: L.istft(s1(L), 8, onesided=False, window=_hann(L, 8)))
+    check_error(lambda L: L.istft(s1(L), 8, window=_hann(L, 8), return_complex=True))
+    check_error(lambda L: L.istft(s1(L), 8, 2, window=_hann(L, 8), center=False))
