@@ -209,6 +209,15 @@ def test_activation_forms():
         L.manual_seed(4)
         return L.rrelu(x, 0.1, 0.3, True), L.rand(2)
     check(rr, X4)
+    def rr_gen(L, x):
+        # noise from the generator's stream (the default one is left alone); its values
+        # agree with torch's to an ulp (ember's uniform_ rounds lower + (upper - lower) * u)
+        g = L.Generator().manual_seed(3)
+        L.manual_seed(0)
+        a = L.rrelu(x, training=True, generator=g)
+        b = L.rrelu_(x.detach().clone(), 0.1, 0.5, True, g)
+        return a, b, L.rand(2), g.initial_seed()
+    check(rr_gen, X4.astype(np.float64), rtol=1e-14, atol=1e-15)
     for name, args in (("celu_", (1.5,)), ("selu_", ()), ("threshold_", (0.0, -1.0)),
                        ("rrelu_", ())):
         check(lambda L, x: (lambda y: (getattr(L, name)(y, *args), y))(x.clone()), X4,

@@ -222,20 +222,12 @@ def selu_(input):
     return _act.selu_(input)
 
 
-def _no_generator(generator):
-    if generator is not None:
-        raise NotImplementedError("ember: rrelu draws its noise from the default generator "
-                                  "only (generator= is not supported)")
-
-
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    _no_generator(generator)
-    return _act.rrelu(input, lower, upper, training)
+    return _act.rrelu(input, lower, upper, training, generator=generator)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    _no_generator(generator)
-    return _act.rrelu_(input, lower, upper, training)
+    return _act.rrelu_(input, lower, upper, training, generator)
 
 
 def threshold(input, threshold, value):
