@@ -19,7 +19,6 @@ MKLDNN = "oneDNN (mkldnn) and nested layouts and kernels (ember's tensors are de
 HASH = "torch's content hash of a tensor (an implementation detail of its compiler caches)"
 ISSUE12 = ("not yet: issue 12 (vmap, per-tensor gradient dtype: the forward-mode/vmap "
            "helper's part)")
-NOT_IN_EMBER = "not yet: ember has no such layer op in nn.functional either (max_pool3d)"
 BINOMIAL = ("not yet: torch.binomial's CPU sampler (its per-element rejection draws from the "
             "stream are not yet reproduced bit for bit in ember/random.py)")
 
@@ -39,7 +38,6 @@ TENSOR_EXCLUDED = [
 
 TORCH_EXCLUDED = [
     # ---- not yet
-    (r"max_pool3d", NOT_IN_EMBER),
     (r"binomial", BINOMIAL),
     # ---- outside a CPU, dense, float/int library
     (r"cudnn_\w+|miopen_\w+|batch_norm_(backward_elemt|backward_reduce|elemt|gather_stats|"

@@ -276,3 +276,55 @@ def test_istft_forms_and_errors():
     check_error(lambda L: L.istft(s1(L), 8, onesided=False, window=_hann(L, 8)))
     check_error(lambda L: L.istft(s1(L), 8, window=_hann(L, 8), return_complex=True))
     check_error(lambda L: L.istft(s1(L), 8, 2, window=_hann(L, 8), center=False))
+
+
+# ---------------------------------------------------------------- max_pool3d
+
+POOL3D = {
+    "k2": {"kernel_size": 2},
+    "k3 s2 p1": {"kernel_size": 3, "stride": 2, "padding": 1},
+    "dilated ceil": {"kernel_size": (2, 3, 2), "stride": (1, 2, 3), "dilation": (2, 1, 2),
+                     "ceil_mode": True},
+    "ceil padded": {"kernel_size": 2, "stride": 2, "padding": 1, "ceil_mode": True},
+}
+
+
+@pytest.mark.parametrize("case", list(POOL3D))
+def test_max_pool3d(case):
+    kw = POOL3D[case]
+    x = R(2, 2, 5, 6, 7)
+    x[0, 0, :2, :2, :2] = 3.0        # a tie: torch keeps the first
+    check(lambda L, x: L.nn.functional.max_pool3d(x, return_indices=True, **kw), x)
+    check(lambda L, x: L.nn.MaxPool3d(**kw)(x), x.astype(np.float32))
+    check(lambda L, x: L.nn.functional.max_pool3d_with_indices(x, **kw), x[0])
+    gradcheck(lambda x: ember.nn.functional.max_pool3d(x, **kw), R(1, 1, 4, 5, 5))
+    gradgradcheck(lambda x: ember.nn.functional.max_pool3d(x, **kw), R(1, 1, 4, 4, 5))
+
+
+def test_max_pool3d_forms_and_errors():
+    x = R(1, 2, 4, 4, 4)
+    check(lambda L, x: L.max_pool3d(x, [2, 2, 2], [], 0, 1, False), x)
+    check(lambda L, x: L.max_pool3d(x, 2, 1, 1, 1, True), x)
+    check(lambda L: L.nn.functional.max_pool3d(L.tensor(np.arange(64).reshape(1, 1, 4, 4, 4)),
+                                               2))
+
+    def second(L, x):
+        gx, = L.autograd.grad(L.nn.functional.max_pool3d(x, 2).pow(2).sum(), x,
+                              create_graph=True)
+        return gx
+    check(second, x)
+    assert repr(ember.nn.MaxPool3d((2, 1, 2), 1, 1, 2, True, True)) == \
+        "MaxPool3d(kernel_size=(2, 1, 2), stride=1, padding=1, dilation=2, ceil_mode=True)"
+
+    def mp(L, *a, **k):
+        return L.nn.functional.max_pool3d(L.zeros(1, 2, 4, 4, 4), *a, **k)
+    check_error(lambda L: mp(L, (2, 2)))
+    check_error(lambda L: mp(L, 2, (1, 1)))
+    check_error(lambda L: mp(L, 2, 1, (1, 1)))
+    check_error(lambda L: mp(L, 2, 1, 0, (1, 1)))
+    check_error(lambda L: mp(L, 2, padding=2))
+    check_error(lambda L: mp(L, 2, padding=-1))
+    check_error(lambda L: mp(L, 0))
+    check_error(lambda L: mp(L, 2, dilation=0))
+    check_error(lambda L: mp(L, 5))
+    check_error(lambda L: L.nn.functional.max_pool3d(L.zeros(4, 4, 4), 2))

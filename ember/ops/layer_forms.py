@@ -10,7 +10,7 @@ __all__ = ["dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_
            "kl_div", "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss",
            "ctc_loss", "celu", "celu_", "selu", "selu_", "rrelu", "rrelu_", "threshold",
            "threshold_", "hardshrink", "prelu", "max_pool1d", "max_pool1d_with_indices",
-           "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+           "max_pool2d", "max_pool3d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
            "embedding", "embedding_bag", "embedding_renorm_", "norm_except_dim",
            "channel_shuffle", "native_channel_shuffle"]
 
@@ -264,6 +264,10 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
 
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     return _pool.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return _pool.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,

@@ -1,9 +1,9 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d,
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d,
 MaxUnpool1d/2d; each holds its arguments and calls the functional form."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "MaxUnpool1d", "MaxUnpool2d"]
 
@@ -40,6 +40,12 @@ class MaxPool1d(_MaxPoolNd):
 class MaxPool2d(_MaxPoolNd):
     def forward(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool3d(_MaxPoolNd):
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
