@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 from oracle import check, check_error, gradcheck, gradgradcheck
 
 import ember
@@ -328,3 +329,50 @@ def test_max_pool3d_forms_and_errors():
     check_error(lambda L: mp(L, 2, dilation=0))
     check_error(lambda L: mp(L, 5))
     check_error(lambda L: L.nn.functional.max_pool3d(L.zeros(4, 4, 4), 2))
+
+
+# ---------------------------------------------------------------- avg_pool3d
+
+AVG3D = {
+    "k2": {"kernel_size": 2},
+    "k3 s2 p1": {"kernel_size": 3, "stride": 2, "padding": 1},
+    "ceil no pad count": {"kernel_size": (2, 3, 2), "stride": (1, 2, 3), "padding": (1, 1, 0),
+                          "ceil_mode": True, "count_include_pad": False},
+    "divisor": {"kernel_size": 2, "stride": 2, "padding": 1, "ceil_mode": True,
+                "divisor_override": 3},
+}
+
+
+@pytest.mark.parametrize("case", list(AVG3D))
+def test_avg_pool3d(case):
+    kw = AVG3D[case]
+    x = R(2, 2, 5, 6, 7)
+    check(lambda L, x: L.nn.functional.avg_pool3d(x, **kw), x)
+    check(lambda L, x: L.nn.AvgPool3d(**kw)(x), x[0].astype(np.float32), rtol=1e-6,
+          atol=1e-6)
+    gradcheck(lambda x: ember.nn.functional.avg_pool3d(x, **kw), R(1, 1, 4, 5, 5))
+    gradgradcheck(lambda x: ember.nn.functional.avg_pool3d(x, **kw), R(1, 1, 4, 4, 5))
+
+    def second(L, x):
+        gx, = L.autograd.grad(L.nn.functional.avg_pool3d(x, **kw).pow(2).sum(), x,
+                              create_graph=True)
+        return gx
+    check(second, x)
+
+
+def test_avg_pool3d_forms_and_errors():
+    check(lambda L: L.nn.functional.avg_pool3d(L.arange(64).view(1, 1, 4, 4, 4) - 30, 2))
+    assert repr(ember.nn.AvgPool3d((1, 2, 2), 1, (0, 1, 1), True, False, 3)) == \
+        repr(torch.nn.AvgPool3d((1, 2, 2), 1, (0, 1, 1), True, False, 3))
+
+    def ap(L, *a, **k):
+        return L.nn.functional.avg_pool3d(L.zeros(1, 2, 4, 4, 4), *a, **k)
+    check_error(lambda L: ap(L, (2, 2)))
+    check_error(lambda L: ap(L, 2, (1, 1)))
+    check_error(lambda L: ap(L, 2, 1, (1, 1)))
+    check_error(lambda L: ap(L, 0))
+    check_error(lambda L: ap(L, 5, padding=2))
+    check_error(lambda L: ap(L, 2, padding=-1))
+    check_error(lambda L: ap(L, 2, padding=2))
+    check_error(lambda L: ap(L, 2, divisor_override=0))
+    check_error(lambda L: L.nn.functional.avg_pool3d(L.zeros(4, 4, 4), 2))

@@ -20,7 +20,7 @@ from ..ops import loss as _loss
 from ..ops import normalization as _norm
 from ..ops.matmul import addmm, matmul
 from ..ops.pad import pad
-from ..ops.pool import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool2d, adaptive_avg_pool1d,
+from ..ops.pool import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool3d, avg_pool2d, adaptive_avg_pool1d,
                         adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
                         adaptive_max_pool2d, max_unpool1d, max_unpool2d)
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
@@ -54,7 +54,7 @@ __all__ += ["one_hot"]     # ---- nnaudit
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "unfold", "fold", "pad", "max_pool1d", "max_pool2d",
             "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
-            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
             "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
             "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",

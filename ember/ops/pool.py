@@ -980,3 +980,146 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     out, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
                                            ceil_mode)
     return (out, indices) if return_indices else out
+
+
+# ------------------------------------------------------------------ avg_pool3d
+
+def _divisor3d(size, out, kernel, stride, padding, count_include_pad, divisor_override):
+    if divisor_override:
+        return divisor_override
+    dt, dh, dw = (_avg_divisor(n, o, k, s, p, count_include_pad) for n, o, k, s, p in
+                  zip(size, out, kernel, stride, padding))
+    return dt[:, None, None] * dh[:, None] * dw
+
+
+def _window_extra(size, out, kernel, stride, padding):
+    return [max((o - 1) * s + k - n - p, 0) for n, o, k, s, p in
+            zip(size, out, kernel, stride, padding)]
+
+
+def _avg_pool3d_np(x, kernel, stride, padding, ceil_mode, count_include_pad,
+                   divisor_override):
+    sp = x.shape[-3:]
+    out = tuple(_pool_size(n, k, s, p, 1, ceil_mode) for n, k, s, p in
+                zip(sp, kernel, stride, padding))
+    extra = _window_extra(sp, out, kernel, stride, padding)
+    xp = np.zeros(x.shape[:-3] + tuple(n + p + e for n, p, e in zip(sp, padding, extra)),
+                  x.dtype)
+    xp[(...,) + tuple(slice(p, p + n) for p, n in zip(padding, sp))] = x
+    acc = None
+    for _, sl in offsets(kernel, stride, (1, 1, 1), out):
+        v = xp[(...,) + sl]
+        acc = v.copy() if acc is None else np.add(acc, v, out=acc)
+    div = _divisor3d(sp, out, kernel, stride, padding, count_include_pad, divisor_override)
+    if x.dtype.kind in "iu":            # C++ integer division: truncation toward zero
+        q = np.abs(acc) // div
+        return np.where(acc < 0, -q, q).astype(x.dtype)
+    acc /= div.astype(x.dtype) if isinstance(div, np.ndarray) else div
+    return acc
+
+
+def _avg_pool3d_backward_np(g, shape, kernel, stride, padding, count_include_pad,
+                            divisor_override):
+    sp, out = shape[-3:], g.shape[-3:]
+    div = _divisor3d(sp, out, kernel, stride, padding, count_include_pad, divisor_override)
+    g = g / (div.astype(g.dtype) if isinstance(div, np.ndarray) else g.dtype.type(div))
+    extra = _window_extra(sp, out, kernel, stride, padding)
+    full = np.zeros(shape[:-3] + tuple(n + p + e for n, p, e in zip(sp, padding, extra)),
+                    g.dtype)
+    for _, sl in offsets(kernel, stride, (1, 1, 1), out):
+        full[(...,) + sl] += g
+    return np.ascontiguousarray(full[(...,) + tuple(slice(p, p + n)
+                                                    for p, n in zip(padding, sp))])
+
+
+class AvgPool3DBackward0(Node):              # derivatives.yaml: avg_pool3d
+    __slots__ = ("_saved_ceil_mode", "_saved_count_include_pad", "_saved_divisor_override",
+                 "_saved_kernel_size", "_saved_padding", "_saved_self", "_saved_stride")
+    _saved_names = ("_saved_self",)
+
+    def apply(self, grad):
+        return avg_pool3d_backward(grad, self._saved_self, self._saved_kernel_size,
+                                   self._saved_stride, self._saved_padding,
+                                   self._saved_ceil_mode, self._saved_count_include_pad,
+                                   self._saved_divisor_override),
+
+
+class AvgPool3DBackwardBackward0(Node):      # derivatives.yaml: avg_pool3d_backward
+    __slots__ = ("_saved_ceil_mode", "_saved_count_include_pad", "_saved_divisor_override",
+                 "_saved_kernel_size", "_saved_padding", "_saved_stride", "_self_meta")
+
+    def apply(self, grad):
+        g = None
+        if needs(self, 0):
+            g = _avg_pool3d_op(grad, self._saved_kernel_size, self._saved_stride,
+                               self._saved_padding, self._saved_ceil_mode,
+                               self._saved_count_include_pad, self._saved_divisor_override)
+        return g, _self_zeros(self)
+
+
+def _avg_pool3d_op(input, kernel, stride, padding, ceil_mode, count_include_pad,
+                   divisor_override):
+    res = wrap(_avg_pool3d_np(input._data, kernel, stride, padding, ceil_mode,
+                              count_include_pad, divisor_override))
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = AvgPool3DBackward0()
+        node._saved_self, node._saved_kernel_size = input, list(kernel)
+        node._saved_stride, node._saved_padding = list(stride), list(padding)
+        node._saved_ceil_mode = ceil_mode
+        node._saved_count_include_pad = count_include_pad
+        node._saved_divisor_override = divisor_override
+        link(res, node, input)
+    return res
+
+
+def avg_pool3d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):
+    """The gradient of avg_pool3d as an op (differentiable in grad: its derivative is
+    avg_pool3d again)."""
+    res = wrap(_avg_pool3d_backward_np(grad._data, input._data.shape, kernel_size, stride,
+                                       padding, count_include_pad, divisor_override))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = AvgPool3DBackwardBackward0()
+        node._self_meta = (input._data.shape, input._data.dtype)
+        node._saved_kernel_size, node._saved_stride = kernel_size, stride
+        node._saved_padding, node._saved_ceil_mode = padding, ceil_mode
+        node._saved_count_include_pad = count_include_pad
+        node._saved_divisor_override = divisor_override
+        link(res, node, grad, input)
+    return res
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """torch.nn.functional.avg_pool3d (AvgPool3DBackward0)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"avg_pool3d(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    fn = "avg_pool3d"
+    k = int_tuple(kernel_size, 3, fn, "kernel_size", 2)
+    if len(k) != 3:
+        raise RuntimeError(f"{fn}: kernel_size must be a single int, or a tuple of three ints")
+    if stride is None or isinstance(stride, (tuple, list)) and not len(stride):
+        s = k
+    else:
+        s = int_tuple(stride, 3, fn, "stride", 3)
+        if len(s) != 3:
+            raise RuntimeError(f"{fn}: stride must be omitted, a single int, or a tuple of "
+                               f"three ints")
+    p = int_tuple(padding, 3, fn, "padding", 4)
+    if len(p) != 3:
+        raise RuntimeError(f"{fn}: padding must be a single int, or a tuple of three ints")
+    x = input._data
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    if any(v <= 0 for v in k) or any(v <= 0 for v in s):
+        raise RuntimeError("stride should not be zero")
+    if x.ndim not in (4, 5) or 0 in x.shape[-4:]:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    t, h, w = x.shape[-3:]
+    if t < k[0] or h < k[1] or w < k[2]:
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+    _pool3d_checks(x, k, s, p, (1, 1, 1), ceil_mode)
+    return _avg_pool3d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad),
+                          divisor_override)
