@@ -50,6 +50,9 @@ from .ops.conv import *      # noqa: F401,F403
 from .ops.pad import *       # noqa: F401,F403
 from .ops.resize import *    # noqa: F401,F403
 from .ops.trilinear import *  # noqa: F401,F403
+from .ops.spectral import stft, istft  # noqa: F401
+from .ops.grid import (grid_sampler, grid_sampler_2d, grid_sampler_3d,  # noqa: F401
+                       affine_grid_generator)
 from .ops.layer_forms import *  # noqa: F401,F403  (torch.dropout(input, p, train), ...)
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types

@@ -62,6 +62,7 @@ from .tensor import Tensor, device as _device, wrap
 # Core helpers this module needs beyond Tensor/wrap/Node/link/STATE, in one place so that
 # they are easy to re-point: in-place bookkeeping and torch's type names, size parsing.
 from .dtypes import type_name
+from .ops._args import _public_caller, out_grad_error
 from .ops._views import inplace, inplace_source, mark_written
 from .ops.shape import size_args
 
@@ -1750,6 +1751,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 def _with_out(res, out):
     if out is None:
         return res
+    if STATE.enabled and (res._requires_grad or out._requires_grad):
+        raise out_grad_error(_public_caller())
     if out._data.shape != res._data.shape:
         out._data = np.empty(res._data.shape, out._data.dtype)
     np.copyto(out._data, res._data, casting="unsafe")

@@ -10,7 +10,7 @@ from .autograd import graph, tensor_backward
 from .tensor import is_inference
 from .ops import (_views, activation, arith, binary, complex, convert, decomp, einsum, index,
                   join, logical, matmul, matrix, reduce, scan, scatter, shape, solve, sort,
-                  special, stats, unary)
+                  spectral, special, stats, unary)
 from .tensor import Tensor as T
 # ---- arithmetic (ops/arith.py)
 T.__add__ = T.__radd__ = T.add = arith.add
@@ -286,6 +286,8 @@ T.addr_ = matmul.addr_
 T.cross = matmul.cross
 T.inner = einsum.inner
 T.kron = einsum.kron
+T.stft = spectral.stft
+T.istft = spectral.istft
 
 # ---- linear algebra (ops/solve.py, ops/decomp.py, ops/matrix.py)
 T.norm = matrix.norm

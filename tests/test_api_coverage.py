@@ -19,8 +19,6 @@ MKLDNN = "oneDNN (mkldnn) and nested layouts and kernels (ember's tensors are de
 HASH = "torch's content hash of a tensor (an implementation detail of its compiler caches)"
 ISSUE12 = ("not yet: issue 12 (vmap, per-tensor gradient dtype: the forward-mode/vmap "
            "helper's part)")
-NOT_IN_EMBER = ("not yet: ember has no such layer op in nn.functional either (grid_sample, "
-                "affine_grid, max_pool3d, the fairseq conv_tbc)")
 
 # (regular expression matched against the whole name, reason)
 TENSOR_EXCLUDED = [
@@ -34,13 +32,10 @@ TENSOR_EXCLUDED = [
     (r"index", "functorch's first-class dimensions (Tensor.index binds Dim objects)"),
     (r"slice_inverse", FUNCTIONAL),
     (r"hash_tensor", HASH),
-    (r"stft|istft", "not yet: short-time Fourier transforms (framing with reflect padding, "
-                    "which F.pad of the conv helper provides)"),
 ]
 
 TORCH_EXCLUDED = [
     # ---- not yet
-    (r"affine_grid_generator|grid_sampler(_[23]d)?|max_pool3d|conv_tbc", NOT_IN_EMBER),
     # ---- outside a CPU, dense, float/int library
     (r"cudnn_\w+|miopen_\w+|batch_norm_(backward_elemt|backward_reduce|elemt|gather_stats|"
      r"gather_stats_with_counts|stats|update_stats)|Stream|Event|"
@@ -80,8 +75,6 @@ TORCH_EXCLUDED = [
     (r"hash_tensor", HASH),
     (r"segment_reduce", "prototype op (torch documents it as unstable)"),
     (r"lobpcg|pca_lowrank|svd_lowrank", "not yet: randomized low-rank solvers (torch._lowrank)"),
-    (r"stft|istft", "not yet: short-time Fourier transforms (framing with reflect padding, "
-                    "which F.pad of the conv helper provides)"),
     (r"native_norm", "torch has no CPU kernel for it (raises NotImplementedError)"),
 ]
 

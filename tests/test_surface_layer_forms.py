@@ -62,6 +62,16 @@ def test_pad_shuffle_bilinear():
     gradcheck(lambda x: ember.channel_shuffle(x, 2), R(1, 4, 3, dtype=np.float64))
 
 
+def test_channel_shuffle_functional_and_module():
+    check(lambda L, x: L.nn.functional.channel_shuffle(x, 2), R(2, 6, 3))
+    check(lambda L, x: L.nn.functional.native_channel_shuffle(x, 2), R(2, 6, 3), grad=False)
+    check(lambda L, x: L.nn.ChannelShuffle(3)(x), R(2, 6, 2, 2))
+    check_error(lambda L: L.nn.ChannelShuffle(4)(L.zeros(1, 6, 2)))
+    m, t = ember.nn.ChannelShuffle(2), torch.nn.ChannelShuffle(2)
+    assert repr(m) == repr(t) and m.groups == t.groups == 2
+    assert list(m.state_dict()) == list(t.state_dict()) == []
+
+
 # ---------------------------------------------------------------- dropout
 
 @pytest.mark.parametrize("name", ["dropout", "feature_dropout", "alpha_dropout",
@@ -125,8 +135,14 @@ def test_layer_group_instance_rms_forms():
     check(lambda L, x, w, b: L.group_norm(x, 3, w, b), X4, G3, G3)
     check(lambda L, x: L.group_norm(x, 1, None, None, 1e-3, False), X4)
     check(lambda L, x, w, b: L.native_group_norm(x, w, b, 2, 3, 25, 3, 1e-5)[0], X4, G3, G3)
-    check(lambda L, x: L.native_group_norm(x, None, None, 2, 3, 25, 1, 1e-5), X4, grad=False,
-          names=False)
+    # all three outputs of one NativeGroupNormBackward0; the statistics' gradients are read
+    # only when both mean's and rstd's are defined (torch 2.13: else only the output's flows)
+    check(lambda L, x, w: L.native_group_norm(x, w, None, 2, 3, 25, 3, 1e-5), X4, G3)
+    check(lambda L, x: L.native_group_norm(x, None, None, 2, 3, 25, 1, 1e-5), X4)
+    check(lambda L, x: L.native_group_norm(x, None, None, 2, 3, 25, 3, 1e-5)[1:], X4)
+    check(lambda L, x: L.native_group_norm(x, None, None, 2, 3, 25, 3, 1e-5)[:2], X4)
+    gradcheck(lambda x: ember.stack(ember.native_group_norm(x, None, None, 2, 3, 4, 3, 1e-5)[1:]),
+              R(2, 3, 2, 2, dtype=np.float64))
 
     def inst(L, x, w, b):
         rm, rv = L.zeros(3), L.ones(3)
@@ -193,6 +209,15 @@ def test_activation_forms():
         L.manual_seed(4)
         return L.rrelu(x, 0.1, 0.3, True), L.rand(2)
     check(rr, X4)
+    def rr_gen(L, x):
+        # noise from the generator's stream (the default one is left alone); its values
+        # agree with torch's to an ulp (ember's uniform_ rounds lower + (upper - lower) * u)
+        g = L.Generator().manual_seed(3)
+        L.manual_seed(0)
+        a = L.rrelu(x, training=True, generator=g)
+        b = L.rrelu_(x.detach().clone(), 0.1, 0.5, True, g)
+        return a, b, L.rand(2), g.initial_seed()
+    check(rr_gen, X4.astype(np.float64), rtol=1e-14, atol=1e-15)
     for name, args in (("celu_", (1.5,)), ("selu_", ()), ("threshold_", (0.0, -1.0)),
                        ("rrelu_", ())):
         check(lambda L, x: (lambda y: (getattr(L, name)(y, *args), y))(x.clone()), X4,

@@ -220,3 +220,100 @@ def test_factory_out(case, od):
         assert r is o
         return r
     assert _run(ember, fn) == _run(torch, fn)
+
+
+SPD = (A @ A.T + np.eye(3, dtype=np.float32)).astype(np.float32)
+
+
+@pytest.mark.parametrize("space", ["torch", "linalg"])
+def test_out_autograd_error_sweep(space):
+    """Every torch.* (torch.linalg.*) out= function that refuses out= under autograd (an input
+    requiring grad) raises the same RuntimeError in ember, the op's (aten) name first: "exp():
+    functions with out=... ", "linalg_inv_ex(): ..." for torch.inverse and linalg.inv."""
+    tried, bad = 0, []
+    tm, em = (torch, ember) if space == "torch" else (torch.linalg, ember.linalg)
+    names = OUT_NAMES if space == "torch" else \
+        [n for n in dir(tm) if not n.startswith("_") and hasattr(em, n)]
+    first = A if space == "torch" else SPD
+    for n in names:
+        f, g = getattr(tm, n), getattr(em, n)
+        for args in ((first,), (first, B), (first, B, C), (first, 1), (first, 0)):
+            ta = [torch.tensor(a, requires_grad=i == 0) if isinstance(a, np.ndarray) else a
+                  for i, a in enumerate(args)]
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tout = _empty_like_result(torch, f(*ta))
+            except Exception:   # noqa: BLE001, S112 - not this argument pattern
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    f(*ta, out=tout)
+            except RuntimeError as e:
+                want = str(e)
+            except Exception:   # noqa: BLE001 - an argument error, not autograd's refusal
+                break
+            else:
+                break
+            if "functions with out=... arguments" not in want:
+                break
+            ea = [ember.tensor(a, requires_grad=i == 0) if isinstance(a, np.ndarray) else a
+                  for i, a in enumerate(args)]
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    g(*ea, out=_empty_like_result(ember, tout))
+                got = "no error"
+            except Exception as e:  # noqa: BLE001 - compared below
+                got = f"{type(e).__name__}: {e}"
+            tried += 1
+            if got != "RuntimeError: " + want:
+                bad.append(f"{n}: torch {want!r}, ember {got!r}")
+            break
+    assert not bad, bad
+    assert tried > (100 if space == "torch" else 15), tried
+
+
+TUPLE_OUTS = {
+    "qr": lambda L, a, b: L.qr(a), "svd": lambda L, a, b: L.svd(a),
+    "slogdet": lambda L, a, b: L.slogdet(a), "histogram": lambda L, a, b: L.histogram(a),
+    "triangular_solve": lambda L, a, b: L.triangular_solve(b, a.triu()),
+    "lu_unpack": lambda L, a, b: L.lu_unpack(*L.linalg.lu_factor(a)),
+    "linalg.cholesky_ex": lambda L, a, b: L.linalg.cholesky_ex(a),
+    "linalg.eig": lambda L, a, b: L.linalg.eig(a), "linalg.eigh": lambda L, a, b: L.linalg.eigh(a),
+    "linalg.inv_ex": lambda L, a, b: L.linalg.inv_ex(a),
+    "linalg.lstsq": lambda L, a, b: L.linalg.lstsq(a, b),
+    "linalg.lu": lambda L, a, b: L.linalg.lu(a),
+    "linalg.lu_factor": lambda L, a, b: L.linalg.lu_factor(a),
+    "linalg.lu_factor_ex": lambda L, a, b: L.linalg.lu_factor_ex(a),
+    "linalg.qr": lambda L, a, b: L.linalg.qr(a), "linalg.svd": lambda L, a, b: L.linalg.svd(a),
+    "linalg.slogdet": lambda L, a, b: L.linalg.slogdet(a),
+}
+
+
+@pytest.mark.parametrize("case", list(TUPLE_OUTS))
+def test_tuple_out_return_types(case):
+    """A function returning a named tuple returns return_types.<name>_out holding the given
+    outs when out= is passed (linalg.* included), with torch's values."""
+    def run(L):
+        a, b = L.tensor(SPD.astype(np.float64)), L.tensor(B.astype(np.float64))
+        res = TUPLE_OUTS[case](L, a, b)
+        outs = tuple(L.empty(0, dtype=r.dtype) for r in res)
+        name = case.split(".")[-1]
+        fn = getattr(L.linalg, name) if case.startswith("linalg.") else getattr(L, name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            args = {"triangular_solve": (b, a.triu()), "lu_unpack": L.linalg.lu_factor(a),
+                    "lstsq": (a, b)}.get(name, (a,))
+            r = fn(*args, out=outs)
+        assert all(x is o for x, o in zip(r, outs))
+        return type(r).__name__, [np.asarray(o.tolist()) for o in outs]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (tn, tv), (en, ev) = run(torch), run(ember)
+    assert en == tn and tn.endswith("_out")
+    for x, y in zip(tv, ev):
+        if case in ("linalg.eig", "linalg.eigh", "svd", "linalg.svd", "qr", "linalg.qr"):
+            x, y = np.abs(x), np.abs(y)     # (vectors are unique up to sign/phase)
+        np.testing.assert_allclose(y, x, rtol=1e-7, atol=1e-9)

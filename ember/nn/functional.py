@@ -21,10 +21,12 @@ from ..ops import loss as _loss
 from ..ops import normalization as _norm
 from ..ops.matmul import addmm, matmul
 from ..ops.pad import pad
-from ..ops.pool import (max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive_avg_pool1d,
+from ..ops.pool import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool3d, avg_pool2d, adaptive_avg_pool1d,
                         adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
                         adaptive_max_pool2d, max_unpool1d, max_unpool2d)
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
+from ..ops.grid import affine_grid, grid_sample
+from ..ops.layer_forms import channel_shuffle, native_channel_shuffle
 from ..ops.resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample_fn as _upsample
 from ..ops.trilinear import bilinear
 from ..ops import unary as _unary
@@ -52,12 +54,14 @@ __all__ = ["linear", "softmax", "log_softmax", "bilinear", "embedding", "embeddi
 __all__ += ["one_hot"]     # ---- nnaudit
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "unfold", "fold", "pad", "max_pool1d", "max_pool2d",
-            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
+            "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
+            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
             "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
             "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",
             "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-            "pixel_unshuffle"]
+            "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample",
+            "affine_grid"]
 
 
 # ---------------------------------------------------------------- linear
@@ -1066,6 +1070,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):

@@ -316,13 +316,13 @@ def scalar_tensor(value, like=None):
     return wrap(np.asarray(value, dtype=D.result_type(value).np))
 
 
-def write_out(res, out):
-    """Support for the out= argument: copy the result into `out` (resizing if empty)."""
+def write_out(res, out, name=None):
+    """Support for the out= argument: copy the result into `out` (resizing if empty). name:
+    the op's name in torch's error message, when it is not the calling function's name."""
     if out is None:
         return res
     if STATE.enabled and (res._requires_grad or out._requires_grad):
-        raise RuntimeError("functions with out=... arguments don't support "
-                           "automatic differentiation, but one of the arguments requires grad.")
+        raise out_grad_error(name or _public_caller())
     if not can_cast(res._data.dtype, out._data.dtype):
         raise RuntimeError(f"result type {D.type_name(res._data.dtype)} can't be cast to the "
                            f"desired output type {D.type_name(out._data.dtype)}")
@@ -337,6 +337,28 @@ def write_out(res, out):
         out._data = np.empty(res._data.shape, out._data.dtype)
     np.copyto(out._data, res._data, casting="unsafe")
     return out
+
+
+_HELPERS = frozenset(("op", "write_pair", "write_out", "<genexpr>", "<lambda>", "<listcomp>",
+                      "wrapper", "inner", "fn"))
+
+
+def _public_caller():
+    """The name of the nearest public ember function on the stack (the op the user called:
+    `acos` through its `_float_unary` helper), for an error message."""
+    f = sys._getframe(2)
+    while f is not None:
+        name = f.f_code.co_name
+        if not name.startswith("_") and name not in _HELPERS:
+            return name
+        f = f.f_back
+    return "out"
+
+
+def out_grad_error(name):
+    """torch's refusal of out= under autograd; name: the op's (aten) name."""
+    return RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad.")
 
 
 def _tensor_args(name, input, other):

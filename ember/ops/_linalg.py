@@ -4,9 +4,10 @@ import warnings
 
 import numpy as np
 
+from .. import return_types as _RT
 from ..dtypes import type_name
 from ..tensor import wrap
-from ._args import write_out
+from ._args import _public_caller, write_out
 from ._args import not_tensor
 
 
@@ -39,13 +40,16 @@ def _tril_mask(x, k=0):
     return wrap(np.tri(n, m, k, dtype=x._data.dtype))
 
 
-def _outs(res, out):
-    """out= for functions returning several tensors: a tuple of tensors to write into."""
+def _outs(res, out, name=None):
+    """out= for functions returning several tensors: a tuple of tensors to write into. name:
+    the op's name in the out=-under-autograd error, when not the caller's."""
     if out is None:
         return res
     if len(out) != len(res):
         raise RuntimeError(f"expected {len(res)} output tensors in out=, got {len(out)}")
-    return type(res)(tuple(write_out(r, o) for r, o in zip(res, out)))
+    name = name or _public_caller()
+    rt = getattr(_RT, type(res).__name__ + "_out", type(res))  # return_types.<name>_out
+    return rt(tuple(write_out(r, o, name) for r, o in zip(res, out)))
 
 
 def _check_square(A, fn, name="A"):

@@ -766,16 +766,17 @@ def _rrelu_grad(node, grad, x):
     return _linear_grad(RreluWithNoiseBackwardBackward0, grad, x, x._data > 0, (lo + hi) / 2),
 
 
-def _uniform_noise(n, lower, upper):
-    """n uniform draws in [lower, upper) from the default stream, in float64 (torch draws one
-    float64 per non-positive element, in order)."""
-    return wrap(np.empty(n, np.float64)).uniform_(lower, upper)._data   # (ember/random.py)
+def _uniform_noise(n, lower, upper, generator):
+    """n uniform draws in [lower, upper) from generator's stream (None: the default one), in
+    float64 (torch draws one float64 per non-positive element, in order)."""
+    return wrap(np.empty(n, np.float64)).uniform_(lower, upper,
+                                                  generator=generator)._data   # (random.py)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,
-          _inplace=False):
+          _inplace=False, generator=None):
     if inplace:
-        return rrelu_(input, lower, upper, training)
+        return rrelu_(input, lower, upper, training, generator)
     try:
         x = input._data
     except AttributeError as e:
@@ -786,7 +787,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,
             raise RuntimeError("Lower bound should be less than or equal to the upper bound")
         noise = np.ones(x.shape, x.dtype)
         neg = x <= 0
-        noise[neg] = _uniform_noise(int(neg.sum()), lower, upper)
+        noise[neg] = _uniform_noise(int(neg.sum()), lower, upper, generator)
         r = x * noise
     else:
         _float_input(input, "leaky_relu_cpu")
@@ -801,8 +802,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,
                               lower=lower, upper=upper, training=training), input)
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return inplace(input, rrelu(inplace_source(input), lower, upper, training, _inplace=True))
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return inplace(input, rrelu(inplace_source(input), lower, upper, training, _inplace=True,
+                                generator=generator))
 
 
 # ---------------------------------------------------------------- softmin

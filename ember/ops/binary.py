@@ -286,7 +286,7 @@ def _minmax(name, ufunc, node_cls):
             node = node_cls()
             node._saved_self, node._saved_other = input, other
             link(res, node, input, other)
-        return write_out(res, out)
+        return write_out(res, out, name)
     op.__name__ = op.__qualname__ = name
     return op
 

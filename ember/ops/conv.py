@@ -9,7 +9,7 @@ whole-array add per kernel offset). A transposed convolution is the gradient of 
 a plain one, and the other way round. F.unfold / F.fold are im2col / col2im themselves
 (nodes Im2ColBackward0 / Col2ImBackward0), each the other's derivative."""
 __all__ = ["convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-           "conv_transpose3d"]   # (unfold/fold: F.unfold, F.fold; torch has no top-level names)
+           "conv_transpose3d", "conv_tbc"]   # (unfold/fold: F.unfold, F.fold; torch has no top-level names)
 
 import warnings
 from math import prod
@@ -734,3 +734,79 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"its components must be at least one.")
     _check_im2col_dtype(x, "col2im")
     return col2im(input, output_size, kernel, dilation, padding, stride)
+
+
+# ---------------------------------------------------------------- conv_tbc (fairseq)
+
+class ConvTbcBackward0(Node):                # derivatives.yaml: conv_tbc
+    __slots__ = ("_saved_bias", "_saved_pad", "_saved_self", "_saved_weight")
+    _saved_names = ("_saved_self", "_saved_weight", "_saved_bias")
+
+    def apply(self, grad):
+        """Each gradient is a conv_tbc again: the input's is the full correlation of grad
+        with the flipped, transposed kernel (then the padding cut off); the weight's
+        correlates the padded input (batch as channels) with grad (as the kernel)."""
+        x, w, pad = self._saved_self, self._saved_weight, self._saved_pad
+        k, c, o = w.shape
+        gx = gw = gb = None
+        if needs(self, 0):
+            zc = wrap(np.zeros(c, grad._data.dtype))
+            full = conv_tbc(grad, w.flip(0).transpose(1, 2), zc, k - 1)
+            gx = _time_pad(full, -pad)
+        if needs(self, 1):
+            zo = wrap(np.zeros(o, grad._data.dtype))
+            gw = conv_tbc(_time_pad(x, pad).transpose(1, 2), grad, zo, 0)
+        if needs(self, 2):
+            gb = grad.sum((0, 1))
+        return gx, gw, gb
+
+
+def _time_pad(t, pad):
+    """t (T, B, C) with pad zeros at both ends of time (pad < 0: that many cut off)."""
+    return constant_pad_nd(t, (0, 0, 0, 0, pad, pad), 0) if pad else t
+
+
+def _tbc_np(x, w, b, pad):
+    k = w.shape[0]
+    if pad > 0:
+        x = np.pad(x, ((pad, pad), (0, 0), (0, 0)))
+    elif pad < 0:
+        x = x[-pad:x.shape[0] + pad]
+    t_out = x.shape[0] - k + 1
+    out = np.empty((t_out,) + x.shape[1:2] + w.shape[2:], x.dtype)
+    out[...] = b
+    for i in range(k):      # one BLAS product per kernel tap: (T*B, C) @ (C, O)
+        out += x[i:i + t_out] @ w[i]
+    return out
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """fairseq's temporal convolution on (time, batch, channel) input: weight (K, C_in,
+    C_out), out[t] = bias + sum_k input[t + k - pad] @ weight[k]."""
+    x, w, b = input._data, weight._data, bias._data
+    if x.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if w.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if b.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if b.shape[0] != w.shape[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if x.shape[2] != w.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    t_out = x.shape[0] + 2 * int(pad) - w.shape[0] + 1
+    if t_out < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {t_out}: "
+                           f"[{t_out}, {x.shape[1]}, {w.shape[2]}]")
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{type_name(x.dtype)} and {type_name(w.dtype)}")
+    res = wrap(_tbc_np(x, w, b, int(pad)))
+    if STATE.enabled and (input._requires_grad or weight._requires_grad or
+                          bias._requires_grad) or LEVELS and dual(input, weight, bias):
+        node = ConvTbcBackward0()
+        node._saved_self, node._saved_weight, node._saved_bias = input, weight, bias
+        node._saved_pad = int(pad)
+        link(res, node, input, weight, bias)
+    return res

@@ -101,7 +101,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
             infos.append(k)
         info = np.array(infos, np.int32).reshape(a.shape[:-2])
         L = wrap(np.full(a.shape, np.nan, a.dtype))
-    return _outs(_chol_ex_t((L, wrap(info))), out)
+    return _outs(_chol_ex_t((L, wrap(info))), out, "linalg_cholesky_ex")
 
 
 def _is_pd(m):
@@ -113,7 +113,7 @@ def _is_pd(m):
 
 
 def linalg_cholesky(A, *, upper=False, out=None):
-    return write_out(_cholesky(A, upper, "linalg.cholesky"), out)
+    return write_out(_cholesky(A, upper, "linalg.cholesky"), out, "linalg_cholesky_ex")
 
 
 class LinalgQrBackward0(Node):               # derivatives.yaml: linalg_qr
@@ -236,11 +236,12 @@ def _eigh(A, UPLO, fn, vectors=True):
 
 
 def eigh(A, UPLO="L", *, out=None):
-    return _outs(_eigh_t(_eigh(A, UPLO, "linalg.eigh")), out)
+    return _outs(_eigh_t(_eigh(A, UPLO, "linalg.eigh")), out, "_linalg_eigh")
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
-    return write_out(_eigh(A, UPLO, "linalg.eigvalsh", vectors=False)[0], out)
+    return write_out(_eigh(A, UPLO, "linalg.eigvalsh", vectors=False)[0], out,
+                     "_linalg_eigh")
 
 
 class LinalgSvdBackward0(Node):              # derivatives.yaml: _linalg_svd
@@ -325,13 +326,13 @@ def _svd(A, full_matrices, fn, outputs=3):
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     if driver is not None:
         raise RuntimeError(_SVD_DRIVER)
-    return _outs(_svd_t(_svd(A, full_matrices, "linalg.svd")), out)
+    return _outs(_svd_t(_svd(A, full_matrices, "linalg.svd")), out, "_linalg_svd")
 
 
 def svdvals(A, *, driver=None, out=None):
     if driver is not None:
         raise RuntimeError(_SVD_DRIVER)
-    return write_out(_svd(A, False, "linalg.svd", outputs=1)[1], out)
+    return write_out(_svd(A, False, "linalg.svd", outputs=1)[1], out, "_linalg_svd")
 
 
 def _svd_legacy(input, some=True, compute_uv=True, *, out=None):
@@ -342,9 +343,9 @@ def _svd_legacy(input, some=True, compute_uv=True, *, out=None):
         m, n = a.shape[-2:]
         U = wrap(np.zeros(a.shape[:-2] + (m, m), a.dtype))
         V = wrap(np.zeros(a.shape[:-2] + (n, n), a.dtype))
-        return _outs(_svd_old_t((U, S, V)), out)
+        return _outs(_svd_old_t((U, S, V)), out, "_linalg_svd")
     U, S, Vh = _svd(input, not some, "linalg.svd")
-    return _outs(_svd_old_t((U, S, _mH(Vh))), out)
+    return _outs(_svd_old_t((U, S, _mH(Vh))), out, "_linalg_svd")
 
 
 class CholeskyBackward0(LinalgCholeskyExBackward0):     # derivatives.yaml: cholesky
@@ -534,7 +535,8 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         node = LinalgLuFactorExBackward0()
         node._saved_LU, node._saved_pivots, node._saved_pivot = LU.detach(), wrap(piv), pivot
         link(LU, node, A)
-    return _outs(_lu_factor_ex_t((LU, wrap(piv), wrap(info))), out)
+    return _outs(_lu_factor_ex_t((LU, wrap(piv), wrap(info))), out,
+                 "linalg_lu_factor_ex")
 
 
 def lu_factor(A, *, pivot=True, out=None):
@@ -548,7 +550,7 @@ def lu_factor(A, *, pivot=True, out=None):
                            f"zero and using it on lu_solve would result in a division by zero. "
                            f"If you still want to perform the factorization, consider calling "
                            f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-    return _outs(_lu_factor_t((LU, piv)), out)
+    return _outs(_lu_factor_t((LU, piv)), out, "linalg_lu_factor_ex")
 
 
 class LinalgLuBackward0(Node):               # derivatives.yaml: linalg_lu
@@ -673,7 +675,7 @@ def _eig(A, fn, vectors=True):
 
 
 def eig(A, *, out=None):
-    return _outs(_eig_t(_eig(A, "linalg.eig")), out)
+    return _outs(_eig_t(_eig(A, "linalg.eig")), out, "linalg_eig")
 
 
 def eigvals(A, *, out=None):
@@ -687,7 +689,7 @@ def _qr_legacy(input, some=True, *, out=None):
                   "with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')",
                   UserWarning, stacklevel=2)
     Q, R = linalg_qr(input, "reduced" if some else "complete")
-    return _outs(_qr_old_t((Q, R)), out)
+    return _outs(_qr_old_t((Q, R)), out, "linalg_qr")
 
 
 _qr_old_t = _RT.qr

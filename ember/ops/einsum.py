@@ -384,4 +384,4 @@ def kron(input, other, *, out=None):
     sb = (1,) * (nd - b.ndim) + b.shape
     r = _unsafe_view(input, [v for n in sa for v in (n, 1)]) * \
         _unsafe_view(other, [v for n in sb for v in (1, n)])
-    return write_out(_unsafe_view(r, [p * q for p, q in zip(sa, sb)]), out)
+    return write_out(_unsafe_view(r, [p * q for p, q in zip(sa, sb)]), out, "mul")

@@ -10,7 +10,7 @@ __all__ = ["dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_
            "kl_div", "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss",
            "ctc_loss", "celu", "celu_", "selu", "selu_", "rrelu", "rrelu_", "threshold",
            "threshold_", "hardshrink", "prelu", "max_pool1d", "max_pool1d_with_indices",
-           "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+           "max_pool2d", "max_pool3d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
            "embedding", "embedding_bag", "embedding_renorm_", "norm_except_dim",
            "channel_shuffle", "native_channel_shuffle"]
 
@@ -139,13 +139,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    """(output, mean, rstd), the statistics of shape (N, group). ember returns the statistics
-    without a grad_fn (torch links them to the same NativeGroupNormBackward0)."""
-    out = _norm.group_norm(input, group, weight, bias, eps)
-    x = input._data.reshape(N, group, -1)
-    mean, var = _stats(x, (2,))
-    return (out, wrap(mean.reshape(N, group).astype(x.dtype)),
-            wrap(_invstd(var, eps).reshape(N, group).astype(x.dtype)))
+    """(output, mean, rstd), the statistics of shape (N, group), all three outputs of one
+    NativeGroupNormBackward0 (as in torch; only the output's gradient flows back)."""
+    return _norm._group_norm(input, group, weight, bias, eps, True)
 
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
@@ -227,20 +223,12 @@ def selu_(input):
     return _act.selu_(input)
 
 
-def _no_generator(generator):
-    if generator is not None:
-        raise NotImplementedError("ember: rrelu draws its noise from the default generator "
-                                  "only (generator= is not supported)")
-
-
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    _no_generator(generator)
-    return _act.rrelu(input, lower, upper, training)
+    return _act.rrelu(input, lower, upper, training, generator=generator)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    _no_generator(generator)
-    return _act.rrelu_(input, lower, upper, training)
+    return _act.rrelu_(input, lower, upper, training, generator)
 
 
 def threshold(input, threshold, value):
@@ -277,6 +265,10 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
 
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     return _pool.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return _pool.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,

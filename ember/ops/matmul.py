@@ -745,7 +745,7 @@ def _linalg_cross(input, other, dim=-1, out=None):
         node._saved_self = input if other._requires_grad else None
         node._saved_other = other if input._requires_grad else None
         link(res, node, input, other)
-    return write_out(res, out)
+    return write_out(res, out, "linalg_cross")
 
 
 def cross(input, other, dim=None, *, out=None):

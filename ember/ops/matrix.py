@@ -74,7 +74,7 @@ def det(A, *, out=None):
         node._saved_A = A
         node._saved_result = res.detach()
         link(res, node, A)
-    return write_out(res, out)
+    return write_out(res, out, "_linalg_det")
 
 
 class LinalgSlogdetBackward0(Node):          # derivatives.yaml: _linalg_slogdet
@@ -97,11 +97,11 @@ class LinalgSlogdetBackward0(Node):          # derivatives.yaml: _linalg_slogdet
 
 
 def linalg_slogdet(A, *, out=None):
-    return _outs(_slogdet_t(_slogdet(A)), out)
+    return _outs(_slogdet_t(_slogdet(A)), out, "_linalg_slogdet")
 
 
 def slogdet(input, *, out=None):
-    return _outs(_slogdet_old_t(_slogdet(input)), out)
+    return _outs(_slogdet_old_t(_slogdet(input)), out, "_linalg_slogdet")
 
 
 def _slogdet(A):
@@ -171,7 +171,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
         node._saved_self = A
         node._saved_result = res.detach()
         link(res, node, A)
-    return write_out(res, out)
+    return write_out(res, out, "linalg_pinv")
 
 
 def pinverse(input, rcond=1e-15):
@@ -342,7 +342,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 
 def vecdot(x, y, *, dim=-1, out=None):
-    return write_out((x.conj() * y).sum(dim), out)
+    return write_out((x.conj() * y).sum(dim), out, "sum")
 
 
 def logdet(input):
@@ -483,7 +483,11 @@ def _pinv_backward(grad, P, A):
             - matmul(matmul(PhK, P), A))
 
 
-def lstsq(A, B, rcond=None, *, driver=None):
+def lstsq(A, B, rcond=None, *, driver=None, out=None):
+    return _outs(_lstsq(A, B, rcond, driver), out, "linalg_lstsq")
+
+
+def _lstsq(A, B, rcond, driver):
     try:
         a, b = A._data, B._data
     except AttributeError as e:
@@ -751,4 +755,4 @@ def frobenius_norm(input, dim, keepdim=False, *, out=None):
     _warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
           "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
           "keepdim)` instead")
-    return vector_norm(input, 2, dim, keepdim, out=out)
+    return write_out(vector_norm(input, 2, dim, keepdim), out, "norm")

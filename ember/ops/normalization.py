@@ -12,7 +12,7 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, write_out
@@ -283,10 +283,17 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 
 class NativeGroupNormBackward0(Node):        # derivatives.yaml: native_group_norm
     __slots__ = ("_saved_input", "_saved_weight", "_saved_N", "_saved_C", "_saved_HxW",
-                 "_saved_group", "_saved_eps", "_saved_result1", "_saved_result2")
+                 "_saved_group", "_saved_eps", "_saved_result1", "_saved_result2", "_n_outputs")
     _saved_names = ("_saved_input", "_saved_weight", "_saved_result1", "_saved_result2")
 
     def apply(self, grad):
+        gmean = grstd = None
+        if self._n_outputs != 1:    # native_group_norm: (output, mean, rstd)
+            grad, gmean, grstd = grad
+            if gmean is None or grstd is None:  # torch 2.13 reads the statistics' gradients
+                gmean = grstd = None            # only when both are defined
+            if grad is None and gmean is None:
+                return None, None, None
         x, w = self._saved_input, self._saved_weight
         n, c, grp = self._saved_N, self._saved_C, self._saved_group
         shape = x._data.shape
@@ -300,10 +307,16 @@ class NativeGroupNormBackward0(Node):        # derivatives.yaml: native_group_no
         bshape = (1, c) + (1,) * (len(shape) - 2)
         axes = (0,) + tuple(range(2, len(shape)))
         gx = gw = gb = None
-        if needs(self, 0):
+        if needs(self, 0) and grad is not None:
             g = grad if w is None else grad * w.reshape(bshape)
             gx = _normalized_backward(g.reshape(n, grp, -1), xhat.reshape(n, grp, -1), rstd,
                                       (2,)).reshape(shape)
+        if needs(self, 0) and gmean is not None:   # d mean = 1/M, d rstd = -rstd^3 (x-mean)/M
+            gs = (gmean.reshape(n, grp, 1) - grstd.reshape(n, grp, 1) * rstd ** 3 * (xg - mean)) \
+                / xg.shape[2]
+            gx = gs.reshape(shape) if gx is None else gx + gs.reshape(shape)
+        if grad is None:
+            return gx, None, None
         if needs(self, 1):
             gw = (grad * xhat).sum(axes)
         if needs(self, 2):
@@ -312,6 +325,12 @@ class NativeGroupNormBackward0(Node):        # derivatives.yaml: native_group_no
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    return _group_norm(input, num_groups, weight, bias, eps, False)
+
+
+def _group_norm(input, num_groups, weight, bias, eps, stats):
+    """group_norm's output; with stats, (output, mean, rstd) all three from one
+    NativeGroupNormBackward0 (torch.native_group_norm's outputs)."""
     try:
         x = input._data
     except AttributeError as e:
@@ -341,19 +360,24 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if bias is not None:
         out += bias._data.reshape(bshape)
     res = wrap(out)
+    mean = wrap(mean.reshape(n, num_groups).astype(x.dtype))
+    rstd = wrap(rstd.reshape(n, num_groups).astype(x.dtype))
     if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                           or (bias is not None and bias._requires_grad)) or \
             LEVELS and dual(input, weight, bias):
         node = NativeGroupNormBackward0()
+        node._n_outputs = 3 if stats else 1
         node._saved_input = input
         node._saved_weight = weight
         node._saved_N, node._saved_C, node._saved_HxW = n, c, hw
         node._saved_group = num_groups
         node._saved_eps = eps
-        node._saved_result1 = wrap(mean.reshape(n, num_groups).astype(x.dtype))
-        node._saved_result2 = wrap(rstd.reshape(n, num_groups).astype(x.dtype))
+        node._saved_result1 = wrap(mean._data) if stats else mean   # (no node -> output
+        node._saved_result2 = wrap(rstd._data) if stats else rstd   # -> node cycle)
+        if stats:
+            return link_multi((res, mean, rstd), node, input, weight, bias)
         link(res, node, input, weight, bias)
-    return res
+    return (res, mean, rstd) if stats else res
 
 
 # ---------------------------------------------------------------- instance_norm

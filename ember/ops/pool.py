@@ -3,7 +3,7 @@ two dims, max unpooling, and the 1-D forms (a 2-D pool on an unsqueezed input, a
 them). Each pool is a loop over the kernel offsets of whole-array operations on strided views
 (no loop over pixels); the max pools' backward scatters through the saved flat indices with one
 np.add.at. Each backward is an op of its own whose node names torch's double backward."""
-__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d"]     # (torch's top-level names; the rest: F.* only)
 
 import numpy as np
@@ -831,3 +831,299 @@ def _max_unpool(input, indices, out, name):
             raise RuntimeError(f"Found an invalid max index: {idx[bad].flat[0]} (output volumes "
                                f"are of size {out[0]}x{out[1]})")
     return max_unpool2d_op(input, indices, out)
+
+
+# ------------------------------------------------------------------ max_pool3d
+
+def _max_pool3d_np(x, kernel, stride, padding, dilation, ceil_mode):
+    """(max, flat index within each D*H*W volume) over every 3-d window (torch's rules for
+    ties, NaN and all-lowest windows, as _max_pool_np in 2-d)."""
+    sp = x.shape[-3:]
+    out = tuple(_pool_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
+                zip(sp, kernel, stride, padding, dilation))
+    low = _lowest(x.dtype)
+    extra = [max((o - 1) * s + d * (k - 1) + 1 - n - p, 0) for n, o, k, s, p, d in
+             zip(sp, out, kernel, stride, padding, dilation)]
+    xp = x
+    if any(padding) or any(extra):
+        xp = np.full(x.shape[:-3] + tuple(n + p + e for n, p, e in zip(sp, padding, extra)),
+                     low, x.dtype)
+        xp[(...,) + tuple(slice(p, p + n) for p, n in zip(padding, sp))] = x
+    views = [xp[(...,) + sl] for _, sl in offsets(kernel, stride, dilation, out)]
+    m, k = _argmax_views(views)
+    h, w = sp[1], sp[2]
+    kd, kh, kw = np.unravel_index(np.arange(int(np.prod(kernel))), kernel)
+    offs = (kd * dilation[0] * h + kh * dilation[1]) * w + kw * dilation[2]
+    starts = [np.arange(o) * s - p for o, s, p in zip(out, stride, padding)]
+    idx = np.take(offs, k) + ((starts[0][:, None, None] * h + starts[1][:, None]) * w +
+                              starts[2])
+    if xp is not x and m.size and (m == low).any():
+        first = [np.maximum(-(st // d), 0) * d + st for st, d in zip(starts, dilation)]
+        lowest = (first[0][:, None, None] * h + first[1][:, None]) * w + first[2]
+        idx = np.where(m == low, lowest, idx)
+    return m, idx.astype(np.int64, copy=False)
+
+
+def _volume_scatter(g, indices, size):
+    """_plane_scatter over (..., D, H, W) volumes."""
+    lead = indices.shape[:-3]
+    flat = lead + (indices.shape[-3], indices.shape[-2] * indices.shape[-1])
+    return _plane_scatter(g.reshape(flat), indices.reshape(flat), size)
+
+
+class MaxPool3DWithIndicesBackward0(Node):   # derivatives.yaml: max_pool3d_with_indices
+    __slots__ = ("_saved_ceil_mode", "_saved_dilation", "_saved_kernel_size", "_saved_padding",
+                 "_saved_result1", "_saved_self", "_saved_stride")
+    _saved_names = ("_saved_self",)
+
+    def apply(self, grad):
+        return max_pool3d_with_indices_backward(
+            grad, self._saved_self, self._saved_kernel_size, self._saved_stride,
+            self._saved_padding, self._saved_dilation, self._saved_ceil_mode,
+            self._saved_result1),
+
+
+class MaxPool3DWithIndicesBackwardBackward0(Node):   # max_pool3d_with_indices_backward
+    __slots__ = ("_saved_indices", "_self_meta")
+
+    def apply(self, grad):
+        g = None
+        if needs(self, 0):
+            idx = self._saved_indices._data
+            lead = idx.shape[:-3]
+            g = grad.reshape(lead + (-1,)).gather(-1, wrap(idx.reshape(lead + (-1,)))) \
+                .view(idx.shape)
+        return g, _self_zeros(self)
+
+
+def max_pool3d_with_indices_backward(grad, input, kernel_size, stride, padding, dilation,
+                                     ceil_mode, indices):
+    """The gradient of max_pool3d_with_indices as an op (differentiable in grad)."""
+    x = input._data
+    res = wrap(_volume_scatter(grad._data, indices._data,
+                               int(np.prod(x.shape[-3:]))).reshape(x.shape))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = MaxPool3DWithIndicesBackwardBackward0()
+        node._saved_indices = indices
+        node._self_meta = (x.shape, x.dtype)
+        link(res, node, grad, input)
+    return res
+
+
+def _pool3d_args(fn, kernel_size, stride, padding, dilation=1):
+    k = int_tuple(kernel_size, 3, fn, "kernel_size", 2)
+    if len(k) != 3:
+        raise RuntimeError(f"{fn}: kernel_size must either be a single int, or a tuple of "
+                           f"three ints")
+    if stride is None or isinstance(stride, (tuple, list)) and not len(stride):
+        s = k
+    else:
+        s = int_tuple(stride, 3, fn, "stride", 3)
+        if len(s) != 3:
+            raise RuntimeError(f"{fn}: stride must either be omitted, a single int, or a tuple "
+                               f"of three ints")
+    p = int_tuple(padding, 3, fn, "padding", 4)
+    if len(p) != 3:
+        raise RuntimeError(f"{fn}: padding must either be a single int, or a tuple of three "
+                           f"ints")
+    d = int_tuple(dilation, 3, fn, "dilation", 5)
+    if len(d) != 3:
+        raise RuntimeError(f"{fn}: dilation must be either a single int, or a tuple of three "
+                           f"ints")
+    return k, s, p, d
+
+
+def _pool3d_checks(x, kernel, stride, padding, dilation, ceil_mode):
+    """torch's pool3d_shape_check."""
+    if any(k <= 0 for k in kernel) or any(s <= 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    if any(v <= 0 for v in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: "
+                           f"{dilation[0]} dilationH: {dilation[1]} dilationW: {dilation[2]}")
+    if x.ndim not in (4, 5) or 0 in x.shape[-4:]:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if any(p < 0 for p in padding):
+        raise RuntimeError(f"pad must be non-negative, but got pad: {padding[0]}")
+    for k, p, d in zip(kernel, padding, dilation):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    out = [_pool_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
+           zip(x.shape[-3:], kernel, stride, padding, dilation)]
+    if any(o < 1 for o in out):
+        c, t, h, w = x.shape[-4:]
+        raise RuntimeError(f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
+                           f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    """torch.nn.functional.max_pool3d_with_indices: (output, indices), node
+    MaxPool3DWithIndicesBackward0."""
+    k, s, p, d = _pool3d_args("max_pool3d", kernel_size, stride, padding, dilation)
+    x = input._data
+    _pool3d_checks(x, k, s, p, d, ceil_mode)
+    m, idx = _max_pool3d_np(x, k, s, p, d, bool(ceil_mode))
+    res, indices = wrap(m), wrap(idx)
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = MaxPool3DWithIndicesBackward0()
+        node._saved_self, node._saved_kernel_size = input, list(k)
+        node._saved_stride, node._saved_padding = list(s), list(p)
+        node._saved_dilation, node._saved_ceil_mode = list(d), bool(ceil_mode)
+        node._saved_result1 = indices
+        link(res, node, input)
+    return res, indices
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """torch.nn.functional.max_pool3d (and torch.max_pool3d)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"max_pool3d(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    out, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
+                                           ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+# ------------------------------------------------------------------ avg_pool3d
+
+def _divisor3d(size, out, kernel, stride, padding, count_include_pad, divisor_override):
+    if divisor_override:
+        return divisor_override
+    dt, dh, dw = (_avg_divisor(n, o, k, s, p, count_include_pad) for n, o, k, s, p in
+                  zip(size, out, kernel, stride, padding))
+    return dt[:, None, None] * dh[:, None] * dw
+
+
+def _window_extra(size, out, kernel, stride, padding):
+    return [max((o - 1) * s + k - n - p, 0) for n, o, k, s, p in
+            zip(size, out, kernel, stride, padding)]
+
+
+def _avg_pool3d_np(x, kernel, stride, padding, ceil_mode, count_include_pad,
+                   divisor_override):
+    sp = x.shape[-3:]
+    out = tuple(_pool_size(n, k, s, p, 1, ceil_mode) for n, k, s, p in
+                zip(sp, kernel, stride, padding))
+    extra = _window_extra(sp, out, kernel, stride, padding)
+    xp = np.zeros(x.shape[:-3] + tuple(n + p + e for n, p, e in zip(sp, padding, extra)),
+                  x.dtype)
+    xp[(...,) + tuple(slice(p, p + n) for p, n in zip(padding, sp))] = x
+    acc = None
+    for _, sl in offsets(kernel, stride, (1, 1, 1), out):
+        v = xp[(...,) + sl]
+        acc = v.copy() if acc is None else np.add(acc, v, out=acc)
+    div = _divisor3d(sp, out, kernel, stride, padding, count_include_pad, divisor_override)
+    if x.dtype.kind in "iu":            # C++ integer division: truncation toward zero
+        q = np.abs(acc) // div
+        return np.where(acc < 0, -q, q).astype(x.dtype)
+    acc /= div.astype(x.dtype) if isinstance(div, np.ndarray) else div
+    return acc
+
+
+def _avg_pool3d_backward_np(g, shape, kernel, stride, padding, count_include_pad,
+                            divisor_override):
+    sp, out = shape[-3:], g.shape[-3:]
+    div = _divisor3d(sp, out, kernel, stride, padding, count_include_pad, divisor_override)
+    g = g / (div.astype(g.dtype) if isinstance(div, np.ndarray) else g.dtype.type(div))
+    extra = _window_extra(sp, out, kernel, stride, padding)
+    full = np.zeros(shape[:-3] + tuple(n + p + e for n, p, e in zip(sp, padding, extra)),
+                    g.dtype)
+    for _, sl in offsets(kernel, stride, (1, 1, 1), out):
+        full[(...,) + sl] += g
+    return np.ascontiguousarray(full[(...,) + tuple(slice(p, p + n)
+                                                    for p, n in zip(padding, sp))])
+
+
+class AvgPool3DBackward0(Node):              # derivatives.yaml: avg_pool3d
+    __slots__ = ("_saved_ceil_mode", "_saved_count_include_pad", "_saved_divisor_override",
+                 "_saved_kernel_size", "_saved_padding", "_saved_self", "_saved_stride")
+    _saved_names = ("_saved_self",)
+
+    def apply(self, grad):
+        return avg_pool3d_backward(grad, self._saved_self, self._saved_kernel_size,
+                                   self._saved_stride, self._saved_padding,
+                                   self._saved_ceil_mode, self._saved_count_include_pad,
+                                   self._saved_divisor_override),
+
+
+class AvgPool3DBackwardBackward0(Node):      # derivatives.yaml: avg_pool3d_backward
+    __slots__ = ("_saved_ceil_mode", "_saved_count_include_pad", "_saved_divisor_override",
+                 "_saved_kernel_size", "_saved_padding", "_saved_stride", "_self_meta")
+
+    def apply(self, grad):
+        g = None
+        if needs(self, 0):
+            g = _avg_pool3d_op(grad, self._saved_kernel_size, self._saved_stride,
+                               self._saved_padding, self._saved_ceil_mode,
+                               self._saved_count_include_pad, self._saved_divisor_override)
+        return g, _self_zeros(self)
+
+
+def _avg_pool3d_op(input, kernel, stride, padding, ceil_mode, count_include_pad,
+                   divisor_override):
+    res = wrap(_avg_pool3d_np(input._data, kernel, stride, padding, ceil_mode,
+                              count_include_pad, divisor_override))
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = AvgPool3DBackward0()
+        node._saved_self, node._saved_kernel_size = input, list(kernel)
+        node._saved_stride, node._saved_padding = list(stride), list(padding)
+        node._saved_ceil_mode = ceil_mode
+        node._saved_count_include_pad = count_include_pad
+        node._saved_divisor_override = divisor_override
+        link(res, node, input)
+    return res
+
+
+def avg_pool3d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):
+    """The gradient of avg_pool3d as an op (differentiable in grad: its derivative is
+    avg_pool3d again)."""
+    res = wrap(_avg_pool3d_backward_np(grad._data, input._data.shape, kernel_size, stride,
+                                       padding, count_include_pad, divisor_override))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = AvgPool3DBackwardBackward0()
+        node._self_meta = (input._data.shape, input._data.dtype)
+        node._saved_kernel_size, node._saved_stride = kernel_size, stride
+        node._saved_padding, node._saved_ceil_mode = padding, ceil_mode
+        node._saved_count_include_pad = count_include_pad
+        node._saved_divisor_override = divisor_override
+        link(res, node, grad, input)
+    return res
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """torch.nn.functional.avg_pool3d (AvgPool3DBackward0)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"avg_pool3d(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    fn = "avg_pool3d"
+    k = int_tuple(kernel_size, 3, fn, "kernel_size", 2)
+    if len(k) != 3:
+        raise RuntimeError(f"{fn}: kernel_size must be a single int, or a tuple of three ints")
+    if stride is None or isinstance(stride, (tuple, list)) and not len(stride):
+        s = k
+    else:
+        s = int_tuple(stride, 3, fn, "stride", 3)
+        if len(s) != 3:
+            raise RuntimeError(f"{fn}: stride must be omitted, a single int, or a tuple of "
+                               f"three ints")
+    p = int_tuple(padding, 3, fn, "padding", 4)
+    if len(p) != 3:
+        raise RuntimeError(f"{fn}: padding must be a single int, or a tuple of three ints")
+    x = input._data
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    if any(v <= 0 for v in k) or any(v <= 0 for v in s):
+        raise RuntimeError("stride should not be zero")
+    if x.ndim not in (4, 5) or 0 in x.shape[-4:]:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    t, h, w = x.shape[-3:]
+    if t < k[0] or h < k[1] or w < k[2]:
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+    _pool3d_checks(x, k, s, p, (1, 1, 1), ceil_mode)
+    return _avg_pool3d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad),
+                          divisor_override)

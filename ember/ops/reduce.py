@@ -344,7 +344,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, 
     dims, axis = _red_dims(dim, x.ndim)
     count = np.sum(~np.isnan(x), axis=axis, keepdims=keepdim and x.ndim > 0)
     res = nansum(input, dim, keepdim, dtype=dtype) / wrap(np.asarray(count, np.int64))
-    return write_out(res, out)
+    return write_out(res, out, "nansum")
 
 # ---------------------------------------------------------------- prod
 
@@ -842,7 +842,7 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         node._saved_keepdim = keepdim
         node._saved_result = res.detach()
         link(res, node, input)
-    return write_out(res, out)
+    return write_out(res, out, "linalg_vector_norm")
 
 
 class DistBackward0(Node):                   # derivatives.yaml: dist

@@ -311,7 +311,7 @@ def _floated(t):
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
-    return write_out(_diff(input, n, dim, prepend, append), out)
+    return write_out(_diff(input, n, dim, prepend, append), out, "sub")
 
 
 def _diff(input, n, dim, prepend, append):

@@ -1052,7 +1052,7 @@ def _tri(name, npfn, node_cls):
             node._saved_diagonal = diagonal
             link(res, node, input)
         if out is not None:
-            return write_out(res, out)
+            return write_out(res, out, name)
         return res
     op.__name__ = name
     return op

@@ -45,11 +45,11 @@ def _inv(A, fn="linalg.inv"):
 
 
 def inv(A, *, out=None):
-    return write_out(_inv(A), out)
+    return write_out(_inv(A), out, "linalg_inv_ex")
 
 
 def inverse(input, *, out=None):
-    return write_out(_inv(input), out)
+    return write_out(_inv(input), out, "linalg_inv_ex")
 
 
 def inv_ex(A, *, check_errors=False, out=None):
@@ -75,7 +75,7 @@ def inv_ex(A, *, check_errors=False, out=None):
             node = LinalgInvExBackward0()
             node._saved_inverse = res.detach()
             link(res, node, A)
-    return _outs(_RT.linalg_inv_ex((res, wrap(info))), out)
+    return _outs(_RT.linalg_inv_ex((res, wrap(info))), out, "linalg_inv_ex")
 
 
 class LinalgSolveExBackward0(Node):          # derivatives.yaml: _linalg_solve_ex
@@ -140,7 +140,7 @@ def solve(A, B, *, left=True, out=None):
         node._vector = vector
         node._saved_left = left
         link(res, node, A, B)
-    return write_out(res, out)
+    return write_out(res, out, "_linalg_solve_ex")
 
 
 # ---------------------------------------------------------------- matrix_exp / addr / qr

@@ -342,7 +342,7 @@ def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
 
 
 def msort(input, *, out=None):
-    return write_out(sort(input, 0)[0], out)
+    return write_out(sort(input, 0)[0], out, "sort")
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):

@@ -355,7 +355,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     if out is not None:
         write_out(outs[0], out[0])
         write_out(outs[1], out[1])
-        outs = tuple(out)
+        return _RT.histogram_out(tuple(out))
     return _RT.histogram(outs)
 
 

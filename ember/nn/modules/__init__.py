@@ -6,7 +6,8 @@ from .flatten import Flatten, Unflatten
 from .sparse import Embedding, EmbeddingBag
 # ---- conv
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d,
+from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
+                      AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                       MaxUnpool1d, MaxUnpool2d)
 from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPad2d,
@@ -14,6 +15,7 @@ from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPa
                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
                       CircularPad2d, CircularPad3d)
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
+from .channelshuffle import ChannelShuffle
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .fold import Fold, Unfold
 # ---- normloss
@@ -36,14 +38,14 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "Embedding", "EmbeddingBag"]
 # ---- conv
 __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
-            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+            "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
             "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
             "MaxUnpool1d", "MaxUnpool2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
             "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
             "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Upsample",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
-            "Fold", "Unfold"]
+            "ChannelShuffle", "Fold", "Unfold"]
 # ---- normloss
 __all__ += (activation.__all__ + batchnorm.__all__ + instancenorm.__all__ +
             normalization.__all__ + dropout.__all__ + distance.__all__ + loss.__all__)
