@@ -166,6 +166,7 @@ def _make(fn):
         return rule(fn, lv, args, kwargs)
     dispatch.__name__ = getattr(fn, "__name__", "op")
     dispatch.__wrapped__ = fn
+    dispatch._vmap_dispatch = True
     return dispatch
 
 
@@ -173,6 +174,8 @@ def W(fn):
     """fn's dispatcher (rules call ops through it so that outer levels see them)."""
     d = WRAP.get(fn)
     if d is None:
+        if getattr(fn, "_vmap_dispatch", False):     # already a dispatcher (a swapped global)
+            return fn
         d = WRAP[fn] = _make(fn)
     return d
 
@@ -792,6 +795,7 @@ def _random_creation(fn):
         return _batched(W(_stack)(outs), ident)
     dispatch.__name__ = fn.__name__
     dispatch.__wrapped__ = fn
+    dispatch._vmap_dispatch = True
     return dispatch
 
 
