@@ -36,7 +36,7 @@ _WARNED = set()
 RULES = {}          # op function -> rule(fn, lv, args, kwargs)
 WRAP = {}           # op function -> its dispatcher
 _SWAPS = []         # (module dict, name, dispatcher, original) while patched
-_STATE = {"depth": 0, "mods": None}
+_STATE = {"depth": 0, "mods": None, "raw": 0}
 
 RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
                 "use the 'same' or 'different' randomness flags on vmap or perform the "
@@ -198,6 +198,10 @@ def _fallback(fn, lv, args, kwargs):
         warnings.warn(f"There is a performance drop because we have not yet implemented the "
                       f"batching rule for aten::{name}. Please file us an issue on GitHub so "
                       f"that we can prioritize its implementation.", UserWarning, stacklevel=3)
+    inplace = fn.__name__.endswith("_") and not fn.__name__.endswith("__") and args
+    if inplace and isinstance(args[0], Tensor) and \
+            not (type(args[0]) is BatchedTensor and args[0]._level == lv):
+        _inplace_error(fn.__name__, lv, args)
     leaves, spec = _tree.flatten((list(args), kwargs))
     outs = []
     ospec = None
@@ -209,8 +213,7 @@ def _fallback(fn, lv, args, kwargs):
         o = d(*a, **k)
         flat, ospec = _tree.flatten(o)
         outs.append(flat)
-    if fn.__name__.endswith("_") and not fn.__name__.endswith("__") and args and \
-            type(args[0]) is BatchedTensor:
+    if inplace and type(args[0]) is BatchedTensor:
         return args[0]          # in place: the samples were views of the value
     res = []
     for col in zip(*outs):
@@ -314,12 +317,36 @@ def _pointwise(fn, lv, args, kwargs):
     name = fn.__name__
     if name.endswith("_") and not name.endswith("__") and args:
         if not (type(args[0]) is BatchedTensor and args[0]._level == lv):
-            shape = [_size(lv)] + list(_bshape([a for a in args if isinstance(a, Tensor)]))
-            raise RuntimeError(f"output with shape {list(args[0].shape)} doesn't match the "
-                               f"broadcast shape {shape}")
+            _inplace_error(name, lv, args)
         W(fn)(*conv, **kw)
         return args[0]
     return _out(W(fn)(*conv, **kw), lv)
+
+
+_TI_INPLACE = ("add_", "__iadd__", "atan2_", "arctan2_", "hypot_", "copysign_", "xlogy_",
+               "logaddexp_", "maximum_", "minimum_")
+_ARITH_INPLACE = ("sub_", "subtract_", "__isub__", "mul_", "multiply_", "__imul__", "div_",
+                  "divide_", "true_divide_", "__itruediv__", "copy_")
+
+
+def _inplace_error(name, lv, args):
+    """torch's error for writing a batched value into an unbatched tensor in place."""
+    if name in _TI_INPLACE:
+        shape = [_size(lv)] + list(_bshape([a for a in args if isinstance(a, Tensor)]))
+        raise RuntimeError(f"output with shape {list(args[0].shape)} doesn't match the "
+                           f"broadcast shape {shape}")
+    if name in _ARITH_INPLACE:
+        what, where, instead = "inplace arithmetic", "in a vmap", "inplace arithmetic"
+    else:
+        what = instead = f"aten::{name.strip('_')}_"
+        depth = 1 + [i for i, _, _ in LEVELS].index(lv)
+        where = f"at level {depth}"
+    raise RuntimeError(f"vmap: {what}(self, *extra_args) is not possible because there exists "
+                       f"a Tensor `other` in extra_args that has more elements than `self`. "
+                       f"This happened due to `other` being vmapped over but `self` not being "
+                       f"vmapped over {where}. Please try to use out-of-place operators "
+                       f"instead of {instead}. If said operator is being called inside "
+                       f"the PyTorch framework, please file a bug report instead.")
 
 
 def _bshape(ts):
@@ -583,8 +610,9 @@ def _reshape(fn, lv, args, kwargs):
 def _as(fn, lv, args, kwargs):
     x, other = args[0], args[1]
     v, b = _un(x, lv)
-    if not b:
-        return _fallback(fn, lv, args, kwargs)
+    if not b:           # the other's logical shape only: an unbatched result
+        shape = tuple(other.shape)
+        return v.expand(*shape) if fn.__name__.startswith("expand") else v.reshape(shape)
     if fn.__name__.startswith("expand"):
         return x.expand(*other.shape)
     return _batched(v.reshape((v.shape[0],) + tuple(other.shape)), lv)
@@ -775,6 +803,8 @@ def _random_creation(fn):
         if not LEVELS:
             return fn(*args, **kwargs)
         lv = _top(args, kwargs)
+        if lv is None and _STATE["raw"]:        # a rule's call on values
+            return fn(*args, **kwargs)
         mode = _randomness()
         if mode == "error":
             raise RuntimeError(RANDOM_ERROR)
@@ -782,9 +812,13 @@ def _random_creation(fn):
             if mode == "same" and fn.__name__ in ("dropout", "dropout_", "alpha_dropout",
                                                   "feature_alpha_dropout"):
                 return _fallback(fn, lv, args, kwargs)
-            if mode == "same" and fn in RULES:
-                return _like(fn, lv, args, kwargs)
-            return _pointwise(fn, lv, args, kwargs)
+            _STATE["raw"] += 1
+            try:
+                if mode == "same" and fn in RULES:
+                    return _like(fn, lv, args, kwargs)
+                return _pointwise(fn, lv, args, kwargs)
+            finally:
+                _STATE["raw"] -= 1
         if mode == "same":
             return fn(*args, **kwargs)
         ident, size, _ = LEVELS[-1]
@@ -956,6 +990,9 @@ def _build():
            "logsigmoid mish hardswish hardsigmoid softsign tanhshrink "
            "zeros_like ones_like empty_like full_like requires_grad_ conj "
            "abs exp log sqrt sin cos").split()
+    pw += [n for n in vars(T) if n.startswith("__r") and n.endswith("__")
+           and n not in ("__rmatmul__", "__repr__", "__reduce__", "__reduce_ex__",
+                         "__reversed__")]
     put(pw, _pointwise)
     put("sum mean nansum nanmean prod amax amin logsumexp all any argmax argmin count_nonzero "
         "max min", _reduction(1))
@@ -966,6 +1003,7 @@ def _build():
     put("norm", _reduction(2))
     put("softmax log_softmax softmin cumsum cumprod logcumsumexp", _reduction(1, False))
     put("matmul mm bmm mv __matmul__", _matmul)
+    put("__rmatmul__", lambda fn, lv, args, kwargs: _matmul(fn, lv, args[1::-1], {}))
     put("dot vdot inner", _dot)
     put("outer ger", _outer)
     put("addmm", _addmm)
@@ -1014,17 +1052,8 @@ def _build():
         for n, f in vars(ns).items():
             if isinstance(f, types.FunctionType) and not n.startswith("__"):
                 W(f)
-    skip = {"__init__", "__new__", "__repr__", "__str__", "__hash__", "__bool__", "item",
-            "tolist", "numpy", "__len__", "__iter__", "dim", "size", "numel", "__float__",
-            "__int__", "__index__", "__reduce_ex__", "__deepcopy__", "__getstate__",
-            "__setstate__", "__array__", "__format__", "__dir__", "__torch_function__",
-            "_wrap_dim", "__array_wrap__", "__contains__", "__dlpack__", "__array_priority__",
-            "__init_subclass__", "__class_getitem__", "data_ptr", "is_contiguous", "stride",
-            "element_size", "storage_offset", "untyped_storage", "storage", "_tensor_hooks",
-            "_extra", "__reversed__", "__setattr__", "__getattribute__", "__delattr__",
-            "__copy__", "__sizeof__"}
     for n, f in list(vars(T).items()):
-        if n in skip or not isinstance(f, types.FunctionType):
+        if n in _SKIP or not isinstance(f, types.FunctionType):
             continue
         if n.startswith("_") and not n.startswith("__"):
             continue
@@ -1048,11 +1077,26 @@ def _collect():
         m = sys.modules[n]
         if m is None or n == "ember.func._batching":
             continue
-        d = vars(m)
-        for k, f in list(d.items()):
+        for k, f in list(vars(m).items()):
             if isinstance(f, types.FunctionType) and f in WRAP:
-                _SWAPS.append((d, k, WRAP[f], f))
+                _SWAPS.append((m, k, WRAP[f], f))
+    # Tensor's op methods too: a plain tensor's method may be given a batched argument
+    for k, f in list(vars(Tensor).items()):
+        if isinstance(f, types.FunctionType) and f in WRAP and k not in _SKIP \
+                and not (k.startswith("_") and not k.startswith("__")):
+            _SWAPS.append((Tensor, k, WRAP[f], f))
     _STATE["mods"] = mods
+
+
+_SKIP = {"__init__", "__new__", "__repr__", "__str__", "__hash__", "__bool__", "item",
+         "tolist", "numpy", "__len__", "__iter__", "dim", "size", "numel", "__float__",
+         "__int__", "__index__", "__reduce_ex__", "__deepcopy__", "__getstate__",
+         "__setstate__", "__array__", "__format__", "__dir__", "__torch_function__",
+         "_wrap_dim", "__array_wrap__", "__contains__", "__dlpack__", "__array_priority__",
+         "__init_subclass__", "__class_getitem__", "data_ptr", "is_contiguous", "stride",
+         "element_size", "storage_offset", "untyped_storage", "storage", "_tensor_hooks",
+         "_extra", "__reversed__", "__setattr__", "__getattribute__", "__delattr__",
+         "__copy__", "__sizeof__"}
 
 
 def enter():
@@ -1060,16 +1104,16 @@ def enter():
         _build()
     if _STATE["depth"] == 0:
         _collect()
-        for d, k, w, _ in _SWAPS:
-            d[k] = w
+        for o, k, w, _ in _SWAPS:
+            setattr(o, k, w)
     _STATE["depth"] += 1
 
 
 def leave():
     _STATE["depth"] -= 1
     if _STATE["depth"] == 0:
-        for d, k, _, f in _SWAPS:
-            d[k] = f
+        for o, k, _, f in _SWAPS:
+            setattr(o, k, f)
 
 
 def push_level(size, randomness):

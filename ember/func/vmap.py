@@ -177,7 +177,9 @@ def _out_dims(out_dims, ospec, func):
     flat, _ = _tree.flatten(out_dims)
     if len(flat) != n:
         raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims "
-                         f"is not compatible with the structure of `outputs`.")
+                         f"is not compatible with the structure of `outputs`. out_dims has "
+                         f"structure {_spec_str(_tree.flatten(out_dims)[1])} but outputs has "
+                         f"structure {_spec_str(ospec)}.")
     return flat
 
 
