@@ -35,7 +35,7 @@ _ids = [0]
 _WARNED = set()
 RULES = {}          # op function -> rule(fn, lv, args, kwargs)
 WRAP = {}           # op function -> its dispatcher
-_SWAPS = []         # (module dict, name, dispatcher, original) while patched
+_SWAPS = []         # (module or Tensor, {name: dispatcher}, {name: original op})
 _STATE = {"depth": 0, "mods": None, "raw": 0}
 
 RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
@@ -1077,15 +1077,24 @@ def _collect():
         m = sys.modules[n]
         if m is None or n == "ember.func._batching":
             continue
-        for k, f in list(vars(m).items()):
-            if isinstance(f, types.FunctionType) and f in WRAP:
-                _SWAPS.append((m, k, WRAP[f], f))
+        on = {k: WRAP[f] for k, f in list(vars(m).items())
+              if isinstance(f, types.FunctionType) and f in WRAP}
+        if on:
+            _SWAPS.append((m, on, {k: f.__wrapped__ for k, f in on.items()}))
     # Tensor's op methods too: a plain tensor's method may be given a batched argument
-    for k, f in list(vars(Tensor).items()):
-        if isinstance(f, types.FunctionType) and f in WRAP and k not in _SKIP \
-                and not (k.startswith("_") and not k.startswith("__")):
-            _SWAPS.append((Tensor, k, WRAP[f], f))
+    on = {k: WRAP[f] for k, f in list(vars(Tensor).items())
+          if isinstance(f, types.FunctionType) and f in WRAP and k not in _SKIP
+          and not (k.startswith("_") and not k.startswith("__"))}
+    _SWAPS.append((Tensor, on, {k: f.__wrapped__ for k, f in on.items()}))
     _STATE["mods"] = mods
+
+
+def _put(o, names):
+    if isinstance(o, type):
+        for k, f in names.items():
+            setattr(o, k, f)
+    else:
+        vars(o).update(names)
 
 
 _SKIP = {"__init__", "__new__", "__repr__", "__str__", "__hash__", "__bool__", "item",
@@ -1104,16 +1113,16 @@ def enter():
         _build()
     if _STATE["depth"] == 0:
         _collect()
-        for o, k, w, _ in _SWAPS:
-            setattr(o, k, w)
+        for o, on, _ in _SWAPS:
+            _put(o, on)
     _STATE["depth"] += 1
 
 
 def leave():
     _STATE["depth"] -= 1
     if _STATE["depth"] == 0:
-        for o, k, _, f in _SWAPS:
-            setattr(o, k, f)
+        for o, _, off in _SWAPS:
+            _put(o, off)
 
 
 def push_level(size, randomness):

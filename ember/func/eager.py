@@ -59,17 +59,14 @@ def _alias(t, what="grad"):
 
 def _grads(outputs, inputs, cotangents, create_graph):
     """autograd.grad with zeros for inputs the outputs do not reach."""
+    def zero(x):
+        return zeros_like(x) if _batching.LEVELS else wrap(np.zeros_like(x._data))
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o._requires_grad]
-    if not pairs or _batching.LEVELS:
-        zeros = [zeros_like(x) if _batching.LEVELS else wrap(np.zeros_like(x._data))
-                 for x in inputs]
-        if not pairs:
-            return zeros
+    if not pairs:
+        return [zero(x) for x in inputs]
     got = autograd.grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
                         retain_graph=True, create_graph=create_graph, allow_unused=True)
-    return [g if g is not None else (zeros[i] if _batching.LEVELS else
-                                     wrap(np.zeros_like(x._data)))
-            for i, (g, x) in enumerate(zip(got, inputs))]
+    return [g if g is not None else zero(x) for g, x in zip(got, inputs)]
 
 
 def _plain(t, keep):
