@@ -153,6 +153,9 @@ OPS = {
     # creation *_like
     "zeros_ones_like": (lambda L, a: L.zeros_like(a) + L.ones_like(a) * 2, [(2, 3)]),
     "full_like": (lambda L, a: L.full_like(a, 7.0), [(2,)]),
+    # questions about the tensor (answered for the samples, no loop)
+    "meta": (lambda L, a: a * (a.is_floating_point() + L.is_tensor(a) + a.is_complex()),
+             [(2,)]),
 }
 
 
@@ -339,6 +342,25 @@ def test_fallback_in_place_writes_through():
             lib.func.vmap(lambda a, lib=lib: a.cauchy_() if False else a.mul_(2).add_(1))(t)
         outs.append(t)
     _same(*outs)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 10])
+def test_chunk_size(chunk_size):
+    arrays = [_arr((7, 3), 0), _arr((3,), 1)]
+    _check(lambda L, a, b: (a * b).sum() + a, arrays, in_dims=(0, None), chunk_size=chunk_size)
+
+
+def test_setitem_and_max_other():
+    x, v = _arr((B, 3, 4), 0), _arr((B, 4), 1)
+
+    def f(L, a, b):
+        a = a.clone()
+        a[1] = b
+        a[0, 1:] = 0.5
+        return L.max(a, other=b) + a
+    _check(f, [x, v])
+    _errors(lambda L, a, b: b.__setitem__(0, a), _arr((B,), 2), _arr((3,), 3),
+            in_dims=(0, None))
 
 
 def test_randomness():

@@ -218,7 +218,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 def _vectorized(func, inputs, create_graph, strict, strategy):
     """vectorize=True: ember.func's jacrev (reverse-mode) or jacfwd (forward-mode), each one
     vmap over a basis (batching rules, not a loop over the rows)."""
-    from ..func.eager import jacfwd, jacrev
+    from ..func.eager import jacfwd, jacrev     # ember.func loads on first use (lazy)
     if strict:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                            "`vectorized=True` are not supported together. Please either set "

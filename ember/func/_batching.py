@@ -27,6 +27,8 @@ import warnings
 
 from .. import autograd as _autograd
 from ..autograd import forward_ad as _fad
+from ..creation import ones_like, zeros
+from ..dtypes import bool_, result_type
 from ..tensor import Size, Tensor
 from . import _tree
 
@@ -364,7 +366,6 @@ def _bshape(ts):
 def _promote_fix(args, conv, zero_dims):
     """A batched 0-dim tensor is a dimensioned value: cast it to the dtype torch's rule gives
     the logical operands (a 0-dim tensor ranks below a dimensioned one)."""
-    from ..dtypes import result_type
     ts = [a for a in args if isinstance(a, Tensor) and a.dtype is not _bool()]
     if len(ts) < 2 or len({t.dtype for t in ts}) < 2:
         return conv
@@ -381,12 +382,10 @@ def _promote_fix(args, conv, zero_dims):
 
 
 def _bool():
-    from .. import dtypes
-    return dtypes.bool_
+    return bool_
 
 
 def _dummy(a):
-    from ..creation import zeros
     return zeros((1,) * a.dim(), dtype=a.dtype)
 
 
@@ -427,7 +426,7 @@ def _reduction(pos, tuple_ok=True):
             del kwargs["axis"]
             where = "kw"
             kwargs["dim"] = d
-        if not b or isinstance(d, Tensor) or isinstance(d, bool) or isinstance(d, str):
+        if not b or isinstance(d, (Tensor, bool, str)) or "other" in kwargs:
             return _pointwise(fn, lv, args, kwargs)
         r = x.dim()
         squeeze = False
@@ -739,6 +738,25 @@ def _getitem(fn, lv, args, kwargs):
     return _batched(v[(slice(None),) + items], lv)
 
 
+def _setitem(fn, lv, args, kwargs):
+    """x[idx] = value with a basic index: the write lands in the value's region per sample."""
+    x, idx, val = args[0], args[1], args[2]
+    items = idx if isinstance(idx, tuple) else (idx,)
+    basic = all((i is None or i is Ellipsis or isinstance(i, (int, slice)))
+                and not isinstance(i, bool) for i in items)
+    v, b = _un(x, lv)
+    if not b:
+        _inplace_error("copy_", lv, (x, val))
+    if not basic:
+        return _fallback(fn, lv, args, kwargs)
+    region = (slice(None),) + items
+    vv, vb = _un(val, lv)
+    if vb:
+        vv = _pad(vv, val.dim(), v[region].dim() - 1)
+    W(fn)(v, region, vv)
+    return None
+
+
 def _join(fn, lv, args, kwargs):
     ts = list(args[0])
     d = kwargs.get("dim", args[1] if len(args) > 1 else 0)
@@ -791,7 +809,6 @@ def _like(fn, lv, args, kwargs):
         if mode == "error":
             raise RuntimeError(RANDOM_ERROR)
         if mode == "same":
-            from ..creation import zeros
             x = args[0]
             return W(fn)(zeros(tuple(x.shape), dtype=x.dtype), *args[1:], **kwargs)
     return _pointwise(fn, lv, args, kwargs)
@@ -921,7 +938,6 @@ def _autograd_grad(fn, lv, args, kwargs):
         v, b = _un(o, lv)
         vo.append(v)
         if g is None:
-            from ..creation import ones_like
             g = W(ones_like)(o)
         gv, gb = _un(g, lv)
         if not gb and b:
@@ -953,6 +969,7 @@ _RANDOM = set()
 
 def _build():
     """Fill RULES, WRAP and BatchedTensor's methods (once, on the first vmap)."""
+    # the whole op surface, nn (a lazy subpackage) included: loaded when the first vmap runs
     import ember as E
     from ..nn import functional as F
     from ..ops import activation, arith, binary, logical, unary, special
@@ -989,7 +1006,8 @@ def _build():
            "relu gelu sigmoid tanh silu softplus elu leaky_relu hardtanh relu6 selu "
            "logsigmoid mish hardswish hardsigmoid softsign tanhshrink "
            "zeros_like ones_like empty_like full_like requires_grad_ conj "
-           "abs exp log sqrt sin cos").split()
+           "abs exp log sqrt sin cos is_floating_point is_complex is_signed is_tensor "
+           "get_device type element_size is_contiguous").split()
     pw += [n for n in vars(T) if n.startswith("__r") and n.endswith("__")
            and n not in ("__rmatmul__", "__repr__", "__reduce__", "__reduce_ex__",
                          "__reversed__")]
@@ -1022,6 +1040,7 @@ def _build():
     put("squeeze", _squeeze)
     put("expand", _expand)
     put("__getitem__", _getitem)
+    put("__setitem__", _setitem)
     put("cat concat concatenate stack", _join)
     put("split chunk tensor_split", _split)
     put("gather index_select", _gather)
@@ -1102,8 +1121,8 @@ _SKIP = {"__init__", "__new__", "__repr__", "__str__", "__hash__", "__bool__", "
          "__int__", "__index__", "__reduce_ex__", "__deepcopy__", "__getstate__",
          "__setstate__", "__array__", "__format__", "__dir__", "__torch_function__",
          "_wrap_dim", "__array_wrap__", "__contains__", "__dlpack__", "__array_priority__",
-         "__init_subclass__", "__class_getitem__", "data_ptr", "is_contiguous", "stride",
-         "element_size", "storage_offset", "untyped_storage", "storage", "_tensor_hooks",
+         "__init_subclass__", "__class_getitem__", "data_ptr", "stride", "storage_offset",
+         "untyped_storage", "storage", "_tensor_hooks",
          "_extra", "__reversed__", "__setattr__", "__getattribute__", "__delattr__",
          "__copy__", "__sizeof__"}
 

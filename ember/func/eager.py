@@ -11,10 +11,10 @@ from .. import autograd
 from ..autograd import forward
 from ..autograd.forward_ad import make_dual_at, unpack_at
 from ..autograd.grad_mode import STATE, enable_grad
-from ..ops.join import stack
 from ..tensor import Tensor, wrap
 from ..creation import eye, ones, zeros, zeros_like
 from . import _batching, _tree
+from .vmap import vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
@@ -287,7 +287,6 @@ def _vjp_rows(func, args, nums, specs, flat, originals, outs, sizes, keep, has_a
     """The rows of jacrev's Jacobians: one vjp per basis vector of the outputs, all of them
     in one vmap (the forward pass runs batched too, on inputs lifted to the batch; the
     backward pass then gives every row at once). Per input: (sum of output sizes, *shape)."""
-    from .vmap import vmap
     total = sum(sizes)
     dtype = outs[0].dtype
 
@@ -316,7 +315,6 @@ def _jvp_cols(func, args, nums, specs, flat_args, inputs, sizes, has_aux, random
     """The columns of jacfwd's Jacobians: one jvp per basis vector of the inputs, all of them in
     one vmap (a batch of tangents through one forward pass). Per output: (sum of input sizes,
     *shape)."""
-    from .vmap import vmap
     total = sum(sizes)
 
     def col(e):

@@ -1,13 +1,13 @@
 """torch.func.vmap and functional_call.
 
-vmap here maps the function over the batch by running it once per sample (each sample a view
-of the inputs, select along in_dim) and stacking the outputs along out_dims: torch's
-semantics (in_dims/out_dims as pytree prefixes, None, nesting, randomness, chunk_size,
-gradients through it), without per-op batching rules (a loop over the batch, not a batch
-dimension carried through each op)."""
+vmap runs the function once on BatchedTensors of a new level (each input's mapped dim moved to
+the front of its value) and moves each output's batch dim to its out_dim: torch's semantics
+(in_dims/out_dims as pytree prefixes, None, nesting, randomness, chunk_size, gradients
+through it), with each op's batching rule carrying the batch dimension (Note [Batching] in
+_batching.py; an op without a rule loops over the batch and warns once)."""
 import functools
 
-from ..random import get_rng_state, set_rng_state
+from ..random import get_rng_state
 from ..ops.join import cat
 from ..tensor import Tensor
 from . import _batching, _tree
