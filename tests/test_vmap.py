@@ -126,6 +126,12 @@ OPS = {
     "narrow": (lambda L, a: a.narrow(1, 1, 2), [(2, 3)]),
     "getitem": (lambda L, a: a[1:, None, ::2], [(3, 4)]),
     "getitem_int_ellipsis": (lambda L, a: a[..., 1], [(3, 4)]),
+    "getitem_tensor": (lambda L, a: a[1:, L.tensor([0, 2, 2])], [(3, 4)]),
+    "getitem_mask": (lambda L, a: a[:, L.tensor([True, False, True, True])], [(3, 4)]),
+    "repeat": (lambda L, a: a.repeat(2, 1, 2), [(3, 2)]),
+    "sort_topk": (lambda L, a: (a.sort(0).values, L.topk(a, 2).indices, a.argsort(-1)),
+                  [(3, 4)]),
+    "new_zeros": (lambda L, a: a + a.new_zeros(4).sum(), [(3, 4)]),
     "cat": (lambda L, a, b: L.cat([a, b], 0), [(2, 3), (1, 3)]),
     "cat_dim": (lambda L, a, b: L.cat([a, b], -1), [(2, 3), (2, 1)]),
     "stack": (lambda L, a, b: L.stack([a, b], 1), [(2, 3), (2, 3)]),
@@ -139,6 +145,8 @@ OPS = {
     "linear": (lambda L, x, w, b: L.nn.functional.linear(x, w, b), [(2, 3), (4, 3), (4,)]),
     "relu_gelu": (lambda L, a: L.nn.functional.relu(a) + L.nn.functional.gelu(a), [(3,)]),
     "F_softmax": (lambda L, a: L.nn.functional.softmax(a, dim=1), [(2, 3)]),
+    "layer_norm_normalize": (lambda L, a, w: L.nn.functional.layer_norm(a, (3,), w) +
+                             L.nn.functional.normalize(a), [(2, 3), (3,)]),
     "F_log_softmax": (lambda L, a: L.nn.functional.log_softmax(a, 0), [(2, 3)]),
     "cross_entropy": (lambda L, a, t: L.nn.functional.cross_entropy(a, t), [(4, 3), (4,)],
                       "fi"),
@@ -318,17 +326,17 @@ def test_jacrev_jacfwd_in_vmap():
 
 
 def test_fallback_loops_and_warns_once():
-    ember.func._batching._WARNED.discard("cummax")
-    x = _arr((B, 3, 2), 0)
+    ember.func._batching._WARNED.discard("trace")
+    x = _arr((B, 3, 3), 0)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        got = ember.func.vmap(lambda a: ember.cummax(a, 0).values)(ember.tensor(x))
-        ember.func.vmap(lambda a: ember.cummax(a, 1).values)(ember.tensor(x))
-    want = torch.func.vmap(lambda a: torch.cummax(a, 0).values)(torch.tensor(x))
+        got = ember.func.vmap(lambda a: ember.trace(a))(ember.tensor(x))
+        ember.func.vmap(lambda a: ember.trace(a.t()))(ember.tensor(x))
+    want = torch.func.vmap(lambda a: torch.trace(a))(torch.tensor(x))
     _same(want, got)
     msgs = [str(m.message) for m in w if SLOW in str(m.message)]
     assert msgs == ["There is a performance drop because we have not yet implemented the "
-                    "batching rule for aten::cummax. Please file us an issue on GitHub so that "
+                    "batching rule for aten::trace. Please file us an issue on GitHub so that "
                     "we can prioritize its implementation."]
 
 

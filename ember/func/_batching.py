@@ -732,8 +732,11 @@ def _getitem(fn, lv, args, kwargs):
     x, idx = args[0], args[1]
     v, b = _un(x, lv)
     items = idx if isinstance(idx, tuple) else (idx,)
-    if not b or any(not (i is None or i is Ellipsis or isinstance(i, (int, slice)))
-                    or isinstance(i, bool) for i in items):
+    advanced = [i for i in items if not (i is None or i is Ellipsis or isinstance(i, (int, slice)))
+                or isinstance(i, bool)]
+    # one unbatched tensor index keeps its place (no dims move to the front): as basic ones
+    if not b or len(advanced) > 1 or advanced and not (
+            isinstance(advanced[0], Tensor) and type(advanced[0]) is not BatchedTensor):
         return _fallback(fn, lv, args, kwargs)
     return _batched(v[(slice(None),) + items], lv)
 
@@ -755,6 +758,56 @@ def _setitem(fn, lv, args, kwargs):
         vv = _pad(vv, val.dim(), v[region].dim() - 1)
     W(fn)(v, region, vv)
     return None
+
+
+def _dimop(pos, default):
+    """Rule for ops along one dim (argument `pos`, or dim=; `default` when not given)."""
+    def rule(fn, lv, args, kwargs):
+        x = args[0]
+        v, b = _un(x, lv)
+        if not b or not x.dim() or _top(args[1:], kwargs) == lv:
+            return _fallback(fn, lv, args, kwargs)
+        a2 = [v] + list(args[1:])
+        k2 = dict(kwargs)
+        if len(a2) > pos:
+            a2[pos] = _shift(a2[pos], x.dim())
+        else:
+            k2["dim"] = _shift(k2.get("dim", default), x.dim())
+        return _out(W(fn)(*a2, **k2), lv)
+    return rule
+
+
+def _new(fn, lv, args, kwargs):
+    """x.new_zeros(size), ...: only x's dtype and device matter; the result is unbatched."""
+    if _top(args[1:], kwargs) is not None:
+        return _fallback(fn, lv, args, kwargs)
+    v, _ = _un(args[0], lv)
+    return W(fn)(v, *args[1:], **kwargs)
+
+
+def _layer_norm(fn, lv, args, kwargs):
+    kw = dict(zip(("input", "normalized_shape", "weight", "bias", "eps"), args))
+    kw.update(kwargs)
+    v, b = _un(kw.pop("input"), lv)
+    w, bias = kw.get("weight"), kw.get("bias")
+    if _top((w, bias), {}) != lv:
+        return _batched(W(fn)(v, **kw), lv)
+    kw["weight"] = kw["bias"] = None        # a batched affine: applied as ops after
+    out = W(fn)(v, **kw)
+    if b:
+        out = _batched(out, lv)
+    if w is not None:
+        out = out * w
+    return out if bias is None else out + bias
+
+
+def _repeat(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    sizes = _shape_args(args, kwargs, "repeats")
+    if not b or len(sizes) < x.dim():
+        return _fallback(fn, lv, args, kwargs)
+    return _batched(W(fn)(_pad(v, x.dim(), len(sizes)), (1,) + sizes), lv)
 
 
 def _join(fn, lv, args, kwargs):
@@ -1041,6 +1094,13 @@ def _build():
     put("expand", _expand)
     put("__getitem__", _getitem)
     put("__setitem__", _setitem)
+    put("sort argsort msort", _dimop(1, -1))
+    put("topk", _dimop(2, -1))
+    put("cummax cummin", _dimop(1, None))
+    put("normalize", _dimop(2, 1))
+    put("new_zeros new_ones new_empty new_full new_tensor", _new)
+    put("layer_norm", _layer_norm)
+    put("repeat", _repeat)
     put("cat concat concatenate stack", _join)
     put("split chunk tensor_split", _split)
     put("gather index_select", _gather)
