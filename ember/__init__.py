@@ -181,7 +181,7 @@ autograd.gradgradcheck = _gradcheck.gradgradcheck
 import importlib as _importlib  # noqa: E402
 
 _LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing"))
-_LAZY_NAMES = {"save": "serialization", "load": "serialization"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func"}
 
 
 def __getattr__(name):

@@ -415,6 +415,10 @@ def test_errors_match_torch():
     _errors(lambda L, a, b: b.clamp_(min=a), x, _arr((4,), 2), in_dims=(0, None))
 
 
+def test_torch_vmap_alias():
+    assert ember.vmap is ember.func.vmap
+
+
 def test_normal_path_untouched():
     """Out of vmap the module functions are the plain ones (no dispatch cost)."""
     ember.func.vmap(lambda a: a.sin())(ember.ones(2, 2))

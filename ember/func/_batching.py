@@ -50,8 +50,11 @@ class BatchedTensor(Tensor):
     __slots__ = ("_value", "_level")
 
     def _no_data(self):
-        raise RuntimeError("vmap: this operation reads a BatchedTensor's data directly and has "
-                           "no batching rule; it cannot run inside vmap")
+        raise RuntimeError("vmap: an operation read a BatchedTensor's data without going "
+                           "through vmap's dispatch: a function bound by name before vmap "
+                           "started (e.g. `from ember import sin` in another module; call it "
+                           "as ember.sin(x) or x.sin() instead) or an ember internal that has "
+                           "no batching rule")
     _data = property(_no_data)
     _x = property(lambda self: self._value._x)     # forward AD asks whether a value is dual
     _grad_fn = property(lambda self: self._value._grad_fn)
