@@ -385,6 +385,28 @@ def test_randomness():
     assert not bool((diff[0] == diff[1]).all())
 
 
+@pytest.mark.parametrize("randomness", ["same", "different"])
+@pytest.mark.parametrize("name", ["rand", "randn_like", "dropout", "bernoulli", "rand_scalar"])
+def test_random_draws_match_torch(name, randomness):
+    """Random ops in vmap draw what torch draws (ember's generator matches torch's stream)."""
+    fns = {"rand": lambda L, a: a + L.rand(3),
+           "randn_like": lambda L, a: a + L.randn_like(a),
+           "dropout": lambda L, a: L.nn.functional.dropout(a, 0.5),
+           "bernoulli": lambda L, a: L.bernoulli(a * 0.5),
+           "rand_scalar": lambda L, a: a * L.rand(())}
+    if name == "bernoulli" and randomness == "same":
+        _errors(fns[name], np.ones((4, 3)), randomness=randomness)
+        return
+    outs = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs.append(lib.func.vmap(lambda a, lib=lib: fns[name](lib, a),
+                                      randomness=randomness)(lib.ones(4, 3)))
+    _same(*outs)
+
+
 def _errors(fn, *args, **kw):
     res = []
     for lib in (torch, ember):

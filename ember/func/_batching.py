@@ -882,9 +882,14 @@ def _random_creation(fn):
         if mode == "error":
             raise RuntimeError(RANDOM_ERROR)
         if lv is not None:
-            if mode == "same" and fn.__name__ in ("dropout", "dropout_", "alpha_dropout",
-                                                  "feature_alpha_dropout"):
-                return _fallback(fn, lv, args, kwargs)
+            if mode == "same" and fn.__name__ == "dropout" and not kwargs.get("inplace"):
+                x = args[0]         # one mask for every sample: drawn on the logical shape
+                mask = fn(ones_like(zeros(tuple(x.shape), dtype=x.dtype)), *args[1:],
+                          **kwargs)
+                return x * mask
+            if mode == "same" and fn not in RULES:
+                raise RuntimeError("Vmap does not currently support same randomness with a "
+                                   "batched tensor input. Please file an issue with functorch")
             _STATE["raw"] += 1
             try:
                 if mode == "same" and fn in RULES:
