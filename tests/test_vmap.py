@@ -315,6 +315,20 @@ def test_grad_of_vmap():
     _same(*outs)
 
 
+def test_grad_of_per_sample_grads_and_hessians():
+    """Backward through vmap(grad(f)) (a meta-gradient) and vmap of hessian."""
+    outs = []
+    for lib in (torch, ember):
+        w = lib.tensor(np.linspace(-1, 1, 6).reshape(3, 2), requires_grad=True)
+        x = lib.tensor(np.linspace(0, 2, 8).reshape(4, 2))
+        f = lambda w, xi, lib=lib: (lib.tanh(w @ xi) ** 2).sum()     # noqa: E731
+        g = lib.func.vmap(lib.func.grad(f), in_dims=(None, 0))(w, x)
+        (g ** 2).sum().backward()
+        h = lib.func.vmap(lib.func.hessian(lambda xi, lib=lib: (lib.sin(xi) * xi).sum()))(x)
+        outs.append((g, w.grad, h))
+    _same(*outs)
+
+
 def test_jacrev_jacfwd_in_vmap():
     outs = []
     for lib in (torch, ember):
