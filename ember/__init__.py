@@ -222,7 +222,7 @@ autograd.gradgradcheck = _gradcheck.gradgradcheck
 import importlib as _importlib  # noqa: E402
 
 _LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing"))
-_LAZY_NAMES = {"save": "serialization", "load": "serialization",
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
                "install_as_torch": "_torch_alias"}
 
 

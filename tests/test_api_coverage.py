@@ -71,7 +71,6 @@ TORCH_EXCLUDED = [
      r"StaticModule|StreamObjType|StringType|Tag|TensorType|ThroughputBenchmark|"
      r"TracingState|TupleType|Type|UnionType|Use|Value|Storage|StorageBase|"
      r"BufferDict|ModuleDict|ParameterDict", JIT),
-    (r"vmap", ISSUE12),
     (r"hash_tensor", HASH),
     (r"segment_reduce", "prototype op (torch documents it as unstable)"),
     (r"lobpcg|pca_lowrank|svd_lowrank", "not yet: randomized low-rank solvers (torch._lowrank)"),

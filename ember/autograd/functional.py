@@ -2,6 +2,7 @@
 built on autograd.grad (reverse mode; jvp and hvp by the double-backward trick, as torch does)."""
 import numpy as np
 
+from ..creation import zeros, zeros_like
 from ..ops.join import stack
 from ..tensor import Tensor, Size, wrap
 from . import grad as _grad
@@ -174,8 +175,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """The Jacobian of func at inputs: for output i and input j, a tensor of shape
     outputs[i].shape + inputs[j].shape (nested tuples follow the tuple-ness of both)."""
     _strategy_checks(strategy, vectorize, create_graph)
-    # vectorize=True and strategy="forward-mode" compute the same Jacobian row by row here
-    # (ember has no vmap or forward-mode AD yet): same values, not batched.
+    if vectorize:
+        return _vectorized(func, inputs, create_graph, strict, strategy)
     with enable_grad():
         inputs, is_tuple = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph)
@@ -185,7 +186,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
             flat = out.reshape(-1)
-            n = flat._data.shape[0]
+            n = flat.shape[0]
             for k in range(n):
                 if out.requires_grad:
                     g = _grad(flat[k], inputs, retain_graph=True, create_graph=create_graph,
@@ -198,17 +199,40 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                             raise RuntimeError(f"Output {i} of the user-provided function is "
                                                f"independent of input {j}. This is not allowed "
                                                "in strict mode.")
-                        gj = wrap(np.zeros_like(inp._data))
+                        gj = zeros_like(inp)
                     rows[j].append(gj)
             per_input = []
             for j, inp in enumerate(inputs):
-                shape = tuple(out._data.shape) + tuple(inp._data.shape)
+                shape = tuple(out.shape) + tuple(inp.shape)
                 if rows[j]:
                     block = stack(rows[j])
                 else:
-                    block = wrap(np.zeros((0,) + inp._data.shape, inp._data.dtype))
+                    block = zeros((0,) + tuple(inp.shape), dtype=inp.dtype)
                 per_input.append(_post(block.reshape(shape), create_graph))
             jac.append(tuple(per_input))
+    if out_tuple:
+        return tuple(j if is_tuple else j[0] for j in jac)
+    return jac[0] if is_tuple else jac[0][0]
+
+
+def _vectorized(func, inputs, create_graph, strict, strategy):
+    """vectorize=True: ember.func's jacrev (reverse-mode) or jacfwd (forward-mode), each one
+    vmap over a basis (batching rules, not a loop over the rows)."""
+    from ..func.eager import jacfwd, jacrev     # ember.func loads on first use (lazy)
+    if strict:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                           "`vectorized=True` are not supported together. Please either set "
+                           "`strict=False` or `vectorize=False`.")
+    with enable_grad():
+        inputs, is_tuple = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _prepare(inputs, create_graph)
+        _, out_tuple = _outputs(func(*inputs), "jacobian")
+        nums = tuple(range(len(inputs)))
+        if strategy == "forward-mode":
+            jac = jacfwd(func, nums)(*inputs)
+        else:
+            jac = jacrev(func, nums)(*inputs)
+    jac = _post(jac if out_tuple else (jac,), create_graph)
     if out_tuple:
         return tuple(j if is_tuple else j[0] for j in jac)
     return jac[0] if is_tuple else jac[0][0]
@@ -227,7 +251,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
     def jac_func(*inp):
         out = _single_output(func(*inp), "hessian")
-        jac = jacobian(lambda *i: _single_output(func(*i), "hessian"), inp, create_graph=True)
+        jac = jacobian(lambda *i: _single_output(func(*i), "hessian"), inp, create_graph=True,
+                       vectorize=vectorize and not strict)
         if strict:
             for k, g in enumerate(jac):
                 if not g.requires_grad:
@@ -235,7 +260,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         del out
         return jac
 
-    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict)
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
     return res if is_tuple else res[0][0]
 
 
@@ -252,7 +278,7 @@ def _single_output(out, fn):
             out = out[0]
         else:
             raise RuntimeError(f"The function given to {fn} should return a single Tensor")
-    if out._data.size != 1:
+    if out.numel() != 1:
         raise RuntimeError(f"The Tensor returned by the function given to {fn} should contain "
                            "a single element")
     return out.squeeze()

@@ -30,8 +30,8 @@ def _build(spec, it):
         return next(it)
     kind, extra, children = spec
     vals = [_build(c, it) for c in children]
-    if kind == "nt":
-        return extra(*vals)
+    if kind == "nt":                    # torch.return_types take one sequence, namedtuples *args
+        return extra(vals) if hasattr(extra, "n_fields") else extra(*vals)
     if kind is dict:
         return dict(zip(extra, vals))
     return kind(vals)

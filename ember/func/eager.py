@@ -11,9 +11,10 @@ from .. import autograd
 from ..autograd import forward
 from ..autograd.forward_ad import make_dual_at, unpack_at
 from ..autograd.grad_mode import STATE, enable_grad
-from ..ops.join import stack
 from ..tensor import Tensor, wrap
-from . import _tree
+from ..creation import eye, ones, zeros, zeros_like
+from . import _batching, _tree
+from .vmap import vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
@@ -41,7 +42,9 @@ def _alias(t, what="grad"):
     """A fresh differentiable handle on input t (its history kept: outer transforms)."""
     if not isinstance(t, Tensor):
         raise RuntimeError(f"{what}: Expected input to be a Tensor, got {type(t)}")
-    if t._data.dtype.kind not in "fc":
+    if _batching.LEVELS:            # inside vmap: differentiate per sample (Note [Batching])
+        t = _batching.lift(t)
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if t._requires_grad or forward.LEVELS and forward.dual(t):
         with enable_grad():
@@ -56,12 +59,14 @@ def _alias(t, what="grad"):
 
 def _grads(outputs, inputs, cotangents, create_graph):
     """autograd.grad with zeros for inputs the outputs do not reach."""
+    def zero(x):
+        return zeros_like(x) if _batching.LEVELS else wrap(np.zeros_like(x._data))
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o._requires_grad]
     if not pairs:
-        return [wrap(np.zeros_like(x._data)) for x in inputs]
+        return [zero(x) for x in inputs]
     got = autograd.grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
                         retain_graph=True, create_graph=create_graph, allow_unused=True)
-    return [g if g is not None else wrap(np.zeros_like(x._data)) for g, x in zip(got, inputs)]
+    return [g if g is not None else zero(x) for g, x in zip(got, inputs)]
 
 
 def _plain(t, keep):
@@ -97,12 +102,12 @@ def grad_and_value(func, argnums=0, has_aux=False):
         if not isinstance(out, Tensor):
             raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, "
                                f"got {type(out)}")
-        if out._data.ndim:
+        if out.dim():
             raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar "
-                               f"Tensor, got tensor with {out._data.ndim} dims. Maybe you wanted "
+                               f"Tensor, got tensor with {out.dim()} dims. Maybe you wanted "
                                f"to use the vjp or jacrev APIs instead?")
         inputs = [t for al in flat for t in al]
-        gs = _grads([out], inputs, [wrap(np.ones((), out._data.dtype))], keep)
+        gs = _grads([out], inputs, [ones((), dtype=out.dtype)], keep)
         gs = [_plain(g, keep) for g in gs]
         res, k = [], 0
         for al, spec in zip(flat, specs):
@@ -248,32 +253,94 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                                    "tuple: (output, aux) if has_aux is True")
             out, aux = out
         outs, ospec = _tree.flatten(out)
-        inputs = [t for al in flat for t in al]
-        per_out = []
         for o in outs:
             if not isinstance(o, Tensor):
                 raise RuntimeError(f"jacrev(f, ...)(*args): Expected f(*args) to return only "
                                    f"tensors, got unsupported type {type(o)}")
-            n = o._data.size
-            rows = [[] for _ in inputs]
-            eye = np.eye(n, dtype=o._data.dtype) if n else np.zeros((0, 0), o._data.dtype)
-            for j in range(n):      # one reverse pass per output element
-                gs = _grads([o], inputs, [wrap(eye[j].reshape(o._data.shape))], keep)
-                for r, g in zip(rows, gs):
-                    r.append(g)
+        inputs = [t for al in flat for t in al]
+        sizes = [o.numel() for o in outs]
+        total = sum(sizes)
+        if total:
+            rows = _vjp_rows(func, args, nums, specs, flat, originals, outs, sizes, keep,
+                             has_aux, chunk_size)
+        per_out = []
+        off = 0
+        for o, n in zip(outs, sizes):
             jacs = []
-            for x, r in zip(inputs, rows):
-                if r:
-                    from_rows = stack(r)
+            for k, x in enumerate(inputs):
+                if total:
+                    j = rows[k].narrow(0, off, n) if len(outs) > 1 else rows[k]
                 else:
-                    from_rows = wrap(np.zeros((0,) + x._data.shape, x._data.dtype))
-                jacs.append(_plain(from_rows.reshape(tuple(o.shape) + tuple(x.shape)), keep))
+                    j = zeros((0,) + tuple(x.shape), dtype=x.dtype)
+                jacs.append(_plain(j.reshape(tuple(o.shape) + tuple(x.shape)), keep))
             per_out.append(jacs)
+            off += n
         res = _arrange(per_out, flat, specs, argnums, ospec)
         if has_aux:
             return res, aux
         return res
     return wrapper
+
+
+def _vjp_rows(func, args, nums, specs, flat, originals, outs, sizes, keep, has_aux,
+              chunk_size):
+    """The rows of jacrev's Jacobians: one vjp per basis vector of the outputs, all of them
+    in one vmap (the forward pass runs batched too, on inputs lifted to the batch; the
+    backward pass then gives every row at once). Per input: (sum of output sizes, *shape)."""
+    total = sum(sizes)
+    dtype = outs[0].dtype
+
+    def row(e):
+        a2 = list(args)
+        k = 0
+        for a, al, spec in zip(nums, flat, specs):
+            a2[a] = _tree.unflatten([_alias(t, "jacrev") for t in originals[k:k + len(al)]],
+                                    spec)
+            k += len(al)
+        inputs = [t for a in nums for t in _tree.flatten(a2[a])[0]]
+        with enable_grad():
+            out = func(*a2)
+        if has_aux:
+            out = out[0]
+        os = _tree.flatten(out)[0]
+        cts, off = [], 0
+        for o, n in zip(os, sizes):
+            cts.append(e.narrow(0, off, n).reshape(tuple(o.shape)).to(o.dtype))
+            off += n
+        return tuple(_grads(os, inputs, cts, keep))
+    return vmap(row, randomness="same", chunk_size=chunk_size)(eye(total, dtype=dtype))
+
+
+def _jvp_cols(func, args, nums, specs, flat_args, inputs, sizes, has_aux, randomness):
+    """The columns of jacfwd's Jacobians: one jvp per basis vector of the inputs, all of them in
+    one vmap (a batch of tangents through one forward pass). Per output: (sum of input sizes,
+    *shape)."""
+    total = sum(sizes)
+
+    def col(e):
+        lv = forward.open_level()
+        try:
+            duals, off = [], 0
+            for y, n in zip(inputs, sizes):
+                t = e.narrow(0, off, n).reshape(tuple(y.shape)).to(y.dtype)
+                duals.append(make_dual_at(y, t, lv))
+                off += n
+            a2 = list(args)
+            k = 0
+            for a, fl, spec in zip(nums, flat_args, specs):
+                a2[a] = _tree.unflatten(duals[k:k + len(fl)], spec)
+                k += len(fl)
+            o = func(*a2)
+            if has_aux:
+                o = o[0]
+            tans = []
+            for oo in _tree.flatten(o)[0]:
+                _, t = unpack_at(oo, lv)
+                tans.append(t if t is not None else zeros_like(oo))
+            return tuple(tans)
+        finally:
+            forward.close_level(lv)
+    return vmap(col, randomness=randomness)(eye(total, dtype=inputs[0].dtype))
 
 
 def _arrange(per_out, flat, specs, argnums, ospec):
@@ -301,59 +368,31 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             specs.append(spec)
         inputs = [t for fl in flat_args for t in fl]
         keep = _needs_graph(inputs)
-        cols = [[] for _ in inputs]     # per input: per element, the output tangents
-        out = aux = ospec = None
-        for i, x in enumerate(inputs):
-            n = x._data.size
-            for j in range(n):          # one forward pass per input element
-                lv = forward.open_level()
-                try:
-                    duals = []
-                    for k, y in enumerate(inputs):
-                        t = np.zeros_like(y._data)
-                        if k == i:
-                            t.reshape(-1)[j] = 1
-                        duals.append(make_dual_at(y, wrap(t), lv))
-                    a2 = list(args)
-                    k = 0
-                    for a, fl, spec in zip(nums, flat_args, specs):
-                        a2[a] = _tree.unflatten(duals[k:k + len(fl)], spec)
-                        k += len(fl)
-                    o = func(*a2)
-                    if has_aux:
-                        if not (isinstance(o, tuple) and len(o) == 2):
-                            raise RuntimeError("jacfwd(f, ...)(*args): output of function f "
-                                               "should be a tuple: (output, aux) if has_aux is "
-                                               "True")
-                        o, aux_j = o
-                    outs, ospec = _tree.flatten(o)
-                    tans = []
-                    prims = []
-                    for oo in outs:
-                        p, t = unpack_at(oo, lv)
-                        prims.append(p)
-                        tans.append(t if t is not None else wrap(np.zeros_like(oo._data)))
-                    cols[i].append(tans)
-                    if out is None:
-                        out = prims
-                        if has_aux:
-                            aux = aux_j
-                finally:
-                    forward.close_level(lv)
-        if out is None:         # every input is empty: evaluate once for the output shapes
-            o = func(*args)
-            if has_aux:
-                o, aux = o
-            out, ospec = _tree.flatten(o)
+        sizes = [x.numel() for x in inputs]
+        total = sum(sizes)
+        o = func(*args)         # the outputs' structure and shapes (and aux)
+        aux = None
+        if has_aux:
+            if not (isinstance(o, tuple) and len(o) == 2):
+                raise RuntimeError("jacfwd(f, ...)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            o, aux = o
+        out, ospec = _tree.flatten(o)
+        if total:
+            cols = _jvp_cols(func, args, nums, specs, flat_args, inputs, sizes, has_aux,
+                             randomness)
         per_out = []
         for m, o in enumerate(out):
             jacs = []
-            for x, c in zip(inputs, cols):
-                if c:
-                    j = stack([cc[m] for cc in c], -1)
+            off = 0
+            for x, n in zip(inputs, sizes):
+                if total:
+                    j = cols[m].narrow(0, off, n) if len(inputs) > 1 else cols[m]
+                    j = j.movedim(0, -1)
                 else:
-                    j = wrap(np.zeros(tuple(o.shape) + (0,), o._data.dtype))
+                    j = zeros(tuple(o.shape) + (0,), dtype=o.dtype)
                 jacs.append(_plain(j.reshape(tuple(o.shape) + tuple(x.shape)), keep))
+                off += n
             per_out.append(jacs)
         res = _arrange(per_out, flat_args, specs, argnums, ospec)
         if has_aux:

@@ -1,16 +1,16 @@
 """torch.func.vmap and functional_call.
 
-vmap here maps the function over the batch by running it once per sample (each sample a view
-of the inputs, select along in_dim) and stacking the outputs along out_dims: torch's
-semantics (in_dims/out_dims as pytree prefixes, None, nesting, randomness, chunk_size,
-gradients through it), without per-op batching rules (a loop over the batch, not a batch
-dimension carried through each op)."""
+vmap runs the function once on BatchedTensors of a new level (each input's mapped dim moved to
+the front of its value) and moves each output's batch dim to its out_dim: torch's semantics
+(in_dims/out_dims as pytree prefixes, None, nesting, randomness, chunk_size, gradients
+through it), with each op's batching rule carrying the batch dimension (Note [Batching] in
+_batching.py; an op without a rule loops over the batch and warns once)."""
 import functools
 
-from ..random import get_rng_state, set_rng_state
-from ..ops.join import stack
+from ..random import get_rng_state
+from ..ops.join import cat
 from ..tensor import Tensor
-from . import _tree
+from . import _batching, _tree
 
 __all__ = ["vmap", "functional_call"]
 
@@ -109,39 +109,61 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                              f"dimension, got sizes {sizes} for the mapped dimension")
         size = sizes[0]
-        start = get_rng_state()
-        results = []
-        ospec = None
-        for b in range(size):
-            if randomness == "same":
-                set_rng_state(start)
-            sample = [x if d is None else x.select(d, b) for x, d in zip(leaves, dims)]
-            before = get_rng_state() if randomness == "error" else None
-            out = func(*_tree.unflatten(sample, spec), **kwargs)
-            if before is not None and not _same_state(before, get_rng_state()):
-                raise RuntimeError(RANDOM_ERROR)
-            outs, ospec = _tree.flatten(out)
-            results.append(outs)
-        if not results:
+        if size == 0:
             raise ValueError(f"vmap({_name(func)}, ...): the mapped dimension has size 0")
+        if chunk_size is None or chunk_size >= size:
+            return _run(func, leaves, dims, spec, kwargs, size, randomness, out_dims)
+        parts = []
+        for s in range(0, size, chunk_size):
+            n = min(chunk_size, size - s)
+            chunk = [x if d is None else x.narrow(d, s, n) for x, d in zip(leaves, dims)]
+            parts.append(_run(func, chunk, dims, spec, kwargs, n, randomness, out_dims))
+        flat = [_tree.flatten(p) for p in parts]
+        ospec = flat[0][1]
         odims = _out_dims(out_dims, ospec, func)
-        stacked = []
+        res = []
         for k, d in enumerate(odims):
-            col = [r[k] for r in results]
+            col = [f[0][k] for f in flat]
+            res.append(col[0] if d is None else cat(col, d))
+        return _tree.unflatten(res, ospec)
+    return wrapped
+
+
+def _run(func, leaves, dims, spec, kwargs, size, randomness, out_dims):
+    """func once on BatchedTensors of a new level (Note [Batching] in _batching.py)."""
+    _batching.enter()
+    lv = _batching.push_level(size, randomness)
+    try:
+        sample = [x if d is None else _batching.wrap_input(x, d, lv)
+                  for x, d in zip(leaves, dims)]
+        before = get_rng_state() if randomness == "error" else None
+        call = _batching.WRAP.get(func, func)      # vmap(ember.dot): the op's dispatcher
+        out = call(*_tree.unflatten(sample, spec), **kwargs)
+        if before is not None and not _same_state(before, get_rng_state()):
+            raise RuntimeError(RANDOM_ERROR)
+        outs, ospec = _tree.flatten(out)
+        odims = _out_dims(out_dims, ospec, func)
+        res = []
+        for o, d in zip(outs, odims):
             if d is None:
-                stacked.append(col[0])
+                if isinstance(o, Tensor) and _batching.level_of(o) == lv:
+                    raise ValueError(f"vmap({_name(func)}, ...): `{_name(func)}` can not "
+                                     f"return a BatchedTensor when out_dim is None")
+                res.append(o)
                 continue
-            if not isinstance(col[0], Tensor):
+            if not isinstance(o, Tensor):
                 raise ValueError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return "
-                                 f"Tensors, got type {type(col[0])}. Did you mean to set "
+                                 f"Tensors, got type {type(o)}. Did you mean to set "
                                  f"out_dims= to None for output?")
-            n = col[0].dim() + 1
+            n = o.dim() + 1
             if not -n <= d < n:
                 raise IndexError(f"Dimension out of range (expected to be in range of "
                                  f"[{-n}, {n - 1}], but got {d})")
-            stacked.append(stack(col, d))
-        return _tree.unflatten(stacked, ospec)
-    return wrapped
+            res.append(_batching.unwrap_output(o, d % n, lv, size))
+        return _tree.unflatten(res, ospec)
+    finally:
+        _batching.pop_level(lv)
+        _batching.leave()
 
 
 def _same_state(a, b):
@@ -155,7 +177,9 @@ def _out_dims(out_dims, ospec, func):
     flat, _ = _tree.flatten(out_dims)
     if len(flat) != n:
         raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims "
-                         f"is not compatible with the structure of `outputs`.")
+                         f"is not compatible with the structure of `outputs`. out_dims has "
+                         f"structure {_spec_str(_tree.flatten(out_dims)[1])} but outputs has "
+                         f"structure {_spec_str(ospec)}.")
     return flat
 
 

@@ -1,0 +1,1242 @@
+"""vmap's batching rules: a batch dimension carried through each op.
+
+Note [Batching]: inside vmap an input is a `BatchedTensor`: a Tensor subclass that holds a
+physical tensor `_value` whose dim 0 is the batch of one vmap level (`_level`); everything
+else about it (shape, dim(), size(), indexing, dims given to ops) is the logical per-sample
+view. The value of an inner level may itself be a BatchedTensor of an outer level, so nested
+vmaps compose: a rule unwraps its own level only and calls the op again on the values, which
+dispatches to the next level out.
+
+Ops reach the rules without any test on the normal path:
+- Tensor methods and operators: BatchedTensor overrides each of Tensor's op methods with a
+  dispatcher (a plain Tensor never sees it).
+- Functions (ember.sin, F.linear, autograd.grad, ...): while a vmap is running, every ember
+  module's global that names an op is swapped for its dispatcher, and swapped back when the
+  outermost vmap returns (`patched`). Out of vmap the functions are the plain ones: the
+  per-op path costs nothing more.
+A dispatcher finds the innermost level among its tensor arguments; none: it calls the op.
+Otherwise the op's rule (RULES, by function) runs on the physical values; an op without one
+runs once per sample (select, call, stack: `_fallback`) and warns once per op, as torch's
+BatchedFallback does. Rules write everything with ember ops on the values, so autograd
+records on the physical tensors (grad of vmap), and autograd.grad inside vmap (vmap of grad:
+per-sample gradients) differentiates the physical outputs with respect to physical inputs
+(grad transforms lift inputs that are not batched to every open level first: `lift`)."""
+import sys
+import types
+import warnings
+
+from .. import autograd as _autograd
+from ..autograd import forward_ad as _fad
+from ..creation import ones_like, zeros
+from ..dtypes import bool_, result_type
+from ..tensor import Size, Tensor
+from . import _tree
+
+LEVELS = []         # open vmap levels, outermost first: [id, batch size, randomness]
+_ids = [0]
+_WARNED = set()
+RULES = {}          # op function -> rule(fn, lv, args, kwargs)
+WRAP = {}           # op function -> its dispatcher
+_SWAPS = []         # (module or Tensor, {name: dispatcher}, {name: original op})
+_STATE = {"depth": 0, "mods": None, "raw": 0}
+
+RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
+                "use the 'same' or 'different' randomness flags on vmap or perform the "
+                "randomness operation out of vmap")
+
+
+class BatchedTensor(Tensor):
+    """A per-sample view of `_value`, whose dim 0 is the batch of vmap level `_level`."""
+    __slots__ = ("_value", "_level")
+
+    def _no_data(self):
+        raise RuntimeError("vmap: an operation read a BatchedTensor's data without going "
+                           "through vmap's dispatch: a function bound by name before vmap "
+                           "started (e.g. `from ember import sin` in another module; call it "
+                           "as ember.sin(x) or x.sin() instead) or an ember internal that has "
+                           "no batching rule")
+    _data = property(_no_data)
+    _x = property(lambda self: self._value._x)     # forward AD asks whether a value is dual
+    _grad_fn = property(lambda self: self._value._grad_fn)
+    _output_nr = property(lambda self: self._value._output_nr)
+
+    def _get_rg(self):
+        return self._value._requires_grad
+
+    def _set_rg(self, v):
+        self._value._requires_grad = v
+    _requires_grad = property(_get_rg, _set_rg)
+    requires_grad = property(lambda self: self._value.requires_grad,
+                             lambda self, v: setattr(self._value, "requires_grad", v))
+    is_leaf = property(lambda self: self._value.is_leaf)
+    grad_fn = property(lambda self: self._value.grad_fn)
+    shape = property(lambda self: Size(tuple(self._value.shape)[1:]))
+    dtype = property(lambda self: self._value.dtype)
+    device = property(lambda self: self._value.device)
+    layout = property(lambda self: self._value.layout)
+    ndim = property(lambda self: self._value.dim() - 1)
+    T = property(lambda self: self.permute(*range(self.dim() - 1, -1, -1)))
+    mT = property(lambda self: self.transpose(-2, -1))
+    mH = property(lambda self: self.transpose(-2, -1).conj())
+    H = property(lambda self: self.permute(*range(self.dim() - 1, -1, -1)).conj())
+
+    def dim(self):
+        return self._value.dim() - 1
+
+    def size(self, dim=None):
+        s = self.shape
+        return s if dim is None else s[_wrap_dim(dim, len(s))]
+
+    def numel(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def __len__(self):
+        if not self.dim():
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        return iter(self.unbind(0))
+
+    def __repr__(self):
+        v = repr(self._value).replace("\n", "\n    ")
+        return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n    {v}\n)"
+
+    __str__ = __repr__
+
+    def __bool__(self):
+        raise RuntimeError("vmap: It looks like you're attempting to use a Tensor in some "
+                           "data-dependent control flow. We don't support that yet, please "
+                           "file an issue at https://github.com/pytorch/pytorch/issues .")
+
+    def item(self):
+        raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't "
+                           "support vmap over calling .item() on a Tensor, please try to "
+                           "rewrite what you're doing with other operations. If error is "
+                           "occurring somewhere inside PyTorch internals, please file a bug "
+                           "report.")
+
+    __float__ = __int__ = __index__ = tolist = numpy = item
+
+    def __hash__(self):
+        return id(self)
+
+
+def _batched(value, lv):
+    t = object.__new__(BatchedTensor)
+    t._value = value
+    t._level = lv
+    return t
+
+
+def _wrap_dim(d, n):
+    m = max(n, 1)
+    if not -m <= d < m:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], "
+                         f"but got {d})")
+    return d % m
+
+
+# ---- dispatch -------------------------------------------------------------------------------
+def _top(args, kwargs):
+    """The innermost vmap level among the tensors in args/kwargs (None: none is batched)."""
+    lv = None
+    for a in args:
+        if type(a) is BatchedTensor:
+            if lv is None or a._level > lv:
+                lv = a._level
+        elif type(a) in (list, tuple):
+            for b in a:
+                if type(b) is BatchedTensor and (lv is None or b._level > lv):
+                    lv = b._level
+    if kwargs:
+        for a in kwargs.values():
+            if type(a) is BatchedTensor and (lv is None or a._level > lv):
+                lv = a._level
+    return lv
+
+
+def _make(fn):
+    rule = RULES.get(fn)
+
+    def dispatch(*args, **kwargs):
+        lv = _top(args, kwargs)
+        if lv is None:
+            return fn(*args, **kwargs)
+        if rule is None:
+            return _fallback(fn, lv, args, kwargs)
+        return rule(fn, lv, args, kwargs)
+    dispatch.__name__ = getattr(fn, "__name__", "op")
+    dispatch.__wrapped__ = fn
+    dispatch._vmap_dispatch = True
+    return dispatch
+
+
+def W(fn):
+    """fn's dispatcher (rules call ops through it so that outer levels see them)."""
+    d = WRAP.get(fn)
+    if d is None:
+        if getattr(fn, "_vmap_dispatch", False):     # already a dispatcher (a swapped global)
+            return fn
+        d = WRAP[fn] = _make(fn)
+    return d
+
+
+def _size(lv):
+    for ident, size, _ in LEVELS:
+        if ident == lv:
+            return size
+    raise RuntimeError("vmap: a BatchedTensor escaped the vmap that made it")
+
+
+def _randomness():
+    return LEVELS[-1][2]
+
+
+def _fallback(fn, lv, args, kwargs):
+    name = getattr(fn, "__name__", "op").strip("_")
+    if name not in _WARNED:
+        _WARNED.add(name)
+        warnings.warn(f"There is a performance drop because we have not yet implemented the "
+                      f"batching rule for aten::{name}. Please file us an issue on GitHub so "
+                      f"that we can prioritize its implementation.", UserWarning, stacklevel=3)
+    inplace = fn.__name__.endswith("_") and not fn.__name__.endswith("__") and args
+    if inplace and isinstance(args[0], Tensor) and \
+            not (type(args[0]) is BatchedTensor and args[0]._level == lv):
+        _inplace_error(fn.__name__, lv, args)
+    leaves, spec = _tree.flatten((list(args), kwargs))
+    outs = []
+    ospec = None
+    d = W(fn)
+    for b in range(_size(lv)):
+        sample = [x._value.select(0, b) if type(x) is BatchedTensor and x._level == lv else x
+                  for x in leaves]
+        a, k = _tree.unflatten(sample, spec)
+        o = d(*a, **k)
+        flat, ospec = _tree.flatten(o)
+        outs.append(flat)
+    if inplace and type(args[0]) is BatchedTensor:
+        return args[0]          # in place: the samples were views of the value
+    res = []
+    for col in zip(*outs):
+        if isinstance(col[0], Tensor):
+            res.append(_batched(W(_stack)(list(col)), lv))
+        else:
+            res.append(col[0])
+    return _tree.unflatten(res, ospec)
+
+
+def _out(o, lv):
+    """An op's result on values, as BatchedTensors of level lv."""
+    if isinstance(o, Tensor):
+        return _batched(o, lv)
+    if isinstance(o, tuple):
+        return _rebuild(o, [_out(x, lv) for x in o])
+    if isinstance(o, list):
+        return [_out(x, lv) for x in o]
+    return o
+
+
+def _rebuild(o, vals):
+    """A tuple of o's kind (torch.return_types, namedtuple, tuple) holding vals."""
+    if hasattr(o, "_fields") and not hasattr(o, "n_fields"):
+        return type(o)(*vals)
+    return type(o)(vals)
+
+
+def _un(a, lv):
+    """(value, batched?) of a at level lv."""
+    if type(a) is BatchedTensor and a._level == lv:
+        return a._value, True
+    return a, False
+
+
+def _pad(v, k, r):
+    """Value v of a logical rank-k tensor with 1s inserted after the batch dim: rank r."""
+    if k >= r:
+        return v
+    s = tuple(v.shape)
+    return v.reshape(s[:1] + (1,) * (r - k) + s[1:])
+
+
+def _expand_to(a, lv):
+    """a as a value of level lv (an unbatched tensor repeated over the batch)."""
+    v, b = _un(a, lv)
+    if b:
+        return v
+    return v.unsqueeze(0).expand(_size(lv), *v.shape)
+
+
+def lift(t):
+    """t batched at every open level (grad transforms differentiate per sample)."""
+    if not isinstance(t, Tensor):
+        return t
+    have = set()
+    x = t
+    while type(x) is BatchedTensor:
+        have.add(x._level)
+        x = x._value
+    for ident, size, _ in LEVELS:
+        if ident in have:
+            continue
+        # wrap the level under the ones t already has that are inner to it
+        t = _lift_at(t, ident, size)
+    return t
+
+
+def _lift_at(t, ident, size):
+    if type(t) is BatchedTensor and t._level > ident:
+        return _batched(_lift_at(t._value, ident, size), t._level)
+    return _batched(t.unsqueeze(0).expand(size, *t.shape), ident)
+
+
+# ---- rules ----------------------------------------------------------------------------------
+def _pointwise(fn, lv, args, kwargs):
+    r = 0
+    lowrank = False
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, Tensor):
+            r = max(r, a.dim())
+    conv = []
+    zero_dims = []
+    for a in args:
+        if type(a) is BatchedTensor and a._level == lv:
+            k = a.dim()
+            if k == 0:
+                zero_dims.append(len(conv))
+                lowrank = True
+            conv.append(_pad(a._value, k, r))
+        else:
+            conv.append(a)
+    kw = {}
+    for key, a in kwargs.items():
+        if type(a) is BatchedTensor and a._level == lv:
+            kw[key] = _pad(a._value, a.dim(), r)
+        else:
+            kw[key] = a
+    if lowrank and r:
+        conv = _promote_fix(args, conv, zero_dims)
+    name = fn.__name__
+    if name.endswith("_") and not name.endswith("__") and args:
+        if not (type(args[0]) is BatchedTensor and args[0]._level == lv):
+            _inplace_error(name, lv, args)
+        W(fn)(*conv, **kw)
+        return args[0]
+    return _out(W(fn)(*conv, **kw), lv)
+
+
+_TI_INPLACE = ("add_", "__iadd__", "atan2_", "arctan2_", "hypot_", "copysign_", "xlogy_",
+               "logaddexp_", "maximum_", "minimum_")
+_ARITH_INPLACE = ("sub_", "subtract_", "__isub__", "mul_", "multiply_", "__imul__", "div_",
+                  "divide_", "true_divide_", "__itruediv__", "copy_")
+
+
+def _inplace_error(name, lv, args):
+    """torch's error for writing a batched value into an unbatched tensor in place."""
+    if name in _TI_INPLACE:
+        shape = [_size(lv)] + list(_bshape([a for a in args if isinstance(a, Tensor)]))
+        raise RuntimeError(f"output with shape {list(args[0].shape)} doesn't match the "
+                           f"broadcast shape {shape}")
+    if name in _ARITH_INPLACE:
+        what, where, instead = "inplace arithmetic", "in a vmap", "inplace arithmetic"
+    else:
+        what = instead = f"aten::{name.strip('_')}_"
+        depth = 1 + [i for i, _, _ in LEVELS].index(lv)
+        where = f"at level {depth}"
+    raise RuntimeError(f"vmap: {what}(self, *extra_args) is not possible because there exists "
+                       f"a Tensor `other` in extra_args that has more elements than `self`. "
+                       f"This happened due to `other` being vmapped over but `self` not being "
+                       f"vmapped over {where}. Please try to use out-of-place operators "
+                       f"instead of {instead}. If said operator is being called inside "
+                       f"the PyTorch framework, please file a bug report instead.")
+
+
+def _bshape(ts):
+    r = max(t.dim() for t in ts)
+    out = [1] * r
+    for t in ts:
+        s = list(t.shape)
+        for i, n in enumerate(s):
+            j = r - len(s) + i
+            if out[j] == 1:
+                out[j] = n
+    return out
+
+
+def _promote_fix(args, conv, zero_dims):
+    """A batched 0-dim tensor is a dimensioned value: cast it to the dtype torch's rule gives
+    the logical operands (a 0-dim tensor ranks below a dimensioned one)."""
+    ts = [a for a in args if isinstance(a, Tensor) and a.dtype is not _bool()]
+    if len(ts) < 2 or len({t.dtype for t in ts}) < 2:
+        return conv
+    try:
+        want = result_type(*[_dummy(a) for a in args if isinstance(a, Tensor)
+                             and a.dtype is not _bool()])
+    except Exception:
+        return conv
+    conv = list(conv)
+    for i in zero_dims:
+        if conv[i].dtype is not _bool() and conv[i].dtype != want:
+            conv[i] = conv[i].to(want)
+    return conv
+
+
+def _bool():
+    return bool_
+
+
+def _dummy(a):
+    return zeros((1,) * a.dim(), dtype=a.dtype)
+
+
+def _dimarg(args, kwargs, pos, name="dim"):
+    if name in kwargs:
+        return kwargs[name], "kw"
+    if len(args) > pos:
+        return args[pos], "pos"
+    return None, None
+
+
+def _setarg(args, kwargs, pos, name, value, where):
+    args = list(args)
+    if where == "pos":
+        args[pos] = value
+    else:
+        kwargs = dict(kwargs)
+        kwargs[name] = value
+    return args, kwargs
+
+
+def _shift(d, r):
+    """Logical dim d of a rank-r tensor as a dim of its value."""
+    if isinstance(d, (tuple, list)):
+        return type(d)(_shift(x, r) for x in d)
+    return _wrap_dim(d, r) + 1
+
+
+def _reduction(pos, tuple_ok=True):
+    """Rule for reductions and dim-wise ops whose dim is argument `pos` (or dim=)."""
+    def rule(fn, lv, args, kwargs):
+        x = args[0]
+        v, b = _un(x, lv)
+        d, where = _dimarg(args, kwargs, pos)
+        if d is None and "axis" in kwargs:
+            d, where = kwargs["axis"], "kw"
+            kwargs = dict(kwargs)
+            del kwargs["axis"]
+            where = "kw"
+            kwargs["dim"] = d
+        if not b or isinstance(d, (Tensor, bool, str)) or "other" in kwargs:
+            return _pointwise(fn, lv, args, kwargs)
+        r = x.dim()
+        squeeze = False
+        if r == 0:
+            v = v.unsqueeze(-1)
+            r = 1
+            squeeze = True
+        if d is None or d == ():
+            if where is None and fn.__name__ in _MAXMIN:
+                out = W(_amax if fn.__name__ == "max" else _amin)(
+                    v.reshape(v.shape[0], -1), 1)
+                return _batched(out, lv)
+            if tuple_ok:
+                newd = tuple(range(1, r + 1))
+            else:
+                keep = kwargs.get("keepdim", False) or (len(args) > pos + 1 and args[pos + 1])
+                a2 = list(args)
+                a2[0] = v.reshape(v.shape[0], -1)
+                a2, k2 = _setarg(a2, kwargs, pos, "dim", 1, where or "kw")
+                out = W(fn)(*a2, **k2)
+                if keep and isinstance(out, Tensor):
+                    out = out.reshape((out.shape[0],) + (1,) * r)
+                return _out(out, lv)
+            if where is None:
+                where = "kw"
+        else:
+            newd = _shift(d, r)
+        a2 = list(args)
+        a2[0] = v
+        a2, k2 = _setarg(a2, kwargs, pos, "dim", newd, where)
+        out = W(fn)(*a2, **k2)
+        if squeeze:
+            out = _squeeze_out(out)
+        return _out(out, lv)
+    return rule
+
+
+def _squeeze_out(o):
+    if isinstance(o, Tensor):
+        return o.squeeze(-1) if o.dim() == 2 else o
+    if isinstance(o, tuple):
+        return _rebuild(o, [_squeeze_out(x) for x in o])
+    return o
+
+
+_MAXMIN = ("max", "min")
+
+
+def _matmul(fn, lv, args, kwargs):
+    a, b = args[0], args[1]
+    va, ba = _un(a, lv)
+    vb, bb = _un(b, lv)
+    ra, rb = a.dim(), b.dim()
+    if ra == 0 or rb == 0:
+        return _fallback(fn, lv, args, kwargs)
+    sa = sb = False
+    if ra == 1:
+        va = va.unsqueeze(-2) if ba else va.unsqueeze(0)
+        ra, sa = 2, True
+    if rb == 1:
+        vb = vb.unsqueeze(-1)
+        rb, sb = 2, True
+    r = max(ra, rb)
+    if ba:
+        va = _pad(va, ra, r)
+    if bb:
+        vb = _pad(vb, rb, r)
+    out = W(_mm_fn)(va, vb)
+    if sb:
+        out = out.squeeze(-1)
+    if sa:
+        out = out.squeeze(-1 if sb else -2)
+    return _batched(out, lv)
+
+
+def _dot(fn, lv, args, kwargs):
+    return _matmul(fn, lv, args[:2], {})
+
+
+def _outer(fn, lv, args, kwargs):
+    a, b = args[0], args[1]
+    return W(_mul)(a.unsqueeze(1), b.unsqueeze(0))
+
+
+def _addmm(fn, lv, args, kwargs):
+    inp, m1, m2 = args[:3]
+    beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
+    prod = W(_mm_fn)(m1, m2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:
+        return prod
+    return W(_add)(prod, inp if beta == 1 else inp * beta)
+
+
+def _linear(fn, lv, args, kwargs):
+    x = args[0]
+    w = args[1] if len(args) > 1 else kwargs.get("weight")
+    bias = args[2] if len(args) > 2 else kwargs.get("bias")
+    vx, bx = _un(x, lv)
+    if not (type(w) is BatchedTensor and w._level == lv) and \
+            not (type(bias) is BatchedTensor and bias._level == lv):
+        return _batched(W(fn)(vx, w, bias), lv)
+    out = W(_mm_fn)(x, w.t() if w.dim() == 2 else w)
+    return out if bias is None else W(_add)(out, bias)
+
+
+def _einsum(fn, lv, args, kwargs):
+    eq = args[0]
+    ops = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) \
+        else list(args[1:])
+    eq = eq.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    used = set(eq)
+    free = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
+                if c not in used)
+    if not arrow:
+        counts = {}
+        for c in lhs.replace(",", "").replace(".", ""):
+            counts[c] = counts.get(c, 0) + 1
+        rhs = ("..." if "..." in lhs else "") + "".join(sorted(c for c, n in counts.items()
+                                                               if n == 1))
+    vals = []
+    for t, o in zip(terms, ops):
+        v, b = _un(o, lv)
+        vals.append(v)
+        if b:
+            t = free + t
+        terms[terms.index(t.lstrip(free) if b else t)] = t
+    new = ",".join(terms) + "->" + free + rhs
+    return _batched(W(fn)(new, *vals), lv)
+
+
+def _einsum_fix(fn, lv, args, kwargs):
+    eq = args[0]
+    ops = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) \
+        else list(args[1:])
+    eq = eq.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    used = set(eq)
+    free = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
+                if c not in used)
+    if not arrow:
+        counts = {}
+        for c in lhs.replace(",", "").replace(".", ""):
+            counts[c] = counts.get(c, 0) + 1
+        rhs = ("..." if "..." in lhs else "") + "".join(sorted(c for c, n in counts.items()
+                                                               if n == 1))
+    vals = []
+    new_terms = []
+    for t, o in zip(terms, ops):
+        v, b = _un(o, lv)
+        vals.append(v)
+        new_terms.append(free + t if b else t)
+    new = ",".join(new_terms) + "->" + free + rhs
+    return _batched(W(fn)(new, *vals), lv)
+
+
+def _shape_args(args, kwargs, key="size"):
+    if key in kwargs:
+        s = kwargs[key]
+    elif len(args) == 2 and isinstance(args[1], (tuple, list, Size)):
+        s = args[1]
+    else:
+        s = args[1:]
+    return tuple(int(n) for n in s)
+
+
+def _reshape(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    if not b:
+        return _fallback(fn, lv, args, kwargs)
+    shape = _shape_args(args, kwargs, "size" if "size" in kwargs else "shape")
+    return _batched(v.reshape((v.shape[0],) + shape), lv)
+
+
+def _as(fn, lv, args, kwargs):
+    x, other = args[0], args[1]
+    v, b = _un(x, lv)
+    if not b:           # the other's logical shape only: an unbatched result
+        shape = tuple(other.shape)
+        return v.expand(*shape) if fn.__name__.startswith("expand") else v.reshape(shape)
+    if fn.__name__.startswith("expand"):
+        return x.expand(*other.shape)
+    return _batched(v.reshape((v.shape[0],) + tuple(other.shape)), lv)
+
+
+def _flatten(fn, lv, args, kwargs):
+    x = args[0]
+    v, _ = _un(x, lv)
+    r = x.dim()
+    s = kwargs.get("start_dim", args[1] if len(args) > 1 else 0)
+    e = kwargs.get("end_dim", args[2] if len(args) > 2 else -1)
+    if r == 0:
+        _wrap_dim(s, 0)
+        _wrap_dim(e, 0)
+        return _batched(v.reshape(v.shape[0], 1), lv)
+    return _batched(v.flatten(_shift(s, r), _shift(e, r)), lv)
+
+
+def _dims_rule(*positions, new_rank=0):
+    """Rule for ops whose arguments at `positions` are dims of the input (logical rank + new_rank
+    for the range, e.g. unsqueeze's 1)."""
+    def rule(fn, lv, args, kwargs):
+        x = args[0]
+        v, b = _un(x, lv)
+        if not b:
+            return _fallback(fn, lv, args, kwargs)
+        r = x.dim() + new_rank
+        names = _DIM_NAMES
+        a2 = [v] + list(args[1:])
+        k2 = dict(kwargs)
+        for p in positions:
+            if p < len(a2):
+                a2[p] = _shift(a2[p], r)
+        for k in names:
+            if k in k2 and k2[k] is not None:
+                k2[k] = _shift(k2[k], r)
+        return _out(W(fn)(*a2, **k2), lv)
+    return rule
+
+
+_DIM_NAMES = ("dim", "dim0", "dim1", "source", "destination", "start_dim", "end_dim", "dims")
+
+
+def _permute(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    if not b:
+        return _fallback(fn, lv, args, kwargs)
+    dims = kwargs.get("dims", args[1] if len(args) == 2 and
+                      isinstance(args[1], (tuple, list)) else args[1:])
+    r = x.dim()
+    if len(dims) != r:
+        return _fallback(fn, lv, args, kwargs)
+    return _batched(v.permute(0, *[_shift(d, r) for d in dims]), lv)
+
+
+def _transpose(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    if not b:
+        return _fallback(fn, lv, args, kwargs)
+    r = x.dim()
+    d0 = kwargs.get("dim0", args[1] if len(args) > 1 else None)
+    d1 = kwargs.get("dim1", args[2] if len(args) > 2 else None)
+    if r == 0:
+        _wrap_dim(d0, 0)
+        _wrap_dim(d1, 0)
+        return _batched(v.view_as(v), lv)
+    return _batched(v.transpose(_shift(d0, r), _shift(d1, r)), lv)
+
+
+def _t(fn, lv, args, kwargs):
+    x = args[0]
+    v, _ = _un(x, lv)
+    if x.dim() > 2:
+        return _fallback(fn, lv, args, kwargs)
+    if x.dim() < 2:
+        return _batched(v.view_as(v), lv)
+    return _batched(v.transpose(1, 2), lv)
+
+
+def _squeeze(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    if not b:
+        return _fallback(fn, lv, args, kwargs)
+    d = kwargs.get("dim", args[1] if len(args) > 1 else None)
+    r = x.dim()
+    if r == 0:
+        if d is not None:
+            for dd in (d if isinstance(d, (tuple, list)) else (d,)):
+                _wrap_dim(dd, 0)
+        return _batched(v.view_as(v), lv)
+    if d is None:
+        d = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    d = _shift(d, r)
+    if isinstance(d, list):
+        d = tuple(d)
+    if d == ():
+        return _batched(v.view_as(v), lv)
+    return _batched(W(_squeeze_fn)(v, d), lv)
+
+
+def _expand(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    if not b:
+        return _fallback(fn, lv, args, kwargs)
+    sizes = _shape_args(args, kwargs)
+    r = x.dim()
+    if len(sizes) < r:
+        return _fallback(fn, lv, args, kwargs)
+    v = _pad(v, r, len(sizes))
+    return _batched(v.expand(v.shape[0], *sizes), lv)
+
+
+def _getitem(fn, lv, args, kwargs):
+    x, idx = args[0], args[1]
+    v, b = _un(x, lv)
+    items = idx if isinstance(idx, tuple) else (idx,)
+    advanced = [i for i in items if not (i is None or i is Ellipsis or isinstance(i, (int, slice)))
+                or isinstance(i, bool)]
+    # one unbatched tensor index keeps its place (no dims move to the front): as basic ones
+    if not b or len(advanced) > 1 or advanced and not (
+            isinstance(advanced[0], Tensor) and type(advanced[0]) is not BatchedTensor):
+        return _fallback(fn, lv, args, kwargs)
+    return _batched(v[(slice(None),) + items], lv)
+
+
+def _setitem(fn, lv, args, kwargs):
+    """x[idx] = value with a basic index: the write lands in the value's region per sample."""
+    x, idx, val = args[0], args[1], args[2]
+    items = idx if isinstance(idx, tuple) else (idx,)
+    basic = all((i is None or i is Ellipsis or isinstance(i, (int, slice)))
+                and not isinstance(i, bool) for i in items)
+    v, b = _un(x, lv)
+    if not b:
+        _inplace_error("copy_", lv, (x, val))
+    if not basic:
+        return _fallback(fn, lv, args, kwargs)
+    region = (slice(None),) + items
+    vv, vb = _un(val, lv)
+    if vb:
+        vv = _pad(vv, val.dim(), v[region].dim() - 1)
+    W(fn)(v, region, vv)
+    return None
+
+
+def _dimop(pos, default):
+    """Rule for ops along one dim (argument `pos`, or dim=; `default` when not given)."""
+    def rule(fn, lv, args, kwargs):
+        x = args[0]
+        v, b = _un(x, lv)
+        if not b or not x.dim() or _top(args[1:], kwargs) == lv:
+            return _fallback(fn, lv, args, kwargs)
+        a2 = [v] + list(args[1:])
+        k2 = dict(kwargs)
+        if len(a2) > pos:
+            a2[pos] = _shift(a2[pos], x.dim())
+        else:
+            k2["dim"] = _shift(k2.get("dim", default), x.dim())
+        return _out(W(fn)(*a2, **k2), lv)
+    return rule
+
+
+def _new(fn, lv, args, kwargs):
+    """x.new_zeros(size), ...: only x's dtype and device matter; the result is unbatched."""
+    if _top(args[1:], kwargs) is not None:
+        return _fallback(fn, lv, args, kwargs)
+    v, _ = _un(args[0], lv)
+    return W(fn)(v, *args[1:], **kwargs)
+
+
+def _layer_norm(fn, lv, args, kwargs):
+    kw = dict(zip(("input", "normalized_shape", "weight", "bias", "eps"), args))
+    kw.update(kwargs)
+    v, b = _un(kw.pop("input"), lv)
+    w, bias = kw.get("weight"), kw.get("bias")
+    if _top((w, bias), {}) != lv:
+        return _batched(W(fn)(v, **kw), lv)
+    kw["weight"] = kw["bias"] = None        # a batched affine: applied as ops after
+    out = W(fn)(v, **kw)
+    if b:
+        out = _batched(out, lv)
+    if w is not None:
+        out = out * w
+    return out if bias is None else out + bias
+
+
+def _repeat(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    sizes = _shape_args(args, kwargs, "repeats")
+    if not b or len(sizes) < x.dim():
+        return _fallback(fn, lv, args, kwargs)
+    return _batched(W(fn)(_pad(v, x.dim(), len(sizes)), (1,) + sizes), lv)
+
+
+def _join(fn, lv, args, kwargs):
+    ts = list(args[0])
+    d = kwargs.get("dim", args[1] if len(args) > 1 else 0)
+    if "axis" in kwargs:
+        d = kwargs["axis"]
+    vals = [_expand_to(t, lv) for t in ts]
+    r = max(t.dim() for t in ts) + (1 if fn.__name__ == "stack" else 0)
+    if fn.__name__ != "stack":
+        vals = [v if t.dim() else v for v, t in zip(vals, ts)]
+    return _batched(W(fn)(vals, _shift(d, r)), lv)
+
+
+def _split(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    if not b:
+        return _fallback(fn, lv, args, kwargs)
+    d = kwargs.get("dim", args[2] if len(args) > 2 else 0)
+    a2 = [v, args[1] if len(args) > 1 else kwargs.get("split_size_or_sections",
+                                                      kwargs.get("chunks",
+                                                                 kwargs.get("split_size")))]
+    return _out(W(fn)(*a2, dim=_shift(d, x.dim())), lv)
+
+
+def _gather(fn, lv, args, kwargs):
+    x, d, idx = args[0], kwargs.get("dim", args[1] if len(args) > 1 else None), \
+        kwargs.get("index", args[2] if len(args) > 2 else None)
+    r = x.dim()
+    if fn.__name__ == "index_select":
+        vi, bi = _un(idx, lv)
+        vx = _expand_to(x, lv)
+        dd = _shift(d, r)
+        if not bi:
+            return _batched(W(fn)(vx, dd, vi), lv)
+        # a batched index: gather with the index broadcast over the other dims
+        shape = list(vx.shape)
+        k = vi.shape[-1] if vi.dim() > 1 else 1
+        vi = vi.reshape((shape[0],) + (1,) * (dd - 1) + (k,) + (1,) * (len(shape) - dd - 1))
+        shape[dd] = k
+        return _batched(W(_gather_fn)(vx, dd, vi.expand(*shape)), lv)
+    vx = _expand_to(x, lv)
+    vi = _expand_to(idx, lv)
+    return _batched(W(fn)(vx, _shift(d, r), vi), lv)
+
+
+def _like(fn, lv, args, kwargs):
+    """*_like creation: the value's *_like (random ones follow vmap's randomness)."""
+    if fn in _RANDOM:
+        mode = _randomness()
+        if mode == "error":
+            raise RuntimeError(RANDOM_ERROR)
+        if mode == "same":
+            x = args[0]
+            return W(fn)(zeros(tuple(x.shape), dtype=x.dtype), *args[1:], **kwargs)
+    return _pointwise(fn, lv, args, kwargs)
+
+
+def _random_creation(fn):
+    """rand/randn/... inside vmap: per randomness, an error, one draw, or one per sample."""
+    def dispatch(*args, **kwargs):
+        if not LEVELS:
+            return fn(*args, **kwargs)
+        lv = _top(args, kwargs)
+        if lv is None and _STATE["raw"]:        # a rule's call on values
+            return fn(*args, **kwargs)
+        mode = _randomness()
+        if mode == "error":
+            raise RuntimeError(RANDOM_ERROR)
+        if lv is not None:
+            if mode == "same" and fn.__name__ == "dropout" and not kwargs.get("inplace"):
+                x = args[0]         # one mask for every sample: drawn on the logical shape
+                mask = fn(ones_like(zeros(tuple(x.shape), dtype=x.dtype)), *args[1:],
+                          **kwargs)
+                return x * mask
+            if mode == "same" and fn not in RULES:
+                raise RuntimeError("Vmap does not currently support same randomness with a "
+                                   "batched tensor input. Please file an issue with functorch")
+            _STATE["raw"] += 1
+            try:
+                if mode == "same" and fn in RULES:
+                    return _like(fn, lv, args, kwargs)
+                return _pointwise(fn, lv, args, kwargs)
+            finally:
+                _STATE["raw"] -= 1
+        if mode == "same":
+            return fn(*args, **kwargs)
+        ident, size, _ = LEVELS[-1]
+        if fn.__name__ in ("rand", "randn"):
+            shape = kwargs.pop("size", None) or _shape_args((None,) + args, {})
+            return _batched(fn((size,) + tuple(shape), **kwargs), ident)
+        outs = [fn(*args, **kwargs) for _ in range(size)]
+        return _batched(W(_stack)(outs), ident)
+    dispatch.__name__ = fn.__name__
+    dispatch.__wrapped__ = fn
+    dispatch._vmap_dispatch = True
+    return dispatch
+
+
+def _cross_entropy(fn, lv, args, kwargs):
+    names = ("input", "target", "weight", "size_average", "ignore_index", "reduce",
+             "reduction", "label_smoothing")
+    kw = dict(zip(names, args))
+    kw.update(kwargs)
+    x, tgt = kw.pop("input"), kw.pop("target")
+    red = kw.pop("reduction", "mean")
+    if kw.get("size_average") is not None or kw.get("reduce") is not None:
+        return _fallback(fn, lv, args, kwargs)
+    kw.pop("size_average", None)
+    kw.pop("reduce", None)
+    w = kw.get("weight")
+    if type(w) is BatchedTensor and w._level == lv:
+        return _fallback(fn, lv, args, kwargs)
+    vx = _expand_to(x, lv)
+    vt = _expand_to(tgt, lv)
+    probs = tgt.dtype.is_floating_point
+    if x.dim() == 2:
+        vx = vx.transpose(1, 2)          # (B, C, N): N as a spatial dim
+        if probs:
+            vt = vt.transpose(1, 2)
+    elif x.dim() != 1:
+        return _fallback(fn, lv, args, kwargs)
+    loss = W(fn)(vx, vt, reduction="none", **kw)
+    if red == "none":
+        return _batched(loss, lv)
+    if x.dim() == 1:
+        if red == "mean" and w is not None and not probs:
+            ww = W(_index_select)(w, 0, vt.reshape(-1)).reshape(vt.shape)
+            loss = loss / ww
+        return _batched(loss, lv)
+    total = loss.sum(1)
+    if red == "sum":
+        return _batched(total, lv)
+    if probs:
+        return _batched(total / loss.shape[1], lv)
+    ig = kw.get("ignore_index", -100)
+    keep = vt != ig
+    if w is None:
+        den = keep.sum(1).to(loss.dtype)
+    else:
+        safe = W(_where)(keep, vt, 0)
+        ww = W(_index_select)(w, 0, safe.reshape(-1)).reshape(safe.shape)
+        den = (ww * keep).sum(1)
+    return _batched(total / den, lv)
+
+
+def _nll_loss(fn, lv, args, kwargs):
+    return _cross_entropy(fn, lv, args, kwargs)
+
+
+def _pointwise_loss(fn, lv, args, kwargs):
+    names = ("input", "target", "size_average", "reduce", "reduction")
+    kw = dict(zip(names, args))
+    kw.update(kwargs)
+    x, tgt = kw.pop("input"), kw.pop("target")
+    red = kw.pop("reduction", "mean")
+    if kw.pop("size_average", None) is not None or kw.pop("reduce", None) is not None:
+        return _fallback(fn, lv, args, kwargs)
+    r = max(x.dim(), tgt.dim())
+    loss = _pointwise(fn, lv, (x, tgt), dict(kw, reduction="none"))
+    if red == "none" or r == 0:
+        return loss
+    v = loss._value
+    dims = tuple(range(1, r + 1))
+    return _batched(v.mean(dims) if red == "mean" else v.sum(dims), lv)
+
+
+def _autograd_grad(fn, lv, args, kwargs):
+    names = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph")
+    kw = dict(zip(names, args))
+    kw.update(kwargs)
+    outs = kw.pop("outputs")
+    ins = kw.pop("inputs")
+    gos = kw.pop("grad_outputs", None)
+    single_out = isinstance(outs, Tensor)
+    outs = [outs] if single_out else list(outs)
+    single_in = isinstance(ins, Tensor)
+    ins = [ins] if single_in else list(ins)
+    if gos is None:
+        gos = [None] * len(outs)
+    elif isinstance(gos, Tensor):
+        gos = [gos]
+    vo, vg = [], []
+    for o, g in zip(outs, gos):
+        v, b = _un(o, lv)
+        vo.append(v)
+        if g is None:
+            g = W(ones_like)(o)
+        gv, gb = _un(g, lv)
+        if not gb and b:
+            gv = gv.unsqueeze(0).expand(*v.shape)
+        vg.append(gv)
+    vi = [_un(i, lv) for i in ins]
+    got = W(fn)(vo, [v for v, _ in vi], vg, **kw)
+    res = tuple(None if g is None else (_batched(g, lv) if b else g)
+                for g, (_, b) in zip(got, vi))
+    return res
+
+
+def _make_dual(fn, lv, args, kwargs):
+    p, t = args[0], args[1]
+    vp = _expand_to(p, lv)
+    vt = _expand_to(t, lv)
+    return _batched(W(fn)(vp, vt, *args[2:], **kwargs), lv)
+
+
+def _unpack(fn, lv, args, kwargs):
+    v, _ = _un(args[0], lv)
+    p, t = W(fn)(v, *args[1:], **kwargs)
+    return _out(p, lv), (None if t is None else _batched(t, lv))
+
+
+# ---- the tables -----------------------------------------------------------------------------
+_RANDOM = set()
+
+
+def _build():
+    """Fill RULES, WRAP and BatchedTensor's methods (once, on the first vmap)."""
+    # the whole op surface, nn (a lazy subpackage) included: loaded when the first vmap runs
+    import ember as E
+    from ..nn import functional as F
+    from ..ops import activation, arith, binary, logical, unary, special
+    global _amax, _amin, _mm_fn, _mul, _add, _stack, _squeeze_fn, _gather_fn, _index_select
+    global _where
+    _amax, _amin, _mm_fn, _mul, _add = E.amax, E.amin, E.matmul, E.mul, E.add
+    _stack, _squeeze_fn, _gather_fn, _index_select = E.stack, E.squeeze, E.gather, \
+        E.index_select
+    _where = E.where
+    T = Tensor
+
+    def both(name):
+        out = []
+        for ns in (E, T, F):
+            f = getattr(ns, name, None)
+            if isinstance(f, types.FunctionType) and f not in out:
+                out.append(f)
+        return out
+
+    def put(names, rule):
+        for n in names.split() if isinstance(names, str) else names:
+            for f in both(n):
+                RULES[f] = rule
+
+    pw = []
+    for m in (unary, arith, binary, logical, activation, special):
+        pw += [n for n in getattr(m, "__all__", ()) if n not in ("where",)]
+    pw += ("add_ sub_ mul_ div_ pow_ neg_ where clamp clamp_ clip masked_fill masked_fill_ "
+           "detach clone contiguous float double half int long bool to type_as zero_ fill_ "
+           "copy_ __add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ "
+           "__pow__ __rpow__ __neg__ __abs__ __pos__ __eq__ __ne__ __lt__ __le__ __gt__ "
+           "__ge__ __and__ __or__ __xor__ __invert__ __mod__ __floordiv__ __rfloordiv__ "
+           "__rmod__ __iadd__ __isub__ __imul__ __itruediv__ _rsub _rdiv _rpow "
+           "relu gelu sigmoid tanh silu softplus elu leaky_relu hardtanh relu6 selu "
+           "logsigmoid mish hardswish hardsigmoid softsign tanhshrink "
+           "zeros_like ones_like empty_like full_like requires_grad_ conj "
+           "abs exp log sqrt sin cos is_floating_point is_complex is_signed is_tensor "
+           "get_device type element_size is_contiguous").split()
+    pw += [n for n in vars(T) if n.startswith("__r") and n.endswith("__")
+           and n not in ("__rmatmul__", "__repr__", "__reduce__", "__reduce_ex__",
+                         "__reversed__")]
+    put(pw, _pointwise)
+    put("sum mean nansum nanmean prod amax amin logsumexp all any argmax argmin count_nonzero "
+        "max min", _reduction(1))
+    for n in ("prod", "argmax", "argmin", "max", "min"):
+        for f in both(n):
+            RULES[f] = _reduction(1, tuple_ok=False)
+    put("var std var_mean std_mean", _reduction(1))
+    put("norm", _reduction(2))
+    put("softmax log_softmax softmin cumsum cumprod logcumsumexp", _reduction(1, False))
+    put("matmul mm bmm mv __matmul__", _matmul)
+    put("__rmatmul__", lambda fn, lv, args, kwargs: _matmul(fn, lv, args[1::-1], {}))
+    put("dot vdot inner", _dot)
+    put("outer ger", _outer)
+    put("addmm", _addmm)
+    put("linear", _linear)
+    put("einsum", _einsum_fix)
+    put("view reshape", _reshape)
+    put("view_as reshape_as expand_as", _as)
+    put("flatten", _flatten)
+    put("unflatten select narrow unbind", _dims_rule(1))
+    put("movedim moveaxis", _dims_rule(1, 2))
+    put("unsqueeze", _dims_rule(1, new_rank=1))
+    put("flip", _dims_rule(1))
+    put("permute", _permute)
+    put("transpose swapaxes swapdims", _transpose)
+    put("t", _t)
+    put("squeeze", _squeeze)
+    put("expand", _expand)
+    put("__getitem__", _getitem)
+    put("__setitem__", _setitem)
+    put("sort argsort msort", _dimop(1, -1))
+    put("topk", _dimop(2, -1))
+    put("cummax cummin", _dimop(1, None))
+    put("normalize", _dimop(2, 1))
+    put("new_zeros new_ones new_empty new_full new_tensor", _new)
+    put("layer_norm", _layer_norm)
+    put("repeat", _repeat)
+    put("cat concat concatenate stack", _join)
+    put("split chunk tensor_split", _split)
+    put("gather index_select", _gather)
+    put("cross_entropy nll_loss", _cross_entropy)
+    put("mse_loss l1_loss", _pointwise_loss)
+    RULES[_autograd.grad] = _autograd_grad
+    RULES[_fad.make_dual_at] = _make_dual
+    RULES[_fad.make_dual] = _make_dual
+    RULES[_fad.unpack_at] = _unpack
+    RULES[_fad.unpack_dual] = _unpack
+    for n in ("rand_like", "randn_like", "randint_like"):
+        for f in both(n):
+            RULES[f] = _like
+            _RANDOM.add(f)
+    for ns, n in ((T, "__getitem__"),):
+        RULES[getattr(ns, n)] = _getitem
+    # dispatchers: random creation first, then every op function reachable from the public
+    # namespaces and Tensor's methods
+    for n in ("rand randn randint normal bernoulli multinomial poisson randperm rand_like "
+              "randn_like randint_like dropout alpha_dropout feature_alpha_dropout dropout1d "
+              "dropout2d dropout3d uniform_ normal_ bernoulli_ random_ exponential_ "
+              "cauchy_ log_normal_ geometric_").split():
+        for f in both(n):
+            if f not in WRAP:
+                WRAP[f] = _random_creation(f)
+    namespaces = [E, F, E.special, E.linalg, E.fft, _autograd, _fad]
+    for ns in namespaces:
+        for n, f in vars(ns).items():
+            if isinstance(f, types.FunctionType) and not n.startswith("__"):
+                W(f)
+    for n, f in list(vars(T).items()):
+        if n in _SKIP or not isinstance(f, types.FunctionType):
+            continue
+        if n.startswith("_") and not n.startswith("__"):
+            continue
+        setattr(BatchedTensor, n, _method(W(f)))
+
+
+def _method(d):
+    def m(self, *args, **kwargs):
+        return d(self, *args, **kwargs)
+    m.__name__ = d.__name__
+    return m
+
+
+# ---- swapping module globals while a vmap runs ----------------------------------------------
+def _collect():
+    mods = {n for n in sys.modules if n == "ember" or n.startswith("ember.")}
+    if _STATE["mods"] == mods:
+        return
+    _SWAPS.clear()
+    for n in sorted(mods):
+        m = sys.modules[n]
+        if m is None or n == "ember.func._batching":
+            continue
+        on = {k: WRAP[f] for k, f in list(vars(m).items())
+              if isinstance(f, types.FunctionType) and f in WRAP}
+        if on:
+            _SWAPS.append((m, on, {k: f.__wrapped__ for k, f in on.items()}))
+    # Tensor's op methods too: a plain tensor's method may be given a batched argument
+    on = {k: WRAP[f] for k, f in list(vars(Tensor).items())
+          if isinstance(f, types.FunctionType) and f in WRAP and k not in _SKIP
+          and not (k.startswith("_") and not k.startswith("__"))}
+    _SWAPS.append((Tensor, on, {k: f.__wrapped__ for k, f in on.items()}))
+    _STATE["mods"] = mods
+
+
+def _put(o, names):
+    if isinstance(o, type):
+        for k, f in names.items():
+            setattr(o, k, f)
+    else:
+        vars(o).update(names)
+
+
+_SKIP = {"__init__", "__new__", "__repr__", "__str__", "__hash__", "__bool__", "item",
+         "tolist", "numpy", "__len__", "__iter__", "dim", "size", "numel", "__float__",
+         "__int__", "__index__", "__reduce_ex__", "__deepcopy__", "__getstate__",
+         "__setstate__", "__array__", "__format__", "__dir__", "__torch_function__",
+         "_wrap_dim", "__array_wrap__", "__contains__", "__dlpack__", "__array_priority__",
+         "__init_subclass__", "__class_getitem__", "data_ptr", "stride", "storage_offset",
+         "untyped_storage", "storage", "_tensor_hooks",
+         "_extra", "__reversed__", "__setattr__", "__getattribute__", "__delattr__",
+         "__copy__", "__sizeof__"}
+
+
+def enter():
+    if not WRAP:
+        _build()
+    if _STATE["depth"] == 0:
+        _collect()
+        for o, on, _ in _SWAPS:
+            _put(o, on)
+    _STATE["depth"] += 1
+
+
+def leave():
+    _STATE["depth"] -= 1
+    if _STATE["depth"] == 0:
+        for o, _, off in _SWAPS:
+            _put(o, off)
+
+
+def push_level(size, randomness):
+    _ids[0] += 1
+    LEVELS.append([_ids[0], size, randomness])
+    return _ids[0]
+
+
+def pop_level(ident):
+    LEVELS[:] = [lv for lv in LEVELS if lv[0] != ident]
+
+
+def wrap_input(x, d, lv):
+    if d != 0:
+        x = x.movedim(d, 0)
+    return _batched(x, lv)
+
+
+def unwrap_output(o, d, lv, size):
+    """o (a function's output) with level lv's batch dim at d."""
+    v, b = _un(o, lv)
+    if not b:
+        v = v.unsqueeze(0).expand(size, *v.shape)
+    if d != 0:
+        v = v.movedim(0, d)
+    return v
+
+
+def level_of(t):
+    return t._level if type(t) is BatchedTensor else None
