@@ -239,6 +239,26 @@ def propagate(node, xs, out):
                     set_tangent(o, lv, r)
         elif res is not None:
             set_tangent(out, lv, res)
+    _share_with_saved(node, out)
+
+
+def _share_with_saved(node, out):
+    """A node saves its outputs as separate tensors on the same memory (so that they do not
+    keep their own node alive); those get the outputs' tangents too, as torch's saved
+    variables keep an output's forward grad, so that a backward through the node run under a
+    dual level (forward-over-reverse: jvp of grad, jacfwd(jacrev), hessian) sees them."""
+    outs = [(o._data, o._x.get("fw")) for o in (out if type(out) is list else (out,))
+            if o is not None and o._x and o._x.get("fw")]
+    if not outs:
+        return
+    for name in node._saved_names:
+        s = getattr(node, name, None)
+        if not isinstance(s, Tensor):
+            continue
+        for data, fw in outs:
+            if s._data is data and (not s._x or s._x.get("fw") is not fw):
+                for lv, tan in fw.items():
+                    set_tangent(s, lv, tan)
 
 
 def jvp_not_implemented(node):

@@ -186,6 +186,7 @@ def _jvp_structure_check(primals, tangents, name="jvp"):
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     pl, ps, tl = _jvp_structure_check(primals, tangents)
+    keep = _needs_graph(pl + tl)        # (before this level opens: only outer transforms count)
     lv = forward.open_level()
     try:
         duals = [make_dual_at(p, t, lv) for p, t in zip(pl, tl)]
@@ -209,6 +210,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             to.append(t)
     finally:
         forward.close_level(lv)
+    po, to = [_plain(t, keep) for t in po], [_plain(t, keep) for t in to]
     res = (_tree.unflatten(po, ospec), _tree.unflatten(to, ospec))
     return res + (aux,) if has_aux else res
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as D
-from ..autograd.forward import LEVELS, dual
+from ..autograd.forward import LEVELS, dual, set_tangent
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 
@@ -296,6 +296,9 @@ def saved_output(node, saved, nr=0):
     t._requires_grad = True
     t._grad_fn = node
     t._output_nr = nr
+    if saved._x and saved._x.get("fw"):        # its forward grads (Note [Forward AD])
+        for lv, tan in saved._x["fw"].items():
+            set_tangent(t, lv, tan)
     return t
 
 
