@@ -629,3 +629,37 @@ def test_in_place_scans_of_empty_bool_tensors_count_a_write():
         return out
     same(program)
     check_error(lambda L: L.zeros((2, 0, 1), dtype=L.bool).cumsum_(5))
+
+
+# ---------------------------------------------------------------- hooks and the engine's order
+
+
+def test_a_tensor_hook_sees_none_for_an_output_of_its_node_that_got_no_gradient():
+    def program(L):
+        seen = []
+        x = L.tensor([[0.25, 4.0], [0.75, 2.0]], requires_grad=True)
+        a, b = x.unbind(1)
+        a.register_hook(lambda g: seen.append(("a", None if g is None else g.tolist())))
+        b.register_hook(lambda g: seen.append(("b", g.tolist())))
+        b.sum().backward()
+        c, d = x.unbind(0)
+        c.register_hook(lambda g: seen.append(("c", g.tolist())))      # a zero gradient
+        (c.sign().sum() + d.sum()).backward()
+        seen.append(x.grad.tolist())
+        return seen
+    same(program)
+    # torch calls it with None: a hook that does not expect None fails, as in torch
+    def hooked_chunk(L):
+        x = L.ones(3, 2, requires_grad=True)
+        t = x.chunk(3, -1)
+        t[0].register_hook(lambda g: g * 2)
+        return L.autograd.grad(t[1].sum(), [x])
+    check_error(hooked_chunk)
+    check_error(lambda L: (lambda t: (t[0].register_hook(lambda g: L.ones(2)),
+                                      t[1].sum().backward()))(
+        L.ones(2, 2, requires_grad=True).unbind(0)))
+
+
+def test_autograd_grad_refuses_empty_inputs():
+    for inputs in ([], ()):
+        check_error(lambda L: L.autograd.grad(L.ones(2, requires_grad=True).sum(), inputs))

@@ -149,7 +149,8 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
             if type(node) is NotImplementedBackward:
                 node.apply(grad)    # (torch runs it all the same, and it raises)
             edges = zip(node.next_functions, _NONES)
-        elif grad is ZERO or node._n_outputs != 1 and (grad := _drop_zeros(grad)) is ZERO:
+        elif grad is ZERO or node._n_outputs != 1 and \
+                (grad := _drop_zeros(grad, node)) is ZERO:
             # Note [Zero gradients]: ZERO passes on without running the node
             edges = zip(node.next_functions, _ZEROS)
         else:
@@ -287,13 +288,19 @@ _NONES = itertools.repeat(None)
 _ZEROS = itertools.repeat(ZERO)
 
 
-def _drop_zeros(grads):
+def _drop_zeros(grads, node):
     """A multi-output node's gradients with ZERO read as None; ZERO itself when some are ZERO
-    and none is a real gradient (Note [Zero gradients])."""
+    and none is a real gradient (Note [Zero gradients]). A node with tensor hooks gets zeros
+    instead: its hooks see a zero gradient where torch's do, and None only where torch's do."""
     if not any(g is ZERO for g in grads):
         return grads
     if all(g is None or g is ZERO for g in grads):
         return ZERO
+    if node._hooks is not None and "tensor_pre" in node._hooks:
+        arrays = isinstance(next(g for g in grads if g is not None and g is not ZERO),
+                            np.ndarray)
+        return [_materialize(node._meta[nr], arrays) if g is ZERO else g
+                for nr, g in enumerate(grads)]
     return [None if g is ZERO else g for g in grads]
 
 
@@ -455,10 +462,11 @@ def _hooked(node, hooks, grad, arrays, retain_graph, pre_done):
 def _tensor_pre_hooks(hooks, grads):
     """The hooks registered on a node's output tensors (and retain_grad), on its gradients."""
     for nr, fn in hooks.get("tensor_pre", ()):
-        if grads[nr] is not None:
-            out = fn(grads[nr])
-            if out is not None:
-                grads[nr] = checked_hook_result(fn, grads[nr], out)
+        out = fn(grads[nr])     # (None too: an output that got no gradient, as in torch)
+        if out is not None:
+            if grads[nr] is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            grads[nr] = checked_hook_result(fn, grads[nr], out)
     for nr, ref in hooks.get("retain", {}).items():
         t = ref()
         if t is not None and grads[nr] is not None:
