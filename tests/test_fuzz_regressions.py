@@ -655,11 +655,14 @@ def test_a_tensor_hook_sees_none_for_an_output_of_its_node_that_got_no_gradient(
         t[0].register_hook(lambda g: g * 2)
         return L.autograd.grad(t[1].sum(), [x])
     check_error(hooked_chunk)
-    check_error(lambda L: (lambda t: (t[0].register_hook(lambda g: L.ones(2)),
-                                      t[1].sum().backward()))(
-        L.ones(2, 2, requires_grad=True).unbind(0)))
+
+    def replacing_none(L):
+        t = L.ones(2, 2, requires_grad=True).unbind(0)
+        t[0].register_hook(lambda g: L.ones(2))
+        t[1].sum().backward()
+    check_error(replacing_none)
 
 
 def test_autograd_grad_refuses_empty_inputs():
-    for inputs in ([], ()):
-        check_error(lambda L: L.autograd.grad(L.ones(2, requires_grad=True).sum(), inputs))
+    check_error(lambda L: L.autograd.grad(L.ones(2, requires_grad=True).sum(), []))
+    check_error(lambda L: L.autograd.grad(L.ones(2, requires_grad=True).sum(), ()))
