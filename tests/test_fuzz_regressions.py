@@ -666,3 +666,34 @@ def test_a_tensor_hook_sees_none_for_an_output_of_its_node_that_got_no_gradient(
 def test_autograd_grad_refuses_empty_inputs():
     check_error(lambda L: L.autograd.grad(L.ones(2, requires_grad=True).sum(), []))
     check_error(lambda L: L.autograd.grad(L.ones(2, requires_grad=True).sum(), ()))
+
+
+def test_a_not_implemented_node_raises_before_the_leaves_after_it_get_their_gradient():
+    def program(L):
+        out = []
+        for variant in range(4):
+            x = L.tensor([0.5, 0.25], requires_grad=True)
+            w = L.tensor([2.0, -2.0], requires_grad=True)
+            f = (x + x) // 1                    # NotImplemented: runs as soon as it is ready
+            y = (f * w, w * f, f ** w, f * (w * 1))[variant]
+            try:
+                y.sum().backward()
+            except RuntimeError as e:
+                out.append(str(e))
+            out.append((x.grad, None if w.grad is None else w.grad.tolist()))
+        return out
+    same(program)
+
+
+def test_leaves_get_their_gradients_in_torchs_order():
+    def program(L):
+        seen = []
+        x = [L.tensor([1.0, 2.0], requires_grad=True) for _ in range(4)]
+        for i, t in enumerate(x):
+            t.register_hook(lambda g, i=i: seen.append(i))
+        (x[1] + x[0]).sum().backward()              # (ready together: the first edge first)
+        _ = x[1] * 2                                # x[1] used where backward does not go
+        (x[2] * x[1] + x[3]).sum().backward()
+        ((x[0] + x[1]) * 2 + x[2] * 3 + x[3]).sum().backward()
+        return seen
+    same(program)

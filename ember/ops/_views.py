@@ -28,7 +28,8 @@ import numpy as np
 from ..autograd.forward import LEVELS, hidden, set_tangent, tangent, zeros_like_layout
 from ..autograd.grad_mode import STATE, inference_x
 from ..tensor import INFERENCE
-from ..autograd.graph import Node, bump_version, check_versions, use, init_node, vroot, ZERO
+from ..autograd.graph import (_ACC_SEQ, Node, bump_version, check_versions, use, init_node,
+                              vroot, ZERO)
 from ..dtypes import result_type, type_name
 from ..tensor import Tensor, wrap
 from ._args import can_cast, plain_operand
@@ -447,7 +448,7 @@ def inplace(self, result, overlap_ok=False):
         bump_version(self)
         _untracked(self)
         return self
-    stamp = node._seq
+    stamp = node._seq if node._seq != _ACC_SEQ else None   # (NotImplemented: a fresh one)
     root = vroot(self)
     for name in node._saved_names:
         saved = getattr(node, name, None)
