@@ -697,3 +697,46 @@ def test_leaves_get_their_gradients_in_torchs_order():
         ((x[0] + x[1]) * 2 + x[2] * 3 + x[3]).sum().backward()
         return seen
     same(program)
+
+
+# ---------------------------------------------------------------- matrix products, Bool
+
+
+@pytest.mark.parametrize("sa, sb", [((2, 3, 0), (2, 0, 2)), ((0, 3, 2), (0, 2, 2)),
+                                    ((2, 3, 2), (2, 2, 0)), ((2, 3, 2), (2, 2, 2))])
+@pytest.mark.parametrize("d1, d2", [("bool", "bool"), ("bool", "float32"), ("float32", "bool"),
+                                    ("float32", "float64"), ("bool", "int64")])
+def test_bmm_of_empty_operands_gives_zeros_of_mat2s_dtype_and_bool_refuses_first(sa, sb, d1,
+                                                                                  d2):
+    if 0 in sa + sb or d1 == d2 == "float32":
+        same(lambda L: repr(L.bmm(L.zeros(sa, dtype=getattr(L, d1)),
+                                  L.ones(sb, dtype=getattr(L, d2)))))
+    else:
+        check_error(lambda L: L.bmm(L.zeros(sa, dtype=getattr(L, d1)),
+                                    L.ones(sb, dtype=getattr(L, d2))))
+
+
+def test_mm_mv_matmul_of_empty_bool_operands_run():
+    same(lambda L: [repr(L.mm(L.zeros(3, 0, dtype=L.bool), L.zeros(0, 2, dtype=L.bool))),
+                    repr(L.mv(L.zeros(3, 0, dtype=L.bool), L.zeros(0, dtype=L.bool))),
+                    repr(L.zeros(2, 3, 0, dtype=L.bool) @ L.zeros(0, 2, dtype=L.bool))])
+    check_error(lambda L: L.mm(L.ones(3, 1, dtype=L.bool), L.ones(1, 2, dtype=L.bool)))
+    check_error(lambda L: L.mv(L.ones(3, 1, dtype=L.bool), L.ones(1, dtype=L.bool)))
+
+
+def test_bmm_of_empty_operands_of_two_dtypes_differentiates():
+    def program(L):
+        a = L.zeros(2, 3, 0, requires_grad=True)
+        b = L.ones(2, 0, 2, dtype=L.float64, requires_grad=True)
+        r = L.bmm(a, b)
+        r.sum().backward()
+        return repr(r), repr(a.grad), repr(b.grad)
+    same(program)
+
+
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_div_with_a_rounding_mode_refuses_bool(mode):
+    check_error(lambda L: L.tensor([True, False]).div(L.tensor([True, True]), rounding_mode=mode))
+    check_error(lambda L: L.tensor([True]).div(True, rounding_mode=mode))
+    check_error(lambda L: L.zeros(0, dtype=L.bool).div(L.zeros(0, dtype=L.bool),
+                                                        rounding_mode=mode))

@@ -437,6 +437,9 @@ def _div_rounding(input, other, o, mode, node=True):
     if mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{mode}'")
+    if input._data.dtype.kind == "b" and (type(other) is bool if o is None else
+                                          o._data.dtype.kind == "b"):
+        raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
     x, y = operands(input, other)
     try:
         empty = 0 in np.broadcast_shapes(np.shape(x), np.shape(y))
