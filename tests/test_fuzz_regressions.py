@@ -740,3 +740,25 @@ def test_div_with_a_rounding_mode_refuses_bool(mode):
     check_error(lambda L: L.tensor([True]).div(True, rounding_mode=mode))
     check_error(lambda L: L.zeros(0, dtype=L.bool).div(L.zeros(0, dtype=L.bool),
                                                         rounding_mode=mode))
+
+
+# ---------------------------------------------------------------- NumPy's warnings stay inside
+
+
+def test_scans_and_nansum_on_infinities_let_no_runtime_warning_out():
+    import warnings
+
+    def program(L):
+        inf = float("inf")
+        x = L.tensor([[-1.5, 1.0, 0.0, inf], [inf, -inf, float("nan"), 2.0]], dtype=L.float64,
+                     requires_grad=True)
+        out = [x.cumprod(-1), x.cumsum(1), x.nansum(), x.nansum(1, keepdim=True),
+               x.nanmean(1), x.prod(1), L.tensor([1, 2]).nansum()]
+        sum(o.sum() for o in out[:-1]).backward()
+        out.append(x.grad)
+        x.cumsum(1).backward(L.tensor([[inf, -inf, inf, -inf]] * 2, dtype=L.float64))
+        return [repr(o) for o in out] + [repr(x.grad)]
+    with warnings.catch_warnings(record=True) as caught:     # (ember's own filter stays)
+        same(program)
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning) and
+                "ember" not in w.filename and "torch" not in w.filename], caught

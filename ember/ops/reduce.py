@@ -229,8 +229,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
     dims, axis = _red_dims(dim, x.ndim)
     if x.dtype.kind in "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    res = wrap(np.asarray(np.nansum(x, axis=axis, dtype=_sum_dtype(x, dtype, input),
-                                    keepdims=keepdim and x.ndim > 0)))
+    # (ufunc.reduce from here, not np.nansum: its RuntimeWarnings, inf + -inf, would come
+    # from a NumPy module, past ember's warning filter)
+    xz = np.where(np.isnan(x), 0, x) if x.dtype.kind == "f" else x
+    res = wrap(np.asarray(np.add.reduce(xz, axis=axis, dtype=_sum_dtype(x, dtype, input),
+                                        keepdims=keepdim and x.ndim > 0)))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NansumBackward0()
         node._saved_self = input
@@ -335,9 +338,9 @@ def _prod_others(x, axis):
     (exact with zeros: products of exclusive prefix and suffix)."""
     n = x.shape[axis]
     ones = np.ones_like(np.take(x, [0], axis))
-    pre = np.concatenate([ones, np.cumprod(np.take(x, range(n - 1), axis), axis)], axis)
+    pre = np.concatenate([ones, np.multiply.accumulate(np.take(x, range(n - 1), axis), axis)], axis)
     rx = np.flip(x, axis)
-    suf = np.concatenate([ones, np.cumprod(np.take(rx, range(n - 1), axis), axis)], axis)
+    suf = np.concatenate([ones, np.multiply.accumulate(np.take(rx, range(n - 1), axis), axis)], axis)
     return pre * np.flip(suf, axis)
 
 

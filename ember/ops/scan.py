@@ -34,7 +34,7 @@ def _rev_cumsum(input, dim):
     if x.ndim == 0:
         res = wrap(x.copy())
     else:
-        res = wrap(np.flip(np.cumsum(np.flip(x, dim), dim), dim).copy())
+        res = wrap(np.flip(np.add.accumulate(np.flip(x, dim), dim), dim).copy())
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = _RevCumsumBackward()
         node._saved_dim = dim
@@ -58,7 +58,7 @@ def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
-    res = wrap(np.cumsum(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    res = wrap(np.add.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumsumBackward0()
         node._saved_dim = d
@@ -80,12 +80,12 @@ def _cumprod_grad_zeros(x, g, out, d):
             zs = np.flatnonzero(xr == 0)
             z = zs[0] if len(zs) else n
             if z:
-                res[r, :z] = np.cumsum((gr * orow)[:z][::-1])[::-1] / xr[:z].conj()
+                res[r, :z] = np.add.accumulate((gr * orow)[:z][::-1])[::-1] / xr[:z].conj()
             if z < n:                # terms from a second zero on vanish
                 end = zs[1] if len(zs) > 1 else n
                 before = orow[z - 1] if z else 1
-                w = np.concatenate([[1], np.cumprod(xr[z + 1:end])]).conj()
-                res[r, z] = before * np.sum(gr[z:end] * w)
+                w = np.concatenate([[1], np.multiply.accumulate(xr[z + 1:end])]).conj()
+                res[r, z] = before * np.add.reduce(gr[z:end] * w)
     return _unrows(res, x, d, n)
 
 
@@ -141,7 +141,7 @@ def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
-    res = wrap(np.cumprod(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    res = wrap(np.multiply.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumprodBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
