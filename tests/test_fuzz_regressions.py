@@ -762,3 +762,33 @@ def test_scans_and_nansum_on_infinities_let_no_runtime_warning_out():
         same(program)
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning) and
                 "ember" not in w.filename and "torch" not in w.filename], caught
+
+
+# ---------------------------------------------------------------- scalar first operands, pow
+
+
+def test_a_float_scalar_first_operand_keeps_double_precision_with_a_float64_tensor():
+    def program(L):
+        t = L.tensor([1.0, 2.0], dtype=L.float64)
+        return [(str(r.dtype), r.tolist()) for r in
+                (1.62 % t, 1.62 // t, 1.62 / t, L.rsub(t, 1.62), L.remainder(1.62, t),
+                 1.62 % L.tensor(3.0, dtype=L.float64), 1.62 % L.tensor([1, 2]),
+                 1.62 % t.float(), L.remainder(1.62, t.half()))]
+    same(program)
+
+
+def test_pow_gradient_is_zero_where_the_exponent_is_zero_whatever_the_incoming_gradient():
+    def program(L):
+        nan, inf = float("nan"), float("inf")
+        g = L.tensor([[nan, inf, 1.0, 1.0], [nan, nan, 2.0, inf]], dtype=L.float64)
+        out = []
+        for exponent in (L.tensor([[0.0, 0.0, 1.0, 2.0], [0.0, 1.0, 0.0, 2.0]],
+                                  dtype=L.float64, requires_grad=True), L.tensor(0.0), 0):
+            b = L.tensor([[inf, 0.5, nan, -1.5], [0.0, 0.25, 3.95, 0.0]], dtype=L.float64,
+                         requires_grad=True)
+            (b ** exponent).backward(g)
+            out.append(repr(b.grad))
+            if isinstance(exponent, L.Tensor) and exponent.requires_grad:
+                out.append(repr(exponent.grad))
+        return out
+    same(program)
