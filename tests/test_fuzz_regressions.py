@@ -792,3 +792,17 @@ def test_pow_gradient_is_zero_where_the_exponent_is_zero_whatever_the_incoming_g
                 out.append(repr(exponent.grad))
         return out
     same(program)
+
+
+def test_a_refused_view_refuses_backward_grad_and_hooks_with_torchs_error():
+    def base_written(L):
+        x = L.tensor([1.5, -2.0], requires_grad=True)
+        parts = x.cummin(-1)[0].chunk(2, -1)
+        parts[0].detach().fill_(-3)
+        return x, parts[0]
+    for use in (lambda L, x, v: v.backward(L.tensor([-1.5])),
+                lambda L, x, v: L.autograd.grad(v.sum(), [x]),
+                lambda L, x, v: L.autograd.grad(v, [x], L.ones(1)),
+                lambda L, x, v: v.register_hook(print),
+                lambda L, x, v: v.retain_grad()):
+        check_error(lambda L, use=use: use(L, *base_written(L)))

@@ -330,6 +330,15 @@ class _RefusedView(Node):
     def _uses(self):
         raise RuntimeError(self._message)
 
+    # backward from the view, autograd.grad through it, its hooks: torch's refusal too
+    @property
+    def _hooks(self):
+        raise RuntimeError(self._message)
+
+    @property
+    def next_functions(self):
+        raise RuntimeError(self._message)
+
 
 def _refuse(v):
     x = v._x
