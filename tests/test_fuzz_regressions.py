@@ -806,3 +806,36 @@ def test_a_refused_view_refuses_backward_grad_and_hooks_with_torchs_error():
                 lambda L, x, v: v.register_hook(print),
                 lambda L, x, v: v.retain_grad()):
         check_error(lambda L, use=use: use(L, *base_written(L)))
+
+
+@pytest.mark.parametrize("op", ["max", "min", "cummax", "cummin", "sort", "topk", "median",
+                                "mode", "kthvalue", "nanmedian"])
+def test_the_saved_indices_of_max_sort_and_scans_refuse_a_write_and_a_second_backward(op):
+    call = {"max": lambda t: t.max(1), "min": lambda t: t.min(0, keepdim=True),
+            "cummax": lambda t: t.cummax(1), "cummin": lambda t: t.cummin(0),
+            "sort": lambda t: t.sort(1), "topk": lambda t: t.topk(2, 1),
+            "median": lambda t: t.median(1), "mode": lambda t: t.mode(1),
+            "kthvalue": lambda t: t.kthvalue(1, 1), "nanmedian": lambda t: t.nanmedian(1)}[op]
+
+    def x(L):
+        return L.tensor([[0.5, -1.0, 2.0], [3.0, 0.0, 1.0]], requires_grad=True)
+
+    def written(L):
+        v, i = call(x(L))
+        i.add_(0)
+        v.sum().backward()
+
+    def twice(L):
+        v, i = call(x(L))
+        v.sum().backward()
+        v.sum().backward()
+    check_error(written)
+    check_error(twice)
+
+    def retained(L):
+        t = x(L)
+        v, i = call(t)
+        v.sum().backward(retain_graph=True)
+        v.sum().backward()
+        return repr(t.grad), repr(i)
+    same(retained)

@@ -473,7 +473,11 @@ class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tens
 
 
 class MaxBackward0(Node):                    # derivatives.yaml: max.dim
-    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_indices", "_saved_self_sym_sizes")
+    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_indices", "_saved_self_sym_sizes",
+                 "_indices")
+    # _indices: the indices output, saved as torch saves it (a later in-place write to it,
+    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    _saved_names = ("_indices",)
 
     def apply(self, grad):
         return _select_backward(grad, self._saved_dim, self._saved_indices,
@@ -530,7 +534,7 @@ def _minmax(input, dim, keepdim, largest, out):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxBackward0() if largest else MinBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
-        node._saved_indices = indices._data
+        node._saved_indices, node._indices = indices._data, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     if out is not None:

@@ -200,7 +200,10 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
 
 
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
-    __slots__ = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+    __slots__ = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes", "_indices")
+    # _indices: the indices output, saved as torch saves it (a later in-place write to it,
+    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    _saved_names = ("_indices",)
 
     def apply(self, grad):
         if not self._saved_self_sym_sizes:
@@ -244,7 +247,7 @@ def _cumext(input, dim, largest):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
-        node._saved_dim, node._saved_indices = d, idx
+        node._saved_dim, node._saved_indices, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return (_RT.cummax if largest else _RT.cummin)((values, indices))
