@@ -826,7 +826,7 @@ def test_the_saved_indices_of_max_sort_and_scans_refuse_a_write_and_a_second_bac
         v.sum().backward()
 
     def twice(L):
-        v, i = call(x(L))
+        v, _ = call(x(L))
         v.sum().backward()
         v.sum().backward()
     check_error(written)

@@ -200,7 +200,7 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
 
 
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
-    __slots__ = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes", "_indices")
+    __slots__ = ("_indices", "_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
     # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
     _saved_names = ("_indices",)
