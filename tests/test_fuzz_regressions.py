@@ -839,3 +839,24 @@ def test_the_saved_indices_of_max_sort_and_scans_refuse_a_write_and_a_second_bac
         v.sum().backward()
         return repr(t.grad), repr(i)
     same(retained)
+
+
+def test_logcumsumexp_checks_the_dim_before_the_dtype():
+    check_error(lambda L: L.logcumsumexp(L.tensor([1, 2]), 3))
+    check_error(lambda L: L.logcumsumexp(L.tensor([True]), -2))
+    check_error(lambda L: L.logcumsumexp(L.tensor([1, 2]), 0))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+def test_filling_an_integer_tensor_with_a_value_that_requires_grad_records_it(dtype):
+    def program(L):
+        out = []
+        for write in (lambda t, w: t.fill_(w), lambda t, w: t.__setitem__(0, w),
+                      lambda t, w: t.__setitem__((0, 0), w),
+                      lambda t, w: t.__setitem__((slice(None), slice(1, None)), w),
+                      lambda t, w: t.__setitem__(0, L.ones(3, requires_grad=True))):
+            t = L.zeros(2, 3, dtype=getattr(L, dtype))
+            write(t, L.tensor(2.5, requires_grad=True))
+            out.append((t.tolist(), t.requires_grad, name(t)))
+        return out
+    same(program)

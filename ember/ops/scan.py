@@ -185,10 +185,10 @@ class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
 def logcumsumexp(input, dim=None, *, out=None, axis=None):
     dim = _required_dim("logcumsumexp", dim, axis)
     x = input._data
+    d = wrap_dim(dim, x.ndim)           # (torch checks the dim first)
     if x.dtype.kind != "f":
         raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
                                   f"'{type_name(x.dtype)}'")
-    d = wrap_dim(dim, x.ndim)
     with np.errstate(invalid="ignore"):
         res = wrap(np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy())
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
