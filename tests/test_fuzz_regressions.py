@@ -860,3 +860,17 @@ def test_filling_an_integer_tensor_with_a_value_that_requires_grad_records_it(dt
             out.append((t.tolist(), t.requires_grad, name(t)))
         return out
     same(program)
+
+
+def test_fill_writes_a_tensor_expanded_with_new_dims():
+    def program(L):
+        out = []
+        for src, shape in (([1.5], (2, 1)), ([[4]], (2, 1, 3)), (0.5, (3,))):
+            t = L.tensor(src)
+            t.expand(*shape).fill_(2)
+            out.append((repr(t), t._version))
+        t = L.tensor([-4]).expand(1, 3).unbind(-2)[0]
+        t.fill_(-1)
+        out.append(repr(t))
+        return out
+    same(program)

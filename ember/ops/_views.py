@@ -129,10 +129,15 @@ def _live_views(base):
 
 
 def _memory(arr):
-    """The array owning arr's buffer."""
-    while isinstance(arr.base, np.ndarray):
-        arr = arr.base
-    return arr
+    """The array owning arr's buffer (through as_strided's DummyArray too, which holds the
+    array it was made from as its base)."""
+    while True:
+        base = arr.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)
+            if not isinstance(base, np.ndarray):
+                return arr
+        arr = base
 
 
 def _positions(arr, mem):
