@@ -874,3 +874,20 @@ def test_fill_writes_a_tensor_expanded_with_new_dims():
         out.append(repr(t))
         return out
     same(program)
+
+
+@pytest.mark.parametrize("write", ["add_", "exp_", "view_fill_", "index_fill_"])
+def test_a_0d_result_saved_by_its_node_refuses_backward_after_a_write(write):
+    def program(L):
+        x = L.tensor(-0.5, requires_grad=True)
+        y = x.tanh()
+        if write == "add_":
+            y.add_(y)
+        elif write == "exp_":
+            y.exp_()
+        elif write == "view_fill_":
+            y.permute(()).fill_(1.0)
+        else:
+            y[()].nan_to_num_(-1.5, 0.75)
+        (y * 2).backward()
+    check_error(program)

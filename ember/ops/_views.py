@@ -595,10 +595,14 @@ def _alias_saved_outputs(t):
         if fn is None or not fn._saved_names:
             continue
         mem = holder._data
+        # (a 0-d result is saved as its own array: NumPy's ufuncs return a scalar, wrapped
+        # once for the output and once for the node)
+        scalar = mem.ndim == 0 and fn._n_outputs == 1
         for name in fn._saved_names:
             saved = getattr(fn, name, None)
             if isinstance(saved, Tensor) and saved is not holder and \
-                    saved._grad_fn is None and saved._data is mem:
+                    saved._grad_fn is None and (saved._data is mem or scalar and
+                                                name == "_saved_result"):
                 _alias(saved, holder, fn)
 
 
