@@ -891,3 +891,23 @@ def test_a_0d_result_saved_by_its_node_refuses_backward_after_a_write(write):
             y[()].nan_to_num_(-1.5, 0.75)
         (y * 2).backward()
     check_error(program)
+
+
+def test_a_recorded_write_through_a_detached_alias_regenerates_the_sources_views():
+    def program(L):
+        out = []
+        x = L.tensor([[0.25, -0.5], [-2.3, 0.25]], requires_grad=True)
+        v = x[-2, 1]
+        v.detach().floor_divide_(v)
+        out.append((name(v), v._version))
+        y = L.full((2,), 3.0, dtype=L.float64)
+        y.fill_(L.tensor(-1.5, dtype=L.float64, requires_grad=True))
+        u = y.unsqueeze(0)
+        y.detach().addcdiv_(L.tensor(-1.5, dtype=L.float64), y, value=-2)
+        out.append((name(u), name(y), u._version))
+        z = L.tensor(-3.0, requires_grad=True)
+        w = z[...]
+        w.detach().lerp_(z, 2.0)
+        out.append((name(w), w.tolist()))
+        return out
+    same(program)

@@ -552,6 +552,7 @@ def rebase(self, node, nr=0):
         if not isinstance(node._meta, list):
             node._meta = (self._data.shape, self._data.dtype)
         _regenerate(self)
+        _regenerate_source(self, self)
         return
     node._meta = (self._data.shape, self._data.dtype)
     cs = CopySlices()
@@ -568,6 +569,18 @@ def rebase(self, node, nr=0):
     base._requires_grad = True
     _link_view_node(self, base)
     _regenerate(base, self)
+    _regenerate_source(self, base)
+
+
+def _regenerate_source(t, base):
+    """t (or its base) is a detached alias of another family (x.detach()): the write bumped
+    that family's version too, so its views read their base anew, as after an untracked
+    write (torch regenerates them as AsStridedBackward0)."""
+    x = t._x
+    root = x.get("vroot") if x else None
+    if root is not None and root is not base and root._requires_grad and \
+            root._x is not None and "views" in root._x:
+        _regenerate(root)
 
 
 def _keep_saved(node, self):
