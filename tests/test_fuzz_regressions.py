@@ -911,3 +911,19 @@ def test_a_recorded_write_through_a_detached_alias_regenerates_the_sources_views
         out.append((name(w), w.tolist()))
         return out
     same(program)
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_index_copy_checks_in_torchs_order(case):
+    check_error([
+        lambda L: L.zeros(1, 2, 1).index_copy_(-1, L.tensor([0]), L.tensor([[5], [6]])),
+        lambda L: L.tensor([True, False, True]).index_copy_(-1, L.tensor([1, 2]), L.tensor(3)),
+        lambda L: L.zeros(2, 3, dtype=L.float64).index_copy_(0, L.tensor([1]), L.tensor([-2])),
+        lambda L: L.zeros(2, 1, dtype=L.bool).index_copy_(0, L.tensor([0, 1]),
+                                                          L.zeros(1, 1, dtype=L.bool)),
+        lambda L: L.zeros(2, 2).index_copy_(0, L.tensor([0, 1]), L.zeros(1, 2)),
+        lambda L: L.zeros(2, 2).index_copy_(0, L.tensor([0, 1]), L.zeros(1, 3)),
+        lambda L: L.zeros(2, 2).index_copy_(0, L.tensor([0, 1]), L.zeros(1, 3, dtype=L.float64)),
+        lambda L: L.zeros(2, 2).index_copy_(0, L.tensor([0]), L.tensor(1.0)),
+        lambda L: L.zeros(3).index_copy_(0, L.tensor([0, 1]), L.tensor([1.0])),
+    ][case])

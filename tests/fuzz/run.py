@@ -276,7 +276,9 @@ def _values_differ(a, b, signed_zeros=True):
     fin = ~(an | ai)
     af, bf = a[fin].astype(np.float64), b[fin].astype(np.float64)
     rtol, atol = TOL.get(a.dtype, (1e-5, 1e-6))
-    if a.dtype == np.float64 and af.size and np.array_equal(af.astype(np.float32), af):
+    with np.errstate(over="ignore"):        # (a float64 beyond float32's range: not one)
+        as32 = a.dtype == np.float64 and af.size and np.array_equal(af.astype(np.float32), af)
+    if as32:
         # every value is a float32 one: computed in float32 and converted (t.double()), so
         # it carries float32's last-digit differences (see TOL): float32's tolerance
         rtol, atol = TOL[np.dtype(np.float32)]
