@@ -927,3 +927,15 @@ def test_index_copy_checks_in_torchs_order(case):
         lambda L: L.zeros(2, 2).index_copy_(0, L.tensor([0]), L.tensor(1.0)),
         lambda L: L.zeros(3).index_copy_(0, L.tensor([0, 1]), L.tensor([1.0])),
     ][case])
+
+
+@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
+def test_in_place_scans_of_bool_check_the_dim_first_and_run_on_0d(op):
+    def program(L):
+        t = L.tensor(True)
+        getattr(t, op)(0)
+        return repr(t), t._version
+    same(program)
+    check_error(lambda L: getattr(L.tensor(True), op)(1))
+    check_error(lambda L: getattr(L.ones(1, 2, 2, dtype=L.bool), op)(-4))
+    check_error(lambda L: getattr(L.ones(2, dtype=L.bool), op)(0))

@@ -269,10 +269,10 @@ def _scan_(op, self, dim, dtype):
     if dtype is not None and dtype.np != x.dtype:
         raise RuntimeError(f"Bad in-place call: input tensor dtype {C_NAMES[x.dtype.name]} and "
                            f"output tensor dtype {C_NAMES[dtype.np.name]} should match")
-    if x.dtype.kind == "b":         # bool kernels: none (an empty tensor runs none)
-        if x.size:
+    if x.dtype.kind == "b":         # bool kernels: none (an empty or 0-d tensor runs none)
+        wrap_dim(dim, x.ndim)           # (torch checks the dim first)
+        if x.size and x.ndim:
             raise NotImplementedError(f"\"{op.__name__}_out_cpu\" not implemented for 'Bool'")
-        wrap_dim(dim, x.ndim)
         check_inplace(self, False)
         mark_written(self)      # (torch counts the write of nothing)
         return self
