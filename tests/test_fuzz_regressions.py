@@ -629,3 +629,313 @@ def test_in_place_scans_of_empty_bool_tensors_count_a_write():
         return out
     same(program)
     check_error(lambda L: L.zeros((2, 0, 1), dtype=L.bool).cumsum_(5))
+
+
+# ---------------------------------------------------------------- hooks and the engine's order
+
+
+def test_a_tensor_hook_sees_none_for_an_output_of_its_node_that_got_no_gradient():
+    def program(L):
+        seen = []
+        x = L.tensor([[0.25, 4.0], [0.75, 2.0]], requires_grad=True)
+        a, b = x.unbind(1)
+        a.register_hook(lambda g: seen.append(("a", None if g is None else g.tolist())))
+        b.register_hook(lambda g: seen.append(("b", g.tolist())))
+        b.sum().backward()
+        c, d = x.unbind(0)
+        c.register_hook(lambda g: seen.append(("c", g.tolist())))      # a zero gradient
+        (c.sign().sum() + d.sum()).backward()
+        seen.append(x.grad.tolist())
+        return seen
+    same(program)
+    # torch calls it with None: a hook that does not expect None fails, as in torch
+    def hooked_chunk(L):
+        x = L.ones(3, 2, requires_grad=True)
+        t = x.chunk(3, -1)
+        t[0].register_hook(lambda g: g * 2)
+        return L.autograd.grad(t[1].sum(), [x])
+    check_error(hooked_chunk)
+
+    def replacing_none(L):
+        t = L.ones(2, 2, requires_grad=True).unbind(0)
+        t[0].register_hook(lambda g: L.ones(2))
+        t[1].sum().backward()
+    check_error(replacing_none)
+
+
+def test_autograd_grad_refuses_empty_inputs():
+    check_error(lambda L: L.autograd.grad(L.ones(2, requires_grad=True).sum(), []))
+    check_error(lambda L: L.autograd.grad(L.ones(2, requires_grad=True).sum(), ()))
+
+
+def test_a_not_implemented_node_raises_before_the_leaves_after_it_get_their_gradient():
+    def program(L):
+        out = []
+        for variant in range(4):
+            x = L.tensor([0.5, 0.25], requires_grad=True)
+            w = L.tensor([2.0, -2.0], requires_grad=True)
+            f = (x + x) // 1                    # NotImplemented: runs as soon as it is ready
+            y = (f * w, w * f, f ** w, f * (w * 1))[variant]
+            try:
+                y.sum().backward()
+            except RuntimeError as e:
+                out.append(str(e))
+            out.append((x.grad, None if w.grad is None else w.grad.tolist()))
+        return out
+    same(program)
+
+
+def test_leaves_get_their_gradients_in_torchs_order():
+    def program(L):
+        seen = []
+        x = [L.tensor([1.0, 2.0], requires_grad=True) for _ in range(4)]
+        for i, t in enumerate(x):
+            t.register_hook(lambda g, i=i: seen.append(i))
+        (x[1] + x[0]).sum().backward()              # (ready together: the first edge first)
+        _ = x[1] * 2                                # x[1] used where backward does not go
+        (x[2] * x[1] + x[3]).sum().backward()
+        ((x[0] + x[1]) * 2 + x[2] * 3 + x[3]).sum().backward()
+        return seen
+    same(program)
+
+
+# ---------------------------------------------------------------- matrix products, Bool
+
+
+@pytest.mark.parametrize("sa, sb", [((2, 3, 0), (2, 0, 2)), ((0, 3, 2), (0, 2, 2)),
+                                    ((2, 3, 2), (2, 2, 0)), ((2, 3, 2), (2, 2, 2))])
+@pytest.mark.parametrize("d1, d2", [("bool", "bool"), ("bool", "float32"), ("float32", "bool"),
+                                    ("float32", "float64"), ("bool", "int64")])
+def test_bmm_of_empty_operands_gives_zeros_of_mat2s_dtype_and_bool_refuses_first(sa, sb, d1,
+                                                                                  d2):
+    if 0 in sa + sb or d1 == d2 == "float32":
+        same(lambda L: repr(L.bmm(L.zeros(sa, dtype=getattr(L, d1)),
+                                  L.ones(sb, dtype=getattr(L, d2)))))
+    else:
+        check_error(lambda L: L.bmm(L.zeros(sa, dtype=getattr(L, d1)),
+                                    L.ones(sb, dtype=getattr(L, d2))))
+
+
+def test_mm_mv_matmul_of_empty_bool_operands_run():
+    same(lambda L: [repr(L.mm(L.zeros(3, 0, dtype=L.bool), L.zeros(0, 2, dtype=L.bool))),
+                    repr(L.mv(L.zeros(3, 0, dtype=L.bool), L.zeros(0, dtype=L.bool))),
+                    repr(L.zeros(2, 3, 0, dtype=L.bool) @ L.zeros(0, 2, dtype=L.bool))])
+    check_error(lambda L: L.mm(L.ones(3, 1, dtype=L.bool), L.ones(1, 2, dtype=L.bool)))
+    check_error(lambda L: L.mv(L.ones(3, 1, dtype=L.bool), L.ones(1, dtype=L.bool)))
+
+
+def test_bmm_of_empty_operands_of_two_dtypes_differentiates():
+    def program(L):
+        a = L.zeros(2, 3, 0, requires_grad=True)
+        b = L.ones(2, 0, 2, dtype=L.float64, requires_grad=True)
+        r = L.bmm(a, b)
+        r.sum().backward()
+        return repr(r), repr(a.grad), repr(b.grad)
+    same(program)
+
+
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_div_with_a_rounding_mode_refuses_bool(mode):
+    check_error(lambda L: L.tensor([True, False]).div(L.tensor([True, True]), rounding_mode=mode))
+    check_error(lambda L: L.tensor([True]).div(True, rounding_mode=mode))
+    check_error(lambda L: L.zeros(0, dtype=L.bool).div(L.zeros(0, dtype=L.bool),
+                                                        rounding_mode=mode))
+
+
+# ---------------------------------------------------------------- NumPy's warnings stay inside
+
+
+def test_scans_and_nansum_on_infinities_let_no_runtime_warning_out():
+    import warnings
+
+    def program(L):
+        inf = float("inf")
+        x = L.tensor([[-1.5, 1.0, 0.0, inf], [inf, -inf, float("nan"), 2.0]], dtype=L.float64,
+                     requires_grad=True)
+        out = [x.cumprod(-1), x.cumsum(1), x.nansum(), x.nansum(1, keepdim=True),
+               x.nanmean(1), x.prod(1), L.tensor([1, 2]).nansum()]
+        sum(o.sum() for o in out[:-1]).backward()
+        out.append(x.grad)
+        x.cumsum(1).backward(L.tensor([[inf, -inf, inf, -inf]] * 2, dtype=L.float64))
+        return [repr(o) for o in out] + [repr(x.grad)]
+    with warnings.catch_warnings(record=True) as caught:     # (ember's own filter stays)
+        same(program)
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning) and
+                "ember" not in w.filename and "torch" not in w.filename], caught
+
+
+# ---------------------------------------------------------------- scalar first operands, pow
+
+
+def test_a_float_scalar_first_operand_keeps_double_precision_with_a_float64_tensor():
+    def program(L):
+        t = L.tensor([1.0, 2.0], dtype=L.float64)
+        return [(str(r.dtype), r.tolist()) for r in
+                (1.62 % t, 1.62 // t, 1.62 / t, L.rsub(t, 1.62), L.remainder(1.62, t),
+                 1.62 % L.tensor(3.0, dtype=L.float64), 1.62 % L.tensor([1, 2]),
+                 1.62 % t.float(), L.remainder(1.62, t.half()))]
+    same(program)
+
+
+def test_pow_gradient_is_zero_where_the_exponent_is_zero_whatever_the_incoming_gradient():
+    def program(L):
+        nan, inf = float("nan"), float("inf")
+        g = L.tensor([[nan, inf, 1.0, 1.0], [nan, nan, 2.0, inf]], dtype=L.float64)
+        out = []
+        for exponent in (L.tensor([[0.0, 0.0, 1.0, 2.0], [0.0, 1.0, 0.0, 2.0]],
+                                  dtype=L.float64, requires_grad=True), L.tensor(0.0), 0):
+            b = L.tensor([[inf, 0.5, nan, -1.5], [0.0, 0.25, 3.95, 0.0]], dtype=L.float64,
+                         requires_grad=True)
+            (b ** exponent).backward(g)
+            out.append(repr(b.grad))
+            if isinstance(exponent, L.Tensor) and exponent.requires_grad:
+                out.append(repr(exponent.grad))
+        return out
+    same(program)
+
+
+def test_a_refused_view_refuses_backward_grad_and_hooks_with_torchs_error():
+    def base_written(L):
+        x = L.tensor([1.5, -2.0], requires_grad=True)
+        parts = x.cummin(-1)[0].chunk(2, -1)
+        parts[0].detach().fill_(-3)
+        return x, parts[0]
+    for use in (lambda L, x, v: v.backward(L.tensor([-1.5])),
+                lambda L, x, v: L.autograd.grad(v.sum(), [x]),
+                lambda L, x, v: L.autograd.grad(v, [x], L.ones(1)),
+                lambda L, x, v: v.register_hook(print),
+                lambda L, x, v: v.retain_grad()):
+        check_error(lambda L, use=use: use(L, *base_written(L)))
+
+
+@pytest.mark.parametrize("op", ["max", "min", "cummax", "cummin", "sort", "topk", "median",
+                                "mode", "kthvalue", "nanmedian"])
+def test_the_saved_indices_of_max_sort_and_scans_refuse_a_write_and_a_second_backward(op):
+    call = {"max": lambda t: t.max(1), "min": lambda t: t.min(0, keepdim=True),
+            "cummax": lambda t: t.cummax(1), "cummin": lambda t: t.cummin(0),
+            "sort": lambda t: t.sort(1), "topk": lambda t: t.topk(2, 1),
+            "median": lambda t: t.median(1), "mode": lambda t: t.mode(1),
+            "kthvalue": lambda t: t.kthvalue(1, 1), "nanmedian": lambda t: t.nanmedian(1)}[op]
+
+    def x(L):
+        return L.tensor([[0.5, -1.0, 2.0], [3.0, 0.0, 1.0]], requires_grad=True)
+
+    def written(L):
+        v, i = call(x(L))
+        i.add_(0)
+        v.sum().backward()
+
+    def twice(L):
+        v, _ = call(x(L))
+        v.sum().backward()
+        v.sum().backward()
+    check_error(written)
+    check_error(twice)
+
+    def retained(L):
+        t = x(L)
+        v, i = call(t)
+        v.sum().backward(retain_graph=True)
+        v.sum().backward()
+        return repr(t.grad), repr(i)
+    same(retained)
+
+
+def test_logcumsumexp_checks_the_dim_before_the_dtype():
+    check_error(lambda L: L.logcumsumexp(L.tensor([1, 2]), 3))
+    check_error(lambda L: L.logcumsumexp(L.tensor([True]), -2))
+    check_error(lambda L: L.logcumsumexp(L.tensor([1, 2]), 0))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+def test_filling_an_integer_tensor_with_a_value_that_requires_grad_records_it(dtype):
+    def program(L):
+        out = []
+        for write in (lambda t, w: t.fill_(w), lambda t, w: t.__setitem__(0, w),
+                      lambda t, w: t.__setitem__((0, 0), w),
+                      lambda t, w: t.__setitem__((slice(None), slice(1, None)), w),
+                      lambda t, w: t.__setitem__(0, L.ones(3, requires_grad=True))):
+            t = L.zeros(2, 3, dtype=getattr(L, dtype))
+            write(t, L.tensor(2.5, requires_grad=True))
+            out.append((t.tolist(), t.requires_grad, name(t)))
+        return out
+    same(program)
+
+
+def test_fill_writes_a_tensor_expanded_with_new_dims():
+    def program(L):
+        out = []
+        for src, shape in (([1.5], (2, 1)), ([[4]], (2, 1, 3)), (0.5, (3,))):
+            t = L.tensor(src)
+            t.expand(*shape).fill_(2)
+            out.append((repr(t), t._version))
+        t = L.tensor([-4]).expand(1, 3).unbind(-2)[0]
+        t.fill_(-1)
+        out.append(repr(t))
+        return out
+    same(program)
+
+
+@pytest.mark.parametrize("write", ["add_", "exp_", "view_fill_", "index_fill_"])
+def test_a_0d_result_saved_by_its_node_refuses_backward_after_a_write(write):
+    def program(L):
+        x = L.tensor(-0.5, requires_grad=True)
+        y = x.tanh()
+        if write == "add_":
+            y.add_(y)
+        elif write == "exp_":
+            y.exp_()
+        elif write == "view_fill_":
+            y.permute(()).fill_(1.0)
+        else:
+            y[()].nan_to_num_(-1.5, 0.75)
+        (y * 2).backward()
+    check_error(program)
+
+
+def test_a_recorded_write_through_a_detached_alias_regenerates_the_sources_views():
+    def program(L):
+        out = []
+        x = L.tensor([[0.25, -0.5], [-2.3, 0.25]], requires_grad=True)
+        v = x[-2, 1]
+        v.detach().floor_divide_(v)
+        out.append((name(v), v._version))
+        y = L.full((2,), 3.0, dtype=L.float64)
+        y.fill_(L.tensor(-1.5, dtype=L.float64, requires_grad=True))
+        u = y.unsqueeze(0)
+        y.detach().addcdiv_(L.tensor(-1.5, dtype=L.float64), y, value=-2)
+        out.append((name(u), name(y), u._version))
+        z = L.tensor(-3.0, requires_grad=True)
+        w = z[...]
+        w.detach().lerp_(z, 2.0)
+        out.append((name(w), w.tolist()))
+        return out
+    same(program)
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_index_copy_checks_in_torchs_order(case):
+    check_error([
+        lambda L: L.zeros(1, 2, 1).index_copy_(-1, L.tensor([0]), L.tensor([[5], [6]])),
+        lambda L: L.tensor([True, False, True]).index_copy_(-1, L.tensor([1, 2]), L.tensor(3)),
+        lambda L: L.zeros(2, 3, dtype=L.float64).index_copy_(0, L.tensor([1]), L.tensor([-2])),
+        lambda L: L.zeros(2, 1, dtype=L.bool).index_copy_(0, L.tensor([0, 1]),
+                                                          L.zeros(1, 1, dtype=L.bool)),
+        lambda L: L.zeros(2, 2).index_copy_(0, L.tensor([0, 1]), L.zeros(1, 2)),
+        lambda L: L.zeros(2, 2).index_copy_(0, L.tensor([0, 1]), L.zeros(1, 3)),
+        lambda L: L.zeros(2, 2).index_copy_(0, L.tensor([0, 1]), L.zeros(1, 3, dtype=L.float64)),
+        lambda L: L.zeros(2, 2).index_copy_(0, L.tensor([0]), L.tensor(1.0)),
+        lambda L: L.zeros(3).index_copy_(0, L.tensor([0, 1]), L.tensor([1.0])),
+    ][case])
+
+
+@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
+def test_in_place_scans_of_bool_check_the_dim_first_and_run_on_0d(op):
+    def program(L):
+        t = L.tensor(True)
+        getattr(t, op)(0)
+        return repr(t), t._version
+    same(program)
+    check_error(lambda L: getattr(L.tensor(True), op)(1))
+    check_error(lambda L: getattr(L.ones(1, 2, 2, dtype=L.bool), op)(-4))
+    check_error(lambda L: getattr(L.ones(2, dtype=L.bool), op)(0))

@@ -140,6 +140,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     single = isinstance(inputs, Tensor)
     outputs = _outputs(outputs)
     inputs = _inputs(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs = _tensors(grad_outputs) if grad_outputs is not None else [None] * len(outputs)
     if allow_unused is None:
         allow_unused = materialize_grads

@@ -113,12 +113,12 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
         for node in buffers:
             if not deps.get(node):
                 heappush(heap, (-node._seq, node))
-    grad = outs = g = None
+    grad = outs = g = node = None
     pre_done = None         # a captured node whose tensor hooks have run
     while True:
-        if pending and (ready._seq < pend_max if ready is not None else
-                        not heap or heap[0][1]._seq < pend_max):
-            deps = _resolve(starts, pending, buffers, heap, ready, rgrad)
+        if pending and (ready._seq <= pend_max if ready is not None else
+                        not heap or heap[0][1]._seq <= pend_max):
+            deps = _resolve(starts, pending, buffers, heap, ready, rgrad, node)
             pending = None
             ready = rgrad = None
         if ready is not None:
@@ -149,7 +149,8 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
             if type(node) is NotImplementedBackward:
                 node.apply(grad)    # (torch runs it all the same, and it raises)
             edges = zip(node.next_functions, _NONES)
-        elif grad is ZERO or node._n_outputs != 1 and (grad := _drop_zeros(grad)) is ZERO:
+        elif grad is ZERO or node._n_outputs != 1 and \
+                (grad := _drop_zeros(grad, node)) is ZERO:
             # Note [Zero gradients]: ZERO passes on without running the node
             edges = zip(node.next_functions, _ZEROS)
         else:
@@ -211,7 +212,8 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
                 else:                       # ready once `uses` edges have arrived
                     if g is not None:
                         _add_to_buffer(buffers, nxt, nr, g)
-                    arrived = pending.get(nxt, 0) + 1
+                    # (popped and put back: pending keeps the order of the last arrivals)
+                    arrived = pending.pop(nxt, 0) + 1
                     if arrived < uses:
                         pending[nxt] = arrived
                         if nxt._seq > pend_max:
@@ -250,19 +252,34 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
         outs = edges = g = None      # the engine holds no gradient of a finished node
 
 
-def _resolve(starts, pending, buffers, heap, ready, rgrad):
+def _resolve(starts, pending, buffers, heap, ready, rgrad, last):
     """Note [Uses]: the exact dependency counts, from one walk, less the edges that have
-    already arrived; pending nodes that are complete join the heap (so does `ready`, the
-    heap then deciding the order). Returns the counts for the rest of the pass."""
+    already arrived; pending nodes that are complete join the heap, and so does `ready`, in
+    the order torch would have pushed them (the order they became complete: Note [Sink
+    order] makes it matter among AccumulateGrad nodes); the heap then decides. `last`: the
+    node that ran last (whose edges made `ready` ready). Returns the counts for the rest of
+    the pass."""
     deps = _dependencies(starts)
-    if ready is not None:
-        buffers[ready] = rgrad
-        heappush(heap, (-ready._seq, ready))
-    for node, arrived in pending.items():
+    done = []
+    for node, arrived in pending.items():       # (in the order of their last arrival)
         left = deps[node] - arrived
         deps[node] = left
         if not left:
-            heappush(heap, (-node._seq, node))
+            done.append(node)
+    if ready is not None:
+        buffers[ready] = rgrad
+        # ready became ready at its edge from `last` (the first, on the chain step); a
+        # complete node came before it unless its last edge came from `last` after that one
+        at = {}
+        for i, (nxt, _) in enumerate(last.next_functions if last is not None else ()):
+            at[nxt] = i
+        mine = at.get(ready, 0)
+        k = 0
+        while k < len(done) and at.get(done[k], -1) < mine:
+            k += 1
+        done.insert(k, ready)
+    for node in done:
+        heappush(heap, (-node._seq, node))
     return deps
 
 
@@ -287,13 +304,19 @@ _NONES = itertools.repeat(None)
 _ZEROS = itertools.repeat(ZERO)
 
 
-def _drop_zeros(grads):
+def _drop_zeros(grads, node):
     """A multi-output node's gradients with ZERO read as None; ZERO itself when some are ZERO
-    and none is a real gradient (Note [Zero gradients])."""
+    and none is a real gradient (Note [Zero gradients]). A node with tensor hooks gets zeros
+    instead: its hooks see a zero gradient where torch's do, and None only where torch's do."""
     if not any(g is ZERO for g in grads):
         return grads
     if all(g is None or g is ZERO for g in grads):
         return ZERO
+    if node._hooks is not None and "tensor_pre" in node._hooks:
+        arrays = isinstance(next(g for g in grads if g is not None and g is not ZERO),
+                            np.ndarray)
+        return [_materialize(node._meta[nr], arrays) if g is ZERO else g
+                for nr, g in enumerate(grads)]
     return [None if g is ZERO else g for g in grads]
 
 
@@ -455,10 +478,11 @@ def _hooked(node, hooks, grad, arrays, retain_graph, pre_done):
 def _tensor_pre_hooks(hooks, grads):
     """The hooks registered on a node's output tensors (and retain_grad), on its gradients."""
     for nr, fn in hooks.get("tensor_pre", ()):
-        if grads[nr] is not None:
-            out = fn(grads[nr])
-            if out is not None:
-                grads[nr] = checked_hook_result(fn, grads[nr], out)
+        out = fn(grads[nr])     # (None too: an output that got no gradient, as in torch)
+        if out is not None:
+            if grads[nr] is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            grads[nr] = checked_hook_result(fn, grads[nr], out)
     for nr, ref in hooks.get("retain", {}).items():
         t = ref()
         if t is not None and grads[nr] is not None:

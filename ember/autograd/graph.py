@@ -22,10 +22,13 @@ from .grad_mode import STATE, ANOMALY
 
 
 _counter = itertools.count()
-# AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
-# Among several ready at once, torch's queue gives them in the order they became ready,
-# which follows the edges' (input) order; the earliest created comes first here, which is
-# the same order in the usual case (a leaf's node is made when the leaf is first used).
+# Note [Sink order]: AccumulateGrad and NotImplemented run as soon as they are ready: torch
+# gives both the largest sequence number (UINT64_MAX), so a NotImplemented node raises before
+# any ordinary node runs, and it matters which leaves got their gradient before it did. They
+# all share _ACC_SEQ here and nodes compare as equal (Node.__lt__), so that among several
+# ready at once the engine's heapq picks what torch's std::priority_queue picks: the two
+# heaps sift the same way (the same child on ties, no move on equal keys), and the engine
+# pushes ready nodes in torch's order (each node's edges in input order).
 _ACC_SEQ = 1 << 62
 
 SECOND_BACKWARD = (
@@ -194,6 +197,9 @@ class Node:
     def name(self):
         return type(self).__name__
 
+    def __lt__(self, other):        # Note [Sink order]: equal sequence numbers tie
+        return False
+
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
@@ -281,8 +287,9 @@ class Node:
 
 class NotImplementedBackward(Node):
     """torch's NotImplemented node, for ops whose derivative torch does not define: it fails
-    when backward reaches it."""
+    when backward reaches it, as soon as it is ready (Note [Sink order])."""
     __slots__ = ("_op",)
+    _seq = property(lambda self: _ACC_SEQ, lambda self, seq: None)
 
     def apply(self, grad):
         raise RuntimeError(f"derivative for aten::{self._op} is not implemented")
@@ -325,7 +332,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self.next_functions = ()
-        self._seq = _ACC_SEQ - next(_counter)
+        self._seq = _ACC_SEQ          # Note [Sink order]
         self._uses = 0
         self._meta = (variable._data.shape, variable._data.dtype)
         self._freed = False

@@ -28,7 +28,8 @@ import numpy as np
 from ..autograd.forward import LEVELS, hidden, set_tangent, tangent, zeros_like_layout
 from ..autograd.grad_mode import STATE, inference_x
 from ..tensor import INFERENCE
-from ..autograd.graph import Node, bump_version, check_versions, use, init_node, vroot, ZERO
+from ..autograd.graph import (_ACC_SEQ, Node, bump_version, check_versions, use, init_node,
+                              vroot, ZERO)
 from ..dtypes import result_type, type_name
 from ..tensor import Tensor, wrap
 from ._args import can_cast, plain_operand
@@ -129,10 +130,15 @@ def _live_views(base):
 
 
 def _memory(arr):
-    """The array owning arr's buffer."""
-    while isinstance(arr.base, np.ndarray):
-        arr = arr.base
-    return arr
+    """The array owning arr's buffer (through as_strided's DummyArray too, which holds the
+    array it was made from as its base)."""
+    while True:
+        base = arr.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)
+            if not isinstance(base, np.ndarray):
+                return arr
+        arr = base
 
 
 def _positions(arr, mem):
@@ -333,6 +339,15 @@ class _RefusedView(Node):
     def _uses(self):
         raise RuntimeError(self._message)
 
+    # backward from the view, autograd.grad through it, its hooks: torch's refusal too
+    @property
+    def _hooks(self):
+        raise RuntimeError(self._message)
+
+    @property
+    def next_functions(self):
+        raise RuntimeError(self._message)
+
 
 def _refuse(v):
     x = v._x
@@ -455,7 +470,7 @@ def inplace(self, result, overlap_ok=False):
         bump_version(self)
         _untracked(self)
         return self
-    stamp = node._seq
+    stamp = node._seq if node._seq != _ACC_SEQ else None   # (NotImplemented: a fresh one)
     root = vroot(self)
     for name in node._saved_names:
         saved = getattr(node, name, None)
@@ -545,6 +560,7 @@ def rebase(self, node, nr=0):
         if not isinstance(node._meta, list):
             node._meta = (self._data.shape, self._data.dtype)
         _regenerate(self)
+        _regenerate_source(self, self)
         return
     node._meta = (self._data.shape, self._data.dtype)
     cs = CopySlices()
@@ -561,6 +577,18 @@ def rebase(self, node, nr=0):
     base._requires_grad = True
     _link_view_node(self, base)
     _regenerate(base, self)
+    _regenerate_source(self, base)
+
+
+def _regenerate_source(t, base):
+    """t (or its base) is a detached alias of another family (x.detach()): the write bumped
+    that family's version too, so its views read their base anew, as after an untracked
+    write (torch regenerates them as AsStridedBackward0)."""
+    x = t._x
+    root = x.get("vroot") if x else None
+    if root is not None and root is not base and root._requires_grad and \
+            root._x is not None and "views" in root._x:
+        _regenerate(root)
 
 
 def _keep_saved(node, self):
@@ -588,10 +616,14 @@ def _alias_saved_outputs(t):
         if fn is None or not fn._saved_names:
             continue
         mem = holder._data
+        # (a 0-d result is saved as its own array: NumPy's ufuncs return a scalar, wrapped
+        # once for the output and once for the node)
+        scalar = mem.ndim == 0 and fn._n_outputs == 1
         for name in fn._saved_names:
             saved = getattr(fn, name, None)
             if isinstance(saved, Tensor) and saved is not holder and \
-                    saved._grad_fn is None and saved._data is mem:
+                    saved._grad_fn is None and (saved._data is mem or scalar and
+                                                name == "_saved_result"):
                 _alias(saved, holder, fn)
 
 

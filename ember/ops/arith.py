@@ -230,12 +230,24 @@ def _check_bool_sub(a, b):
                            "`logical_not()` operator instead.")
 
 
+def _scalar_self(value, other):
+    """A Python scalar first operand as a 0-dim tensor, kept in the wider floating dtype of
+    tensor `other` (1.62 % a float64 tensor reads 1.62 as a double, as torch's wrapped number
+    does, not rounded to the default float32 first)."""
+    t = scalar_tensor(value, other)
+    if type(value) is float and isinstance(other, Tensor):
+        od = other._data.dtype
+        if od.kind == "f" and od.itemsize > t._data.dtype.itemsize:
+            return wrap(np.asarray(value, od))
+    return t
+
+
 def rsub(input, other, *, alpha=1):
     """other - alpha * input."""
     _check_bool_sub(input, other)
     if isinstance(other, Tensor):
         if not isinstance(input, Tensor):
-            input = scalar_tensor(input, other)
+            input = _scalar_self(input, other)
         x, y = operands(input, other)
         res = wrap(layout2(y - x * alpha if alpha != 1 else y - x, other, input))
         if _grad_needed(input, other):
@@ -412,7 +424,7 @@ _NO_MODE = _NoMode()
 
 def div(input, other, *, rounding_mode=_NO_MODE, out=None):
     if not isinstance(input, Tensor):
-        input = scalar_tensor(input, other)
+        input = _scalar_self(input, other)
     o = other if isinstance(other, Tensor) else None
     if rounding_mode is not None and rounding_mode is not _NO_MODE:
         return write_out(_div_rounding(input, other, o, rounding_mode), out)
@@ -453,6 +465,9 @@ def _div_rounding(input, other, o, mode, node=True):
     if mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{mode}'")
+    if input._data.dtype.kind == "b" and (type(other) is bool if o is None else
+                                          o._data.dtype.kind == "b"):
+        raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
     x, y = operands(input, other)
     try:
         empty = 0 in np.broadcast_shapes(np.shape(x), np.shape(y))
@@ -496,7 +511,7 @@ def _float_floor_div(x, y, q):
 
 def floor_divide(input, other, *, out=None):
     if not isinstance(input, Tensor):
-        input = scalar_tensor(input, other)
+        input = _scalar_self(input, other)
     o = other if isinstance(other, Tensor) else None
     x = input._data
     if x.dtype.kind == "b" and (type(other) is bool if o is None else o._data.dtype.kind == "b"):
@@ -546,7 +561,7 @@ class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scal
     def apply(self, grad):
         e = self._saved_exponent
         if e == 0:
-            return grad * 0,
+            return _zeros(grad),        # (zeros, as torch: not grad * 0, NaN for NaN)
         return grad * (e * conj_if_complex(self._saved_self) ** (e - 1)),
 
     def jvp(self, ts, xs, out):
@@ -564,10 +579,12 @@ class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tens
         s, e = self._saved_self, self._saved_exponent
         gs = ge = None
         if needs(self, 0):
-            gs = grad * where(e == 0, 0.0, e * s ** where(e == 0, 1.0, e - 1))
+            # (masked after the product with grad, as torch: a NaN in grad gives 0 there;
+            # the exponent's term is masked before it)
+            gs = where(e == 0, 0.0, grad * (e * s ** where(e == 0, 1.0, e - 1)))
         if needs(self, 1):
             r = self._result()
-            ge = grad * where((s == 0) & (e >= 0), 0.0, r * s.log())
+            ge = grad * where((s == 0) & (e >= 0), 0.0, r * s.log())     # (masked first)
         return gs, ge
 
     def jvp(self, ts, xs, out):
@@ -728,7 +745,7 @@ def remainder(input, other, *, out=None):
     input, other = _bool_as_int(input, other), _bool_as_int(other, input)
     scalar_self = not isinstance(input, Tensor)
     if scalar_self:
-        input = scalar_tensor(input, other)
+        input = _scalar_self(input, other)
     o = other if isinstance(other, Tensor) else None
     x, y = operands(input, other)
     _bool_check(x, y, "remainder")

@@ -255,8 +255,9 @@ def fill_(self, value):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
-        if (STATE.enabled and (self._requires_grad or value._requires_grad) or
-                LEVELS and dual(self, value)) and sd.dtype.kind in "fc":
+        # (into an integer tensor too: torch records it, and self then requires grad)
+        if STATE.enabled and (self._requires_grad or value._requires_grad) or \
+                LEVELS and dual(self, value) and sd.dtype.kind in "fc":
             res = wrap(np.full(sd.shape, value._data, sd.dtype))
             link(res, FillBackward3(), self, value)
             return inplace(self, res)

@@ -501,7 +501,7 @@ def _set(self, P, value, fill=False):
         Q = _Index()                        # the advanced part, applied to the view
         Q.steps, Q.basic, Q.adv = (), (Ellipsis,), P.adv
         inplace(target, _index_put(inplace_source(target), Q, vt, False))
-    elif vt._data.ndim == 0 and (P.steps or self._data.ndim):
+    elif vt._data.ndim == 0 and target._data.ndim:    # (torch: fill_ unless the shapes match)
         fill_(target, vt)
     else:
         vs, ts = vt._data.shape, target._data.shape

@@ -35,7 +35,7 @@ def _check_mm(a, b):
                            f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
     if a.dtype != b.dtype:
         raise _dtype_error_mm(a, b)
-    if a.dtype.kind == "b":
+    if a.dtype.kind == "b" and a.size and b.size:      # (torch's kernel skips empty ones)
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 
@@ -127,11 +127,13 @@ def _check_bmm(a, b):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
                            f"{b.shape[1]}].")
+    if not (a.size and b.size):
+        return          # torch returns zeros of mat2's dtype without checking the dtypes
+    if a.dtype.kind == "b":
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {type_name(a.dtype)} but found "
                            f"{type_name(b.dtype)}")
-    if a.dtype.kind == "b":
-        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
 
 
 class BmmBackward0(Node):                    # derivatives.yaml: bmm
@@ -160,7 +162,10 @@ def bmm(input, mat2, *, out=None):
     if (a.ndim != 3 or b.ndim != 3 or a.dtype != b.dtype or a.shape[0] != b.shape[0]
             or a.shape[2] != b.shape[1] or a.dtype.kind == "b"):
         _check_bmm(a, b)
-    res = wrap(np.matmul(a, b))
+    if a.dtype != b.dtype:      # (an empty operand: _check_bmm)
+        res = wrap(np.zeros((a.shape[0], a.shape[1], b.shape[2]), b.dtype))
+    else:
+        res = wrap(np.matmul(a, b))
     if STATE.enabled and (input._requires_grad or mat2._requires_grad) or \
             LEVELS and dual(input, mat2):
         node = BmmBackward0()
@@ -180,7 +185,7 @@ def _check_mv(a, v):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{type_name(v.dtype)}, {type_name(a.dtype)}, and "
                            f"{type_name(v.dtype)}")
-    if a.dtype.kind == "b":
+    if a.dtype.kind == "b" and a.size and v.size:
         raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
 
 

@@ -242,8 +242,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
     dims, axis = _red_dims(dim, x.ndim)
     if x.dtype.kind in "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    res = wrap(np.asarray(np.nansum(x, axis=axis, dtype=_sum_dtype(x, dtype, input),
-                                    keepdims=keepdim and x.ndim > 0)))
+    # (ufunc.reduce from here, not np.nansum: its RuntimeWarnings, inf + -inf, would come
+    # from a NumPy module, past ember's warning filter)
+    xz = np.where(np.isnan(x), 0, x) if x.dtype.kind == "f" else x
+    res = wrap(np.asarray(np.add.reduce(xz, axis=axis, dtype=_sum_dtype(x, dtype, input),
+                                        keepdims=keepdim and x.ndim > 0)))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NansumBackward0()
         node._saved_self = input
@@ -354,9 +357,9 @@ def _prod_others(x, axis):
     (exact with zeros: products of exclusive prefix and suffix)."""
     n = x.shape[axis]
     ones = np.ones_like(np.take(x, [0], axis))
-    pre = np.concatenate([ones, np.cumprod(np.take(x, range(n - 1), axis), axis)], axis)
+    pre = np.concatenate([ones, np.multiply.accumulate(np.take(x, range(n - 1), axis), axis)], axis)
     rx = np.flip(x, axis)
-    suf = np.concatenate([ones, np.cumprod(np.take(rx, range(n - 1), axis), axis)], axis)
+    suf = np.concatenate([ones, np.multiply.accumulate(np.take(rx, range(n - 1), axis), axis)], axis)
     return pre * np.flip(suf, axis)
 
 
@@ -492,7 +495,11 @@ class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tens
 
 
 class MaxBackward0(Node):                    # derivatives.yaml: max.dim
-    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_indices", "_saved_self_sym_sizes")
+    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_indices", "_saved_self_sym_sizes",
+                 "_indices")
+    # _indices: the indices output, saved as torch saves it (a later in-place write to it,
+    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    _saved_names = ("_indices",)
 
     def apply(self, grad):
         return _select_backward(grad, self._saved_dim, self._saved_indices,
@@ -552,7 +559,7 @@ def _minmax(input, dim, keepdim, largest, out):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxBackward0() if largest else MinBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
-        node._saved_indices = indices._data
+        node._saved_indices, node._indices = indices._data, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     if out is not None:

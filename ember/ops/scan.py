@@ -35,7 +35,7 @@ def _rev_cumsum(input, dim):
     if x.ndim == 0:
         res = wrap(x.copy())
     else:
-        res = wrap(np.flip(np.cumsum(np.flip(x, dim), dim), dim).copy())
+        res = wrap(np.flip(np.add.accumulate(np.flip(x, dim), dim), dim).copy())
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = _RevCumsumBackward()
         node._saved_dim = dim
@@ -62,7 +62,7 @@ def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
         raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
-    res = wrap(np.cumsum(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    res = wrap(np.add.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumsumBackward0()
         node._saved_dim = d
@@ -84,12 +84,12 @@ def _cumprod_grad_zeros(x, g, out, d):
             zs = np.flatnonzero(xr == 0)
             z = zs[0] if len(zs) else n
             if z:
-                res[r, :z] = np.cumsum((gr * orow)[:z][::-1])[::-1] / xr[:z].conj()
+                res[r, :z] = np.add.accumulate((gr * orow)[:z][::-1])[::-1] / xr[:z].conj()
             if z < n:                # terms from a second zero on vanish
                 end = zs[1] if len(zs) > 1 else n
                 before = orow[z - 1] if z else 1
-                w = np.concatenate([[1], np.cumprod(xr[z + 1:end])]).conj()
-                res[r, z] = before * np.sum(gr[z:end] * w)
+                w = np.concatenate([[1], np.multiply.accumulate(xr[z + 1:end])]).conj()
+                res[r, z] = before * np.add.reduce(gr[z:end] * w)
     return _unrows(res, x, d, n)
 
 
@@ -148,7 +148,7 @@ def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
         raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
-    res = wrap(np.cumprod(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    res = wrap(np.multiply.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumprodBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
@@ -195,10 +195,10 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
+    d = wrap_dim(dim, x.ndim)           # (torch checks the dim first)
     if x.dtype.kind != "f":
         raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
                                   f"'{type_name(x.dtype)}'")
-    d = wrap_dim(dim, x.ndim)
     with np.errstate(invalid="ignore"):
         res = wrap(np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy())
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
@@ -210,7 +210,10 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
 
 
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
-    __slots__ = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+    __slots__ = ("_indices", "_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+    # _indices: the indices output, saved as torch saves it (a later in-place write to it,
+    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    _saved_names = ("_indices",)
 
     def apply(self, grad):
         if not self._saved_self_sym_sizes:
@@ -254,7 +257,7 @@ def _cumext(input, dim, largest):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
-        node._saved_dim, node._saved_indices = d, idx
+        node._saved_dim, node._saved_indices, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return (_RT.cummax if largest else _RT.cummin)((values, indices))
@@ -276,10 +279,10 @@ def _scan_(op, self, dim, dtype):
     if dtype is not None and dtype.np != x.dtype:
         raise RuntimeError(f"Bad in-place call: input tensor dtype {C_NAMES[x.dtype.name]} and "
                            f"output tensor dtype {C_NAMES[dtype.np.name]} should match")
-    if x.dtype.kind == "b":         # bool kernels: none (an empty tensor runs none)
-        if x.size:
+    if x.dtype.kind == "b":         # bool kernels: none (an empty or 0-d tensor runs none)
+        wrap_dim(dim, x.ndim)           # (torch checks the dim first)
+        if x.size and x.ndim:
             raise NotImplementedError(f"\"{op.__name__}_out_cpu\" not implemented for 'Bool'")
-        wrap_dim(dim, x.ndim)
         check_inplace(self, False)
         mark_written(self)      # (torch counts the write of nothing)
         return self

@@ -487,10 +487,7 @@ def index_copy(input, dim, index, source, *, out=None):
     d = wrap_dim(dim, x.ndim)
     i = _vector_index(index, "index_copy_")
     s = _source(source, "index_copy_")
-    if s.dtype != x.dtype:
-        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
-                           f"but got (self) {type_name(x.dtype)} and (source) "
-                           f"{type_name(s.dtype)}")
+    # torch's order: the source's rank, the dtypes, the slice shapes, the number of indices
     if not s.ndim:
         if i.size != 1:
             raise IndexError(f"index_copy_(): When source is scalar, index should have one "
@@ -499,15 +496,19 @@ def index_copy(input, dim, index, source, *, out=None):
         raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
                          f"dimensionality must match. Source dimensionality ({s.ndim}), "
                          f"destination dimensionality ({x.ndim})")
-    elif i.size != s.shape[d]:
-        raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to "
-                         f"source.size(dim) ({s.shape[d]})")
+    if s.dtype != x.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {type_name(x.dtype)} and (source) "
+                           f"{type_name(s.dtype)}")
     xs = [str(n) for k, n in enumerate(x.shape) if k != d]
     ss = [str(n) for k, n in enumerate(s.shape) if k != d]
     if xs != ss:        # (torch's message names dimension 0 for the source)
         raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
                            f"shapes. Destination slice shape: {' '.join(xs)} at dimension {d} "
                            f"and source slice shape: {' '.join(ss)} at dimension 0.")
+    if s.ndim and i.size != s.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to "
+                         f"source.size(dim) ({s.shape[d]})")
     if i.size and not x.size:
         raise RuntimeError(f"index_copy_(): index {i[0]} is out of bounds for dimension {d} "
                            f"with size 0")

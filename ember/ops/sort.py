@@ -260,7 +260,10 @@ def _stable_order(x, axis, descending):
 
 
 class SortBackward0(Node):                   # derivatives.yaml: sort.stable
-    __slots__ = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+    __slots__ = ("_indices", "_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+    # _indices: the indices output, saved as torch saves it (a later in-place write to it,
+    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    _saved_names = ("_indices",)
 
     def apply(self, grad):
         if not self._saved_self_sym_sizes:
@@ -320,7 +323,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SortBackward0() if stable is None else SortBackward1()
-        node._saved_dim, node._saved_indices = d, idx
+        node._saved_dim, node._saved_indices, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     if out is not None:
@@ -377,7 +380,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TopkBackward0()
-        node._saved_dim, node._saved_indices = d, idx
+        node._saved_dim, node._saved_indices, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     if out is not None:
@@ -442,7 +445,7 @@ def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         node._saved_dim, node._saved_keepdim = d, keepdim
-        node._saved_indices = idx
+        node._saved_indices, node._indices = idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return rt((values, indices))
@@ -604,7 +607,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ModeBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
-        node._saved_indices = idx
+        node._saved_indices, node._indices = idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return write_pair(_RT.mode((values, indices)), out, _RT.mode_out)

@@ -13,7 +13,8 @@ behaviour, where any answer is right):
   are drawn without repeats.
 - float -> integer conversion of NaN, infinities or out-of-range values: undefined behaviour
   in C++ (torch's result is whatever the CPU's conversion gives). Conversions to integer
-  dtypes are only drawn for tensors whose values are finite and small.
+  dtypes (and writes of float tensors into integer ones: setitem, copy_) are only drawn
+  for values that are finite and small.
 - sort/argsort/topk order among equal values: torch.sort documents that the order of
   equivalent elements is preserved only with stable=True; sort is drawn with stable=True.
 - empty(): uninitialised memory.
@@ -625,7 +626,7 @@ def setitem(g):
     else:
         v = g.like(tuple(sub.shape), _dtype_of(t), exact=True)
     basic = not re.search(r"L\.tensor|\[\[|>|!=", sfx)
-    if undefined_write(g, sub if basic else t, v):
+    if undefined_write(g, sub if basic else t, v) or _undefined_cast(g, t, v):
         return None
     return f"{e}{sfx} = {v}"
 
@@ -735,6 +736,15 @@ def _dense(t):
     return True
 
 
+def _undefined_cast(g, t, o):
+    """Whether writing operand source o into integer t converts a float that is NaN,
+    infinite or out of range (undefined behaviour: see the module docstring)."""
+    if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
+        return False
+    v = g.peek(o) if o[:1] in "Lt" else None
+    return v is not None and not _small_finite(v)
+
+
 def _int_by_zero(g, t, o):
     """Whether an in-place division of integer t by operand source o meets a zero (see the
     module docstring)."""
@@ -785,7 +795,7 @@ def _inplace_line(g, target, t):
         return f"{target}.fill_({v})"
     if r == "copy":
         o = g.like(tuple(t.shape), dt if g.coin(0.7) else None, exact=True)
-        return f"{target}.copy_({o})"
+        return None if _undefined_cast(g, t, o) else f"{target}.copy_({o})"
     if r == "shape":
         f = g.pick(("t_", "unsqueeze_", "squeeze_", "transpose_", "requires_grad_", "detach_",
                     "retain_grad"))
