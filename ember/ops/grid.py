@@ -26,7 +26,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import wrap
-from ._args import needs
+from ._args import needs, not_tensor
 from .join import cat, stack
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
@@ -235,7 +235,10 @@ def _cat(ts):
 
 def _check(input, grid, mode, nd):
     """torch's checks, in its order; nd: 2 (grid_sampler_2d) or 3."""
-    x, g = input._data, grid._data
+    try:
+        x, g = input._data, grid._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.shape[0] != g.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
                            f"but got input with sizes {list(x.shape)} and grid with sizes "
@@ -265,7 +268,10 @@ def _check(input, grid, mode, nd):
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """torch.grid_sampler: modes as ints (0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros,
     1 border, 2 reflection)."""
-    fn = grid_sampler_2d if input._data.ndim == 4 else grid_sampler_3d
+    try:
+        fn = grid_sampler_2d if input._data.ndim == 4 else grid_sampler_3d
+    except AttributeError as e:
+        raise not_tensor(e) from None
     return fn(input, grid, interpolation_mode, padding_mode, align_corners)
 
 

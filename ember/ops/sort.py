@@ -473,8 +473,9 @@ def write_pair(res, out, rt):
     returned as rt (torch's return_types.<name>_out)."""
     if out is None:
         return res
-    write_out(res[0], out[0])
-    write_out(res[1], out[1])
+    name = rt.__name__[:-len("_out")]
+    write_out(res[0], out[0], name)
+    write_out(res[1], out[1], name)
     return rt((out[0], out[1]))
 
 

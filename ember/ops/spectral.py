@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ..tensor import wrap
+from ._args import wrong_type
 from .complex import view_as_real
 from .fft import fft_c2c, fft_c2r, fft_r2c
 from .pad import pad as _pad
@@ -49,6 +50,8 @@ def _full_window(window, win_length, n_fft, dtype):
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
+    if hop_length is None:
+        hop_length = n_fft // 4             # (torch computes it first: a bad n_fft's TypeError)
     x = input._data
     complex_in = x.dtype.kind == "c" or window is not None and window._data.dtype.kind == "c"
     if return_complex is None:
@@ -132,6 +135,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
+    if isinstance(n_fft, bool) or not isinstance(n_fft, int):
+        raise wrong_type(n_fft, "int")
     x = input._data
     if x.dtype.kind != "c":
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "
