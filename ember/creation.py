@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes as D
+from . import _libm, dtypes as D
 from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
 from .ops._views import mark_written
@@ -526,7 +526,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
         raise RuntimeError("number of steps must be non-negative")
     lin = _linspace_plain(start, end, steps, np.dtype(np.float64)) if steps else np.zeros(0)
     with np.errstate(all="ignore"):
-        arr = np.power(float(base), lin).astype(_dtype(dtype, fn="logspace").np)
+        arr = _libm.power(base, lin).astype(_dtype(dtype, fn="logspace").np)
     return _finish(arr, requires_grad)
 
 

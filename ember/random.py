@@ -50,7 +50,7 @@ import struct
 
 import numpy as np
 
-from . import dtypes as D
+from . import _libm, dtypes as D
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, NotImplementedBackward, link
 from .tensor import Tensor, device as _device, wrap
@@ -682,11 +682,11 @@ def sample_uniform(g, n, np_dtype, low=0.0, high=1.0):
 
 def _bm16_f64(u, mean, std):
     """The double vector path's Box-Muller on rows of 16 double uniforms (libm)."""
-    r = np.sqrt(-2.0 * np.log(1.0 - u[:, :8]))
+    r = np.sqrt(-2.0 * _libm.log(1.0 - u[:, :8]))
     th = _TWO_PI * u[:, 8:]
     out = np.empty(u.shape, _F64)
-    out[:, :8] = _scaled(r * np.cos(th), std, mean, _fma64)
-    out[:, 8:] = _scaled(r * np.sin(th), std, mean, _fma64)
+    out[:, :8] = _scaled(r * _libm.cos(th), std, mean, _fma64)
+    out[:, 8:] = _scaled(r * _libm.sin(th), std, mean, _fma64)
     return out
 
 
@@ -767,11 +767,11 @@ def _normal_scalar(g, n, mean=0.0, std=1.0):
         out[i:] = [_fma1(v, std, mean) for v in z[:m]]
         return out
     u = _uniform53(g, 2 * pairs)
-    r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+    r = np.sqrt(-2.0 * _libm.log1p(-u[1::2]))
     th = _TWO_PI * u[0::2]
     z = np.empty(2 * pairs, _F64)
-    z[0::2] = r * np.cos(th)
-    z[1::2] = r * np.sin(th)
+    z[0::2] = r * _libm.cos(th)
+    z[1::2] = r * _libm.sin(th)
     if m % 2:
         g._normal = float(z[-1])
     out[i:] = _scaled(z[:m], std, mean, _fma64)
@@ -795,12 +795,12 @@ def sample_normal(g, n, np_dtype, mean=0.0, std=1.0, contiguous=True):
 
 
 def sample_log_normal(g, n, np_dtype, mean=1.0, std=2.0):
-    return _to_dtype(np.exp(_normal_scalar(g, n, mean, std)), np_dtype)
+    return _to_dtype(_libm.exp(_normal_scalar(g, n, mean, std)), np_dtype)
 
 
 def sample_exponential(g, n, np_dtype, lambd=1.0):
     c = -1.0 / lambd
-    return _chunked(n, np_dtype, lambda k: _to_dtype(c * np.log1p(-_uniform53(g, k)),
+    return _chunked(n, np_dtype, lambda k: _to_dtype(c * _libm.log1p(-_uniform53(g, k)),
                                                       np_dtype))
 
 
@@ -808,13 +808,13 @@ def sample_geometric(g, n, np_dtype, p):
     c = math.log1p(-p)
 
     def make(k):
-        return _to_dtype(np.ceil(np.log(_uniform53(g, k)) / c), np_dtype)
+        return _to_dtype(np.ceil(_libm.log(_uniform53(g, k)) / c), np_dtype)
     return _chunked(n, np_dtype, make)
 
 
 def sample_cauchy(g, n, np_dtype, median=0.0, sigma=1.0):
     def make(k):
-        t = np.tan(math.pi * (_uniform53(g, k) - 0.5))
+        t = _libm.tan(math.pi * (_uniform53(g, k) - 0.5))
         return _to_dtype(_fma64(sigma, t, median), np_dtype)
     return _chunked(n, np_dtype, make)
 
