@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as D
-from ..autograd.forward import LEVELS, dual
+from ..autograd.forward import LEVELS, dual, set_tangent
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, wrap
 
@@ -168,6 +168,10 @@ def saved_output(node, saved, nr=0):
     t._requires_grad = True
     t._grad_fn = node
     t._output_nr = nr
+    x = saved._x
+    if x and "fw" in x:             # its tangents (forward-over-reverse; forward.py)
+        for lv, tan in x["fw"].items():
+            set_tangent(t, lv, tan)
     return t
 
 
