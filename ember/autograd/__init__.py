@@ -6,7 +6,8 @@ from . import grad_mode, graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
-                        is_inference_mode_enabled)
+                        is_inference_mode_enabled, set_multithreading_enabled,
+                        is_multithreading_enabled)
 from .graph import Node, accumulator
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .variable import Variable
@@ -158,7 +159,7 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                   materialize_grads, single):
     """grad(is_grads_batched=True): dim 0 of every grad_output is a batch; one backward per
     batch entry (what torch's vmap over backward computes), results stacked along dim 0."""
-    from ..ops.join import stack
+    from ..ops.join import stack    # (the ops import autograd: imported on use)
     sizes = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if isinstance(g, Tensor) and g._data.shape[1:] != out._data.shape:
