@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import SECOND_BACKWARD, Node, link, wrap_out, wrap_out2, NotImplementedBackward
+from ..autograd.graph import Node, link, wrap_out, wrap_out2, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
@@ -305,47 +305,14 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
         return Node.np_apply(self, g)
 
 
-class _NumberOther:
-    """Mixin for a node whose `other` is a Python number: the formulas read it as is
-    (`_number`); user code reading `grad_fn._saved_other` gets what torch saved, the number
-    as a 0-dim tensor of its own default dtype (tensor(2), tensor(2.5000, dtype=float64))."""
-    __slots__ = ()
-
-    @property
-    def _saved_other(self):
-        if self._freed:
-            raise RuntimeError(SECOND_BACKWARD)
-        return wrap(np.asarray(self._number))    # (int64, float64, bool, complex128)
-
-
-class MulBackward0Number(_NumberOther, MulBackward0):    # mul.Tensor, other a number
-    __slots__ = ("_number",)
-    _saved_names = ("_number",)
-
-    def apply(self, grad):
-        return grad * conj_if_complex(self._number), None
-
-    def jvp(self, ts, xs, out):
-        return ts[0] * self._number
-
-    def np_apply(self, g):
-        o = plain_operand(self._number, g)
-        if o is not None:
-            return g * o,
-        return Node.np_apply(self, g)
-
-
-MulBackward0Number.__name__ = MulBackward0Number.__qualname__ = "MulBackward0"
-
-
 def mul(input, other, *, out=None):
     if (type(other) is float or type(other) is int) and type(input) is Tensor and \
             out is None and input._data.dtype.kind == "f":
         x = input._data
         r = x * scalar_array(other, x.dtype)         # hot path, as in add
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-            node = MulBackward0Number()
-            node._number = other
+            node = MulBackward0()
+            node._saved_other = other
             node._saved_self = None
             return wrap_out(r, node, input, True)
         return wrap(r)
@@ -374,15 +341,10 @@ def mul(input, other, *, out=None):
     res = wrap(r)
     if STATE.enabled and (input._requires_grad or (o is not None and o._requires_grad)) or \
             LEVELS and dual(input, o):
-        if o is None:
-            node = MulBackward0Number()
-            node._number = other
-            node._saved_self = None
-        else:
-            node = MulBackward0()
-            # save each operand only if the other one's gradient needs it
-            node._saved_other = other if input._requires_grad else None
-            node._saved_self = input if o._requires_grad else None
+        node = MulBackward0()
+        # save each operand only if the other one's gradient needs it (a number: always)
+        node._saved_other = other if input._requires_grad or o is None else None
+        node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
 
@@ -406,20 +368,6 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
         if o is None:
             return st / self._saved_other
         return (st - ot * out) / o
-
-
-class DivBackward0Number(_NumberOther, DivBackward0):    # div.Tensor, other a number
-    __slots__ = ("_number",)
-    _saved_names = ("_number",)
-
-    def apply(self, grad):
-        return grad / conj_if_complex(self._number), None
-
-    def jvp(self, ts, xs, out):
-        return ts[0] / self._number
-
-
-DivBackward0Number.__name__ = DivBackward0Number.__qualname__ = "DivBackward0"
 
 
 class DivBackward2(DivBackward0):             # derivatives.yaml: div.Tensor_mode
@@ -474,15 +422,10 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
             node = DivBackward2()
             node._saved_rounding_mode = None
             node._saved_self = input
-            node._saved_other = other
-        elif o is None:
-            node = DivBackward0Number()
-            node._saved_self = None
-            node._number = other
         else:
             node = DivBackward0()
-            node._saved_self = input if o._requires_grad else None
-            node._saved_other = other
+            node._saved_self = input if o is not None and o._requires_grad else None
+        node._saved_other = other
         link(res, node, input, o)
     return write_out(res, out)
 
