@@ -159,7 +159,7 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                   materialize_grads, single):
     """grad(is_grads_batched=True): dim 0 of every grad_output is a batch; one backward per
     batch entry (what torch's vmap over backward computes), results stacked along dim 0."""
-    from ..ops.join import stack    # (the ops import autograd: imported on use)
+    from ..ops.join import stack  # (the ops import autograd: imported on use)
     sizes = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if isinstance(g, Tensor) and g._data.shape[1:] != out._data.shape:

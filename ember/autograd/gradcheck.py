@@ -142,7 +142,7 @@ def _analytical(outputs, diff, v=None):
 def _forward(func, inputs, diff, jd, tan):
     """Per output, the flat tangent of func's outputs when differentiable input jd carries
     the tangent tan (an array of its shape) and the others carry none."""
-    from . import forward_ad as fwAD    # (forward_ad loads the ops: imported on use)
+    from . import forward_ad as fwAD  # (forward_ad loads the ops: imported on use)
     args = list(inputs)
     i, t = diff[jd]
     with fwAD.dual_level():
@@ -370,8 +370,8 @@ def _rand_like(rng, t, batch=2):
 def _check_batched_grad(outputs, diff, atol, rtol, raise_exception):
     """vmap over backward (ember.func.vmap over autograd.grad) against one backward per grad
     output, for each output that requires grad."""
-    from ..func import vmap    # (ember.func loads on first use: Note [Lazy subpackages])
-    from ..ops.join import stack    # (the ops import autograd: imported on use)
+    from ..func import vmap  # (ember.func loads on first use: Note [Lazy subpackages])
+    from ..ops.join import stack  # (the ops import autograd: imported on use)
     rng = np.random.default_rng()
     inputs = [t for _, t in diff]
     for k, o in enumerate(outputs):
@@ -399,9 +399,9 @@ def _check_batched_grad(outputs, diff, atol, rtol, raise_exception):
 def _check_batched_forward_grad(func, inputs, diff, atol, rtol, raise_exception):
     """vmap over forward-mode AD (a batch of tangents per input) against one jvp per
     tangent."""
-    from ..func import vmap    # (ember.func loads on first use)
-    from ..ops.join import stack    # (the ops import autograd: imported on use)
-    from . import forward_ad as fwAD    # (forward_ad loads the ops: imported on use)
+    from ..func import vmap  # (ember.func loads on first use)
+    from ..ops.join import stack  # (the ops import autograd: imported on use)
+    from . import forward_ad as fwAD  # (forward_ad loads the ops: imported on use)
     rng = np.random.default_rng()
     for jd, (j, t) in enumerate(diff):
         i = diff[jd][0]
