@@ -320,11 +320,15 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
-            if value._data.dtype != self._data.dtype:
+            want = self._data.dtype
+            x = self._x
+            if x and "grad_dtype" in x:
+                want = x["grad_dtype"] and x["grad_dtype"].np
+            if want is not None and value._data.dtype != want:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype "
                     f"'{D.C_NAMES[value._data.dtype.name]}' to a tensor with grad_dtype "
-                    f"'{D.type_name(self._data.dtype)}'. The gradient must match the tensor's "
+                    f"'{D.type_name(want)}'. The gradient must match the tensor's "
                     "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
                     "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
                     "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
@@ -339,6 +343,34 @@ class Tensor:
     @grad.deleter
     def grad(self):
         self._grad = None
+
+    @property
+    def grad_dtype(self):
+        """The dtype a leaf's gradient is cast to (None: left as computed); the tensor's own
+        dtype unless set."""
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        x = self._x
+        return x["grad_dtype"] if x and "grad_dtype" in x else self.dtype
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, D.dtype):
+            raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got "
+                               f"{type(value).__name__}")
+        g = self._grad
+        if g is not None and value is not None and g._data.dtype != value.np:
+            raise RuntimeError(
+                f"Cannot set grad_dtype to '{D.type_name(value.np)}' because there is already "
+                f"a gradient with dtype '{D.C_NAMES[g._data.dtype.name]}'. Please clear the "
+                "gradient (.grad = None) before changing grad_dtype, or ensure the new "
+                "grad_dtype matches the existing gradient's dtype.")
+        self._extra()["grad_dtype"] = value
+        acc = self._acc() if self._acc is not None else None
+        if acc is not None:         # (its cast of incoming gradients: the engine's _meta)
+            acc._meta = (self._data.shape, self._data.dtype if value is None else value.np)
 
     @property
     def retains_grad(self):

@@ -28,7 +28,6 @@ TENSOR_EXCLUDED = [
      r"to_sparse(_\w+)?", SPARSE),
     (r"dequantize|int_repr|q_per_channel_\w+|q_scale|q_zero_point|qscheme", QUANT),
     (r"to_mkldnn|to_padded_tensor", MKLDNN),
-    (r"grad_dtype", ISSUE12),
     (r"index", "functorch's first-class dimensions (Tensor.index binds Dim objects)"),
     (r"slice_inverse", FUNCTIONAL),
     (r"hash_tensor", HASH),

@@ -6,7 +6,8 @@ from . import grad_mode, graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
-                        is_inference_mode_enabled)
+                        is_inference_mode_enabled, set_multithreading_enabled,
+                        is_multithreading_enabled)
 from .graph import Node, accumulator
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .variable import Variable
@@ -150,6 +151,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if is_grads_batched:
+        return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads, single)
     grads = _make_grads(outputs, grad_outputs)
     roots = _roots(outputs, grads)
     keys = [(accumulator(t), 0) if t._grad_fn is None else (t._grad_fn, t._output_nr)
@@ -169,4 +173,44 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         elif not create_graph:
             g = g.detach()
         result.append(g)
+    return tuple(result)
+
+
+def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads, single):
+    """grad(is_grads_batched=True): dim 0 of every grad_output is a batch; one backward per
+    batch entry (what torch's vmap over backward computes), results stacked along dim 0."""
+    from ..ops.join import stack  # (the ops import autograd: imported on use)
+    sizes = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if isinstance(g, Tensor) and g._data.shape[1:] != out._data.shape:
+            # (torch names the grad_output's shape without its first two dims)
+            raise RuntimeError(
+                f"If `is_grads_batched=True`, we interpret the first dimension of each "
+                f"grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                f"expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {Size(g._data.shape[2:])} and "
+                f"output[{i}] has a shape of {Size(out._data.shape)}. If you only want some "
+                f"tensors in `grad_output` to be considered batched, consider using vmap.")
+        if isinstance(g, Tensor):
+            sizes.append(g._data.shape[0])
+    if not sizes:                       # nothing batched: the implicit-gradient errors
+        _make_grads(outputs, grad_outputs)
+        raise RuntimeError("vmap: at least one input must be a Tensor mapped over")
+    if len(set(sizes)) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    per = []
+    for b in range(sizes[0]):
+        gos = [g if g is None else g[b] for g in grad_outputs]
+        per.append(grad(outputs, inputs, gos, retain_graph=retain_graph or b < sizes[0] - 1,
+                        create_graph=create_graph, allow_unused=allow_unused))
+    result = []
+    for j, t in enumerate(inputs):
+        col = [p[j] for p in per]
+        if all(c is None for c in col):
+            # (materialized, torch's zeros carry no batch dim)
+            result.append(wrap(np.zeros_like(t._data)) if materialize_grads else None)
+            continue
+        result.append(stack([wrap(np.zeros_like(t._data)) if c is None else c for c in col]))
     return tuple(result)

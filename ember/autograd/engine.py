@@ -365,7 +365,7 @@ def _dependencies(starts, needed=None):
     # A node enters `deps` with its first incoming edge and is visited then; only the roots
     # can be on the stack without an entry (one dict test per edge, no `seen` set).
     deps = {}
-    stack = list(starts)
+    stack = list(dict.fromkeys(starts))     # (two roots may be outputs of one node)
     roots = set(stack)
     push, pop = stack.append, stack.pop
     while stack:

@@ -233,32 +233,24 @@ def propagate(node, xs, out):
                 res = None
         finally:
             LEVELS[:] = levels
-        if type(out) is list:
-            for o, r in zip(out, res):
-                if r is not None:
-                    set_tangent(o, lv, r)
-        elif res is not None:
-            set_tangent(out, lv, res)
-    _share_with_saved(node, out)
+        outs = out if type(out) is list else [out]
+        for o, r in zip(outs, res if type(out) is list else [res]):
+            if r is not None:
+                set_tangent(o, lv, r)
+                _saved_copies(node, o, lv, r)
 
 
-def _share_with_saved(node, out):
-    """A node saves its outputs as separate tensors on the same memory (so that they do not
-    keep their own node alive); those get the outputs' tangents too, as torch's saved
-    variables keep an output's forward grad, so that a backward through the node run under a
-    dual level (forward-over-reverse: jvp of grad, jacfwd(jacrev), hessian) sees them."""
-    outs = [(o._data, o._x.get("fw")) for o in (out if type(out) is list else (out,))
-            if o is not None and o._x and o._x.get("fw")]
-    if not outs:
-        return
-    for name in node._saved_names:
+def _saved_copies(node, o, lv, r):
+    """The node's saved copies of its output o (`_saved_result`: the same array, another
+    Tensor) get o's tangent too, so that a formula reading them under create_graph (through
+    saved_output) is differentiable in forward mode: forward-over-reverse."""
+    for name in getattr(node, "_saved_names", ()):
         s = getattr(node, name, None)
-        if not isinstance(s, Tensor):
-            continue
-        for data, fw in outs:
-            if s._data is data and (not s._x or s._x.get("fw") is not fw):
-                for lv, tan in fw.items():
-                    set_tangent(s, lv, tan)
+        if isinstance(s, Tensor) and s is not o and (
+                s._data is o._data or s._data.shape == o._data.shape and
+                s._data.dtype == o._data.dtype and s._data.size and
+                _address(s._data) == _address(o._data)):
+            set_tangent(s, lv, r)
 
 
 def jvp_not_implemented(node):

@@ -3,6 +3,7 @@
 The ctx object *is* the graph node (as in torch, where ctx is the BackwardCFunction): each
 Function subclass gets a node class named `<Name>Backward`, created once and cached."""
 import functools
+import warnings
 
 import numpy as np
 
@@ -129,6 +130,16 @@ class Function(metaclass=_FunctionMeta):
     def setup_context(ctx, inputs, output):
         raise NotImplementedError("setup_context is not implemented.")
 
+    # torch.func.vmap over a Function: torch runs the vmap staticmethod, or with
+    # generate_vmap_rule=True the forward on each sample's slice, which is what ember.func.vmap
+    # does for every function today (it maps by running the function per sample).
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._backward_cls()
@@ -180,3 +191,60 @@ def once_differentiable(fn):
         with no_grad():
             return fn(ctx, *args)
     return wrapper
+
+
+class NestedIOFunction(Function):
+    """torch's legacy nested-input Function, as torch 2.13 has it: instantiating warns that
+    Functions are not to be instantiated; calling an instance fails (torch's _do_forward
+    reaches a base class that no longer has one); forward/forward_extended and the ctx-like
+    methods keep their legacy behaviour."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions "
+                      "are all static, so you should invoke them on the class itself. "
+                      "Instantiating an autograd function will raise an error in a future "
+                      "version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        return self._do_forward(*args)
+
+    def _do_forward(self, *input):
+        raise AttributeError("'super' object has no attribute '_do_forward'")
+
+    def _do_backward(self, gradients, retain_variables):
+        raise AttributeError("'super' object has no attribute '_do_backward'")
+
+    def forward(self, *args):
+        """The legacy forward: forward_extended on the inputs' data, its tensors as a
+        tuple."""
+        out = self.forward_extended(*(a.detach() if isinstance(a, Tensor) else a for a in args))
+        return tuple(_iter_tensors(out))
+
+    def save_for_backward(self, *args):
+        self.to_save = tuple(args)
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        nested = self._to_save_nested
+        return nested[len(nested)]      # (torch 2.13 indexes past the end: IndexError)
+
+    def mark_dirty(self, *args, **kwargs):
+        self.dirty_tensors = tuple(args)
+
+    def mark_non_differentiable(self, *args, **kwargs):
+        self.non_differentiable = tuple(args)
+
+    def forward_extended(self, *input):
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        raise NotImplementedError
+
+
+def _iter_tensors(x):
+    if isinstance(x, Tensor):
+        yield x
+    elif isinstance(x, (list, tuple)):
+        for e in x:
+            yield from _iter_tensors(e)

@@ -255,3 +255,53 @@ def is_anomaly_enabled():
 
 def is_anomaly_check_nan_enabled():
     return ANOMALY.check_nan
+
+
+# ---------------------------------------------------------------- multithreading (a flag)
+# torch's engine may run backward on worker threads; ember's runs on the calling thread, so
+# the flag only records the setting (process-wide, as torch's), for code that reads it back.
+_MULTITHREADING = [True]
+
+
+def is_multithreading_enabled():
+    return _MULTITHREADING[0]
+
+
+def _set_multithreading(mode):
+    prev = _MULTITHREADING[0]
+    _MULTITHREADING[0] = mode
+    return prev
+
+
+class _MultithreadingMode(_Mode):
+    def __new__(cls, mode):
+        return object.__new__(cls)
+
+    def __init__(self, mode):
+        self.prev = []
+        self.mode = mode
+
+    def clone(self):
+        return _MultithreadingMode(self.mode)
+
+    def __enter__(self):
+        self.prev.append(_set_multithreading(self.mode))
+
+    def __exit__(self, *exc):
+        _set_multithreading(self.prev.pop())
+        return False
+
+
+class set_multithreading_enabled(_MultithreadingMode):
+    """Sets the flag at construction (a plain call works too); as a context manager or
+    decorator it restores the previous value on exit."""
+
+    def __init__(self, mode):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_multithreading_enabled(): argument 'enabled' (position 1) "
+                            f"must be bool, not {type(mode).__name__}")
+        self.prev = [_set_multithreading(mode)]
+        self.mode = mode
+
+    def __enter__(self):
+        pass

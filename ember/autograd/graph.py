@@ -334,7 +334,9 @@ class AccumulateGrad(Node):
         self.next_functions = ()
         self._seq = _ACC_SEQ          # Note [Sink order]
         self._uses = 0
-        self._meta = (variable._data.shape, variable._data.dtype)
+        x = variable._x
+        gd = x.get("grad_dtype") if x else None     # (Tensor.grad_dtype)
+        self._meta = (variable._data.shape, variable._data.dtype if gd is None else gd.np)
         self._freed = False
         self._hooks = None
 
@@ -773,9 +775,10 @@ def user_stacklevel():
 # node is linked (on_link) and the node keeps only what pack returned: the saved slot is
 # emptied, the packed value goes to node._hooks["packed"]. The engine unpacks every slot once
 # before running the node (a node with hooks takes the engine's hooked path) and empties them
-# again after a retained run, so unpack is called as often as torch calls it. (User code that
-# reads an emptied slot, `grad_fn._saved_self`, gets AttributeError where torch unpacks: a
-# Node.__getattr__ would do it, but would slow every attribute access on every node.)
+# again after a retained run, so unpack is called as often as torch calls it. User code that
+# reads an emptied slot, `grad_fn._saved_self`, unpacks it as torch does: a packed node gets
+# a same-named subclass with __getattr__ (_reads_packed; on Node itself it would slow every
+# attribute access on every node).
 # The unpacked tensor gets the saved tensor's place in the graph back (torch restores its
 # grad_fn or grad accumulator), so double backward through packed tensors works; versions are
 # not checked for packed tensors, as in torch.
@@ -832,6 +835,39 @@ def _pack_node(node, names, outs, pack, unpack):
         delattr(node, name)
     if packed:
         node._extra()["packed"] = packed
+        _reads_packed(node)
+
+
+_PACKED_CLASSES = {}
+
+
+def _reads_packed(node):
+    """Give node (whose saved slots were packed) a class of the same name and layout whose
+    __getattr__ unpacks an emptied slot when user code reads it (`grad_fn._saved_self` calls
+    unpack, as in torch). Only such nodes get it: a class with __getattr__ loses CPython's
+    specialised attribute access, which every other node keeps."""
+    cls = type(node)
+    if cls.__dict__.get("_unpacks_on_read"):
+        return
+    sub = _PACKED_CLASSES.get(cls)
+    if sub is None:
+        sub = _PACKED_CLASSES[cls] = type(cls.__name__, (cls,), {
+            "__slots__": (), "__getattr__": _read_packed, "_unpacks_on_read": True,
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__})
+    node.__class__ = sub
+
+
+def _read_packed(self, name):
+    try:
+        hooks = object.__getattribute__(self, "_hooks")
+    except AttributeError:
+        hooks = None
+    packed = hooks.get("packed") if hooks else None
+    if packed and name in packed:
+        if self._freed:
+            raise RuntimeError(SECOND_BACKWARD)
+        return _unpacked(self, packed[name], True)
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 def _unpacked(node, rec, user):
@@ -907,6 +943,7 @@ class SavedTensor:
             return
         node._extra().setdefault("packed", {})[name] = _pack_one(v, (), pack_hook, unpack_hook)
         delattr(node, name)
+        _reads_packed(node)
 
 
 class saved_tensors_hooks:
@@ -971,6 +1008,13 @@ class disable_saved_tensors_hooks:
         return wrapper
 
 
+def _version(r):
+    """The version counter of a view family's root (0 before any in-place write)."""
+    x = r._x
+    vc = x.get("vc") if x else None
+    return 0 if vc is None else vc.version
+
+
 class _AllowMutationOnSavedContext:
     """What allow_mutation_on_saved_tensors yields; `closed` once its block has ended."""
 
@@ -985,8 +1029,11 @@ MUTATION_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_
 
 class allow_mutation_on_saved_tensors:
     """Context manager: tensors saved inside it may be written in place afterwards; backward
-    sees the values they had when saved. ember keeps a copy of each saved tensor at pack time
-    (torch copies lazily, at the first write); backward must run inside the block."""
+    sees the values they had when saved; backward must run inside the block. torch clones a
+    saved tensor at its first in-place write; ember keeps a copy from pack time, and unpacks
+    the saved tensor itself (sharing its memory) until its family's version changes, the
+    copy after: what torch's lazy clone shows (grad_fn._saved_self aliases the tensor before
+    a write and holds the old values after)."""
 
     def __enter__(self):
         if _MUTATION:
@@ -994,12 +1041,14 @@ class allow_mutation_on_saved_tensors:
         ctx = _AllowMutationOnSavedContext()
 
         def pack(t):
-            return _wrap(t._data.copy())
+            r = vroot(t)
+            return t._data, r, _version(r), t._data.copy()
 
-        def unpack(copy):
+        def unpack(packed):
             if ctx.closed:
                 raise AssertionError(MUTATION_OUTSIDE)
-            return copy
+            arr, r, version, copy = packed
+            return _wrap(arr if _version(r) == version else copy)
         self.ctx = ctx
         self.hooks = saved_tensors_hooks(pack, unpack)
         self.hooks.__enter__()

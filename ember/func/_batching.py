@@ -1021,7 +1021,7 @@ def _make_dual(fn, lv, args, kwargs):
 def _unpack(fn, lv, args, kwargs):
     v, _ = _un(args[0], lv)
     p, t = W(fn)(v, *args[1:], **kwargs)
-    return _out(p, lv), (None if t is None else _batched(t, lv))
+    return _fad.UnpackedDualTensor(_out(p, lv), None if t is None else _batched(t, lv))
 
 
 # ---- the tables -----------------------------------------------------------------------------

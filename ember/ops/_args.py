@@ -296,8 +296,9 @@ def saved_output(node, saved, nr=0):
     t._requires_grad = True
     t._grad_fn = node
     t._output_nr = nr
-    if saved._x and saved._x.get("fw"):        # its forward grads (Note [Forward AD])
-        for lv, tan in saved._x["fw"].items():
+    x = saved._x
+    if x and "fw" in x:             # its tangents (forward-over-reverse; forward.py)
+        for lv, tan in x["fw"].items():
             set_tangent(t, lv, tan)
     return t
 

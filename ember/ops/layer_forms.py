@@ -25,7 +25,7 @@ from . import embedding as _emb
 from . import loss as _loss
 from . import normalization as _norm
 from . import pool as _pool
-from ._args import write_out
+from ._args import saved_output, write_out
 from ._args import not_tensor
 from .distance import _norm_np
 from .normalization import _stats, _invstd      # (the statistics batch_norm computes)
@@ -340,7 +340,7 @@ class NormBackward0(Node):                   # derivatives.yaml: norm.Scalar
 
     def apply(self, grad):
         s = self._saved_self
-        return _norm_backward(grad, s, self._saved_result, self._saved_p,
+        return _norm_backward(grad, s, saved_output(self, self._saved_result), self._saved_p,
                               tuple(range(s._data.ndim)), False),
 
 

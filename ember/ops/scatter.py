@@ -14,7 +14,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, NotImplementedBackward
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
-from ._args import needs, wrap_dim, broadcast_error, write_out
+from ._args import needs, saved_output, wrap_dim, broadcast_error, write_out
 from ._args import not_tensor
 from ._views import check_inplace, check_overlap, inplace, inplace_source, mark_written, writable
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
@@ -170,7 +170,8 @@ class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.
         src_shape = self._saved_src._data.shape
         gs, gsrc = _scatter_reduce_grads(grad, self._saved_dim, self._saved_index,
                                          self._saved_reduce, self._saved_self, self._saved_src,
-                                         self._saved_result, self._saved_include_self)
+                                         saved_output(self, self._saved_result),
+                                         self._saved_include_self)
         return (gs if needs(self, 0) else None,
                 _src_grad(gsrc, src_shape) if needs(self, 1) else None)
 
@@ -277,8 +278,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         node = ScatterReduceBackward0()
         node._saved_dim = d
         node._saved_index = index
-        node._saved_self = input.detach() if reduce in ("prod", "amax", "amin") else None
-        node._saved_src = src.detach()
+        # (saved undetached: prod's double backward reads them, and the result through them)
+        node._saved_self = input if reduce in ("prod", "amax", "amin") else None
+        node._saved_src = src
         node._saved_reduce = reduce
         node._saved_include_self = include_self
         node._saved_result = res.detach() if reduce in ("prod", "amax", "amin") else None

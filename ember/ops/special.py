@@ -697,6 +697,23 @@ def special_xlog1py(input, other, *, out=None):
 
 
 class SpecialZetaBackward0(Node):            # derivatives.yaml: special_zeta
+    """Differentiable in q (other) only: d zeta(x, q) / dq = -x zeta(x + 1, q)."""
+    __slots__ = ("_saved_other", "_saved_self")
+    _saved_names = ("_saved_self", "_saved_other")
+
+    def apply(self, grad):
+        if needs(self, 0):
+            raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+        x = self._saved_self
+        return None, grad * -x * special_zeta(x + 1.0, self._saved_other)
+
+
+class SpecialZetaBackward1(SpecialZetaBackward0):   # special_zeta.self_scalar
+    __slots__ = ()
+    _saved_names = ("_saved_other",)
+
+
+class SpecialZetaBackward2(Node):            # special_zeta.other_scalar: not differentiable
     __slots__ = ()
 
     def apply(self, grad):
@@ -711,7 +728,14 @@ def special_zeta(input, other, *, out=None):
     q = other._data if t_other else np.asarray(other)
     res = wrap(hurwitz_zeta(x, q).astype(rt))
     if STATE.enabled and ((t_in and input._requires_grad) or (t_other and other._requires_grad)):
-        link(res, SpecialZetaBackward0(), input if t_in else None, other if t_other else None)
+        if not t_other:
+            link(res, SpecialZetaBackward2(), input, None)
+        else:
+            node = SpecialZetaBackward0() if t_in else SpecialZetaBackward1()
+            node._saved_self = input if t_in else input.item() if hasattr(input, "item") \
+                else input
+            node._saved_other = other
+            link(res, node, input if t_in else None, other)
     return write_out(res, out)
 
 

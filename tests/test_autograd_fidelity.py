@@ -1,0 +1,222 @@
+"""Issue 12's autograd fidelity gaps, each a program run with torch and with ember whose
+observations (values, reprs, error types and messages) must agree: saved tensors read after
+saved_tensors_hooks packed them, Tensor.grad_dtype,
+autograd.Function under vmap, set_multithreading_enabled, NestedIOFunction,
+allow_mutation_on_saved_tensors."""
+import warnings
+
+import pytest
+import torch
+
+import ember
+
+
+def observe(prog):
+    """prog(L, log) for each library; the logs must be equal."""
+    logs = {}
+    for L in (torch, ember):
+        log = []
+
+        def rec(fn, log=log):
+            try:
+                log.append(fn())
+            except Exception as e:      # noqa: BLE001 (compared by type and message)
+                log.append(f"{type(e).__name__}: {e}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            prog(L, log, rec)
+        logs[L] = [x if isinstance(x, (str, bool, int, float, type(None))) else repr(x)
+                   for x in log]
+    assert logs[ember] == logs[torch]
+
+
+def test_saved_tensor_read_after_pack_hooks_unpacks():
+    def prog(L, log, rec):
+        x = L.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        calls = []
+
+        def pack(t):
+            calls.append("pack")
+            return ("packed", t)
+
+        def unpack(p):
+            calls.append("unpack")
+            return p[1]
+        with L.autograd.graph.saved_tensors_hooks(pack, unpack):
+            z = x.exp()
+            w = x.pow(2)
+            y = x * z
+        log += [z.grad_fn._saved_result, type(z.grad_fn).__name__, w.grad_fn._saved_self,
+                w.grad_fn._saved_exponent, y.grad_fn._saved_other, y.grad_fn._saved_self]
+        log.append(list(calls))
+        rec(lambda: z.grad_fn._saved_nothing)
+        rec(lambda: y.grad_fn._raw_saved_self.register_hooks(pack, unpack))
+        (y.sum() + w.sum()).backward()
+        log += [x.grad, list(calls)]
+    observe(prog)
+
+
+def test_grad_dtype():
+    def prog(L, log, rec):
+        w = L.randn(3, requires_grad=True)
+        log.append(w.grad_dtype)
+        for val in (None, "a", L.int64, L.float16):
+            def setit(val=val):
+                w.grad_dtype = val
+                return w.grad_dtype
+            rec(setit)
+        w2 = L.randn(3, requires_grad=True)
+        w2.grad_dtype = L.float16
+        (w2 * 2).sum().backward()
+        log += [w2.grad.dtype, w2.grad]
+        log.append(L.autograd.grad((w2 * 2).sum(), w2)[0].dtype)
+        w3 = L.randn(3, requires_grad=True)
+        w3.grad = L.ones(3)
+
+        def conflict():
+            w3.grad_dtype = L.float64
+        rec(conflict)
+        w4 = L.randn(3)
+        w4.grad_dtype = L.float64
+        w4.requires_grad_()
+        (w4 * 2).sum().backward()
+        log.append(w4.grad.dtype)
+        w5 = L.randn(3, requires_grad=True)
+        w5.grad_dtype = None
+        w5.grad = L.ones(3, dtype=L.float64)
+        log.append(w5.grad.dtype)
+
+        def assign(t, g):
+            t.grad = g
+        rec(lambda: assign(L.randn(3, requires_grad=True), L.ones(3, dtype=L.float64)))
+        w7 = L.randn(3, requires_grad=True)
+        w7.grad_dtype = L.float64
+        rec(lambda: assign(w7, L.ones(3)))
+        v = w7 * 2
+        rec(lambda: v.grad_dtype)
+
+        def set_nonleaf():
+            v.grad_dtype = L.float64
+        rec(set_nonleaf)
+        log.append(L.ones(2, dtype=L.int64).grad_dtype)
+    observe(prog)
+
+
+def test_function_vmap_rule():
+    def prog(L, log, rec):
+        log.append(L.autograd.Function.generate_vmap_rule)
+        rec(lambda: L.autograd.Function.vmap(None, (0,), L.ones(2)))
+
+        class Gen(L.autograd.Function):
+            generate_vmap_rule = True
+
+            @staticmethod
+            def forward(x, k):
+                return x * k + x.sum()
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.k = inputs[1]
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.k + g.sum(), None
+        x = L.arange(6.0).view(3, 2).requires_grad_()
+        out = L.func.vmap(Gen.apply, in_dims=(0, None))(x, 3.0)
+        log.append(out.detach())    # (torch's node is VmappedGenBackward, ember's a stack)
+        out.sum().backward()
+        log.append(x.grad)
+        log.append(L.func.vmap(Gen.apply, in_dims=(1, None))(x.detach(), 2.0))
+    observe(prog)
+
+
+def test_set_multithreading_enabled():
+    def prog(L, log, rec):
+        smt = L.autograd.grad_mode.set_multithreading_enabled
+        on = L.autograd.is_multithreading_enabled
+        log.append(on())
+        with smt(False):
+            log.append(on())
+        log.append(on())
+        r = smt(False)
+        log += [type(r).__name__, on()]
+        smt(True)
+
+        @smt(False)
+        def f():
+            return on()
+        log += [f(), on()]
+        smt(True)
+
+        @L.autograd.set_multithreading_enabled(False)
+        def g():
+            return on()
+        smt(True)
+        log += [g(), on()]
+        smt(True)
+        rec(lambda: smt("a"))
+        x = L.ones(3, requires_grad=True)
+        with smt(False):
+            (x * 2).sum().backward()
+        log += [x.grad, on()]
+    observe(prog)
+
+
+def test_nested_io_function_as_torch_has_it():
+    def prog(L, log, rec):
+        NIO = L.autograd.function.NestedIOFunction
+
+        class G(NIO):
+            def forward_extended(self, x):
+                return x * 2, [x + 1]
+
+            def backward_extended(self, g):
+                return g * 2
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            g = G()
+        log.append([(r.category.__name__, str(r.message).split(">", 1)[1]) for r in w])
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        rec(lambda: g(x))
+        rec(lambda: g.forward(x))
+        rec(lambda: NIO().forward_extended(x))
+        rec(lambda: NIO().backward_extended(x))
+        rec(lambda: g.saved_tensors)
+        rec(lambda: g.save_for_backward(x))
+        rec(lambda: g.mark_dirty(x))
+        rec(lambda: g.mark_non_differentiable(x))
+        rec(lambda: g._do_backward((x,), False))
+        rec(lambda: g.saved_tensors)
+        log += [g.to_save, g.dirty_tensors, g.non_differentiable]
+    observe(prog)
+
+
+@pytest.mark.parametrize("write", [False, True])
+def test_allow_mutation_on_saved_tensors(write):
+    def prog(L, log, rec):
+        x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with L.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+            a = x * 1
+            y = a.sin()
+            s = y.grad_fn._saved_self
+            log += [s.data_ptr() == a.data_ptr(), s]
+            if write:
+                a.mul_(2)
+            s2 = y.grad_fn._saved_self
+            log += [s2.data_ptr() == a.data_ptr(), s2, a, s]
+            y.sum().backward()
+            log.append(x.grad)
+            b = x * 1
+            z = b.exp()
+            node = z.grad_fn
+            log.append(node._saved_result.data_ptr() == z.data_ptr())
+            if write:
+                z.add_(1)
+            log.append(node._saved_result)
+            z.sum().backward()
+            log.append(x.grad)
+            c = x * 1
+            u = c.cos()
+        rec(lambda: u.sum().backward())
+        log.append(type(ctx).__name__)
+    observe(prog)
