@@ -168,8 +168,13 @@ def _item_fn(L):
                lambda a, t: 2 * a * t * (t.sum().item() * 0 + 1))
 
 
+@pytest.mark.xfail(strict=True, reason="vmap has batching rules now (issue 12): a custom "
+                   "Function whose backward/jvp calls .item() is refused by torch in both "
+                   "batched checks; ember's batched backward runs (the engine takes batched "
+                   "grads) and its batched jvp refuses with the Function-vmap error instead of "
+                   "torch's 'Batching rule not implemented for aten::item'")
 def test_batched_checks_pass_where_vmap_runs_the_backward():
-    # ember's vmap loops, so a backward or jvp with .item() batches fine (torch refuses it)
+    # (written when ember's vmap looped over the samples, where .item() is fine)
     for kw in ({"check_batched_grad": True},
                {"check_forward_ad": True, "check_batched_forward_grad": True}):
         assert ember.autograd.gradcheck(_item_fn(ember), (_d(ember, A),), **kw)

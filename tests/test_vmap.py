@@ -462,3 +462,33 @@ def test_normal_path_untouched():
     assert ember.sin is unary.sin and ember.Tensor.sin is unary.sin
     assert not hasattr(ember.sin, "_vmap_dispatch")
     assert ember.nn.functional.linear.__module__ == "ember.nn.functional"
+
+
+def test_function_vmap_staticmethod_is_called_with_torchs_arguments():
+    def run(L):
+        calls = []
+
+        class Double(L.autograd.Function):
+            @staticmethod
+            def forward(x, k):
+                return x * k
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.k = inputs[1]
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.k, None
+
+            @staticmethod
+            def vmap(info, in_dims, x, k):
+                # (torch passes the physical tensor with the batch dim where in_dims says;
+                # ember's is always at 0: both are what the staticmethod's contract allows)
+                calls.append((info.batch_size, info.randomness, in_dims[1],
+                              tuple(x.movedim(in_dims[0], 0).shape)))
+                return x * k + 1, in_dims[0]
+        x = L.arange(6.0).view(2, 3)
+        out = L.func.vmap(Double.apply, in_dims=(1, None))(x, 3.0)
+        return out.tolist(), calls
+    assert run(ember) == run(torch)

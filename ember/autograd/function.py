@@ -13,6 +13,11 @@ from .grad_mode import STATE, no_grad
 from .graph import Node, SECOND_BACKWARD, link, link_multi
 
 
+# While a vmap runs, ember.func sets this to its rule for Function.apply (a Function's vmap
+# staticmethod, or its forward per sample with generate_vmap_rule=True); None otherwise.
+VMAP_APPLY = None
+
+
 class FunctionCtx:
     """ctx methods available inside forward/setup_context/backward."""
 
@@ -131,8 +136,7 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("setup_context is not implemented.")
 
     # torch.func.vmap over a Function: torch runs the vmap staticmethod, or with
-    # generate_vmap_rule=True the forward on each sample's slice, which is what ember.func.vmap
-    # does for every function today (it maps by running the function per sample).
+    # generate_vmap_rule=True the forward on each sample's slice (ember.func's VMAP_APPLY).
     generate_vmap_rule = False
 
     @staticmethod
@@ -142,6 +146,10 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if VMAP_APPLY is not None:          # a vmap is running (ember/func/_batching.py)
+            res = VMAP_APPLY(cls, args, kwargs)
+            if res is not NotImplemented:
+                return res
         ctx = cls._backward_cls()
         tensor_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)

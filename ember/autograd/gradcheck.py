@@ -372,6 +372,8 @@ def _check_batched_grad(outputs, diff, atol, rtol, raise_exception):
     output, for each output that requires grad."""
     from ..func import vmap  # (ember.func loads on first use: Note [Lazy subpackages])
     from ..ops.join import stack  # (the ops import autograd: imported on use)
+    from .. import creation  # (as the ops: imported on use; read at call time, so vmap
+    #                          dispatches creation.zeros_like)
     rng = np.random.default_rng()
     inputs = [t for _, t in diff]
     for k, o in enumerate(outputs):
@@ -380,7 +382,7 @@ def _check_batched_grad(outputs, diff, atol, rtol, raise_exception):
 
         def vjp(go, o=o):
             g = _grad(o, inputs, go, retain_graph=True, allow_unused=True)
-            return tuple(wrap(np.zeros_like(t._data)) if x is None else x
+            return tuple(creation.zeros_like(t) if x is None else x
                          for x, t in zip(g, inputs))
         gos = _rand_like(rng, o)
         try:
@@ -401,6 +403,8 @@ def _check_batched_forward_grad(func, inputs, diff, atol, rtol, raise_exception)
     tangent."""
     from ..func import vmap  # (ember.func loads on first use)
     from ..ops.join import stack  # (the ops import autograd: imported on use)
+    from .. import creation  # (as the ops: imported on use; read at call time, so vmap
+    #                          dispatches creation.zeros_like)
     from . import forward_ad as fwAD  # (forward_ad loads the ops: imported on use)
     rng = np.random.default_rng()
     for jd, (j, t) in enumerate(diff):
@@ -412,7 +416,7 @@ def _check_batched_forward_grad(func, inputs, diff, atol, rtol, raise_exception)
                 args[i] = fwAD.make_dual(t, tan)
                 outs = _outputs(func, args)
                 tans = [fwAD.unpack_dual(o).tangent for o in outs]
-            return tuple(wrap(np.zeros_like(o._data)) if x is None else x
+            return tuple(creation.zeros_like(o) if x is None else x
                          for x, o in zip(tans, outs))
         tans = _rand_like(rng, t)
         try:

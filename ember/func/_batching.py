@@ -26,7 +26,7 @@ import types
 import warnings
 
 from .. import autograd as _autograd
-from ..autograd import forward_ad as _fad
+from ..autograd import forward_ad as _fad, function as _function
 from ..creation import ones_like, zeros
 from ..dtypes import bool_, result_type
 from ..tensor import Size, Tensor
@@ -77,6 +77,8 @@ class BatchedTensor(Tensor):
     ndim = property(lambda self: self._value.dim() - 1)
     T = property(lambda self: self.permute(*range(self.dim() - 1, -1, -1)))
     mT = property(lambda self: self.transpose(-2, -1))
+    real = property(lambda self: _batched(self._value.real, self._level))     # elementwise
+    imag = property(lambda self: _batched(self._value.imag, self._level))     # views
     mH = property(lambda self: self.transpose(-2, -1).conj())
     H = property(lambda self: self.permute(*range(self.dim() - 1, -1, -1)).conj())
 
@@ -994,6 +996,21 @@ def _autograd_grad(fn, lv, args, kwargs):
         gos = [None] * len(outs)
     elif isinstance(gos, Tensor):
         gos = [gos]
+    pairs = [(_un(o, lv), None if g is None else _un(g, lv)) for o, g in zip(outs, gos)]
+    batched_gos = any(g is not None and g[1] for _, g in pairs)
+    if batched_gos and not any(b for (_, b), _ in pairs) and \
+            not any(_un(i, lv)[1] for i in ins):
+        # unbatched outputs and inputs, a batch of grad outputs: one backward with batched
+        # grads (autograd.grad's is_grads_batched), every gradient batched
+        size = next(g[0].shape[0] for _, g in pairs if g is not None and g[1])
+        vg = []
+        for (v, _), g in pairs:
+            if g is None:
+                g = (W(ones_like)(v), False)
+            gv, gb = g
+            vg.append(gv if gb else gv.unsqueeze(0).expand(size, *gv.shape))
+        got = W(fn)([v for (v, _), _ in pairs], ins, vg, is_grads_batched=True, **kw)
+        return tuple(None if g is None else _batched(g, lv) for g in got)
     vo, vg = [], []
     for o, g in zip(outs, gos):
         v, b = _un(o, lv)
@@ -1202,6 +1219,7 @@ def enter():
         _collect()
         for o, on, _ in _SWAPS:
             _put(o, on)
+        _function.VMAP_APPLY = _function_apply
     _STATE["depth"] += 1
 
 
@@ -1210,6 +1228,41 @@ def leave():
     if _STATE["depth"] == 0:
         for o, _, off in _SWAPS:
             _put(o, off)
+        _function.VMAP_APPLY = None
+
+
+class _VmapInfo(tuple):
+    """The info a Function's vmap staticmethod gets (torch's VmapInfo: batch_size,
+    randomness)."""
+    __slots__ = ()
+    batch_size = property(lambda self: self[0])
+    randomness = property(lambda self: self[1])
+
+
+def _function_apply(cls, args, kwargs):
+    """Function.apply with a BatchedTensor argument: the Function's own vmap staticmethod,
+    or (generate_vmap_rule=True) its forward on each sample, stacked."""
+    lvs = [a._level for a in args if type(a) is BatchedTensor]
+    if not lvs:
+        return NotImplemented
+    lv = max(lvs)
+    level = next(x for x in LEVELS if x[0] == lv)
+    un = [_un(a, lv) for a in args]
+    if cls.generate_vmap_rule:
+        outs = []
+        for b in range(level[1]):
+            outs.append(cls.apply(*[v.select(0, b) if bt else v for v, bt in un], **kwargs))
+        if isinstance(outs[0], tuple):
+            return tuple(_batched(W(_stack)([o[k] for o in outs]), lv)
+                         for k in range(len(outs[0])))
+        return _batched(W(_stack)(outs), lv)
+    in_dims = tuple(0 if bt else None for _, bt in un)
+    out, out_dims = cls.vmap(_VmapInfo((level[1], level[2])), in_dims,
+                             *[v for v, _ in un], **kwargs)
+    if isinstance(out, tuple):
+        dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
+        return tuple(o if d is None else wrap_input(o, d, lv) for o, d in zip(out, dims))
+    return out if out_dims is None else wrap_input(out, out_dims, lv)
 
 
 def push_level(size, randomness):
