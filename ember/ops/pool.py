@@ -404,6 +404,15 @@ class AvgPool2DBackwardBackward0(Node):      # derivatives.yaml: avg_pool2d_back
         return g, _self_zeros(self)
 
 
+def _save_avg_args(node, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                   divisor_override):
+    """The arguments avg_pool{2,3}d's nodes and their backward-backward nodes save."""
+    node._saved_kernel_size, node._saved_stride = kernel_size, stride
+    node._saved_padding, node._saved_ceil_mode = padding, ceil_mode
+    node._saved_count_include_pad = count_include_pad
+    node._saved_divisor_override = divisor_override
+
+
 def avg_pool2d_op(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                   divisor_override):
     """torch.nn.functional.avg_pool2d on checked arguments (node AvgPool2DBackward0)."""
@@ -411,11 +420,9 @@ def avg_pool2d_op(input, kernel_size, stride, padding, ceil_mode, count_include_
                             ceil_mode, count_include_pad, divisor_override))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AvgPool2DBackward0()
-        node._saved_self, node._saved_kernel_size = input, kernel_size
-        node._saved_stride, node._saved_padding = stride, padding
-        node._saved_ceil_mode = ceil_mode
-        node._saved_count_include_pad = count_include_pad
-        node._saved_divisor_override = divisor_override
+        node._saved_self = input
+        _save_avg_args(node, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
         link(res, node, input)
     return res
 
@@ -429,10 +436,8 @@ def avg_pool2d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
     if STATE.enabled and (grad._requires_grad or input._requires_grad):
         node = AvgPool2DBackwardBackward0()
         node._self_meta = (input._data.shape, input._data.dtype)
-        node._saved_kernel_size, node._saved_stride = kernel_size, stride
-        node._saved_padding, node._saved_ceil_mode = padding, ceil_mode
-        node._saved_count_include_pad = count_include_pad
-        node._saved_divisor_override = divisor_override
+        _save_avg_args(node, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
         link(res, node, grad, input)
     return res
 
@@ -1067,11 +1072,9 @@ def _avg_pool3d_op(input, kernel, stride, padding, ceil_mode, count_include_pad,
                               count_include_pad, divisor_override))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AvgPool3DBackward0()
-        node._saved_self, node._saved_kernel_size = input, list(kernel)
-        node._saved_stride, node._saved_padding = list(stride), list(padding)
-        node._saved_ceil_mode = ceil_mode
-        node._saved_count_include_pad = count_include_pad
-        node._saved_divisor_override = divisor_override
+        node._saved_self = input
+        _save_avg_args(node, list(kernel), list(stride), list(padding), ceil_mode,
+                       count_include_pad, divisor_override)
         link(res, node, input)
     return res
 
@@ -1085,10 +1088,8 @@ def avg_pool3d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
     if STATE.enabled and (grad._requires_grad or input._requires_grad):
         node = AvgPool3DBackwardBackward0()
         node._self_meta = (input._data.shape, input._data.dtype)
-        node._saved_kernel_size, node._saved_stride = kernel_size, stride
-        node._saved_padding, node._saved_ceil_mode = padding, ceil_mode
-        node._saved_count_include_pad = count_include_pad
-        node._saved_divisor_override = divisor_override
+        _save_avg_args(node, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
         link(res, node, grad, input)
     return res
 
