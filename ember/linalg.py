@@ -4,7 +4,8 @@ on them), matmul.py (products), reduce.py (vector_norm)."""
 from .ops._linalg import _LinAlgError as LinAlgError
 from .ops.decomp import (linalg_cholesky as cholesky, cholesky_ex, linalg_qr as qr, eigh, eigvalsh,
                          eig, eigvals, linalg_svd as svd, svdvals, lu_factor, lu_factor_ex,
-                         linalg_lu as lu, linalg_lu_solve as lu_solve, householder_product)
+                         linalg_lu as lu, linalg_lu_solve as lu_solve, householder_product,
+                         solve_ex)
 from .ops.matmul import _linalg_cross as cross, matmul
 from .ops.matrix import (cond, det, linalg_slogdet as slogdet, pinv, matrix_power, matrix_norm,
                          multi_dot, matrix_rank, vecdot, matrix_exp, lstsq, tensorinv, tensorsolve,
@@ -17,4 +18,4 @@ __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "cholesky"
            "matrix_norm", "norm", "vector_norm", "multi_dot", "matrix_rank", "cross", "matmul",
            "vecdot", "matrix_exp", "solve_triangular", "lstsq", "lu_factor", "lu_factor_ex",
            "lu", "lu_solve", "cond", "tensorinv", "tensorsolve", "vander", "diagonal",
-           "householder_product"]
+           "householder_product", "solve_ex"]

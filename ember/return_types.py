@@ -50,6 +50,7 @@ linalg_eig = structseq("linalg_eig", ("eigenvalues", "eigenvectors"))
 linalg_svd = structseq("linalg_svd", ("U", "S", "Vh"))
 svd = structseq("svd", ("U", "S", "V"))
 linalg_inv_ex = structseq("linalg_inv_ex", ("inverse", "info"))
+linalg_solve_ex = structseq("linalg_solve_ex", ("result", "info"))
 linalg_cholesky_ex = structseq("linalg_cholesky_ex", ("L", "info"))
 linalg_lstsq = structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 linalg_lu_factor = structseq("linalg_lu_factor", ("LU", "pivots"))
@@ -69,7 +70,8 @@ geqrf = structseq("geqrf", ("a", "tau"))
 for _name in ("max", "min", "median", "nanmedian", "mode", "topk", "sort", "kthvalue", "cummax",
               "cummin", "aminmax", "slogdet", "qr", "svd", "frexp", "geqrf", "histogram",
               "triangular_solve", "lu_unpack", "linalg_slogdet", "linalg_qr", "linalg_eigh",
-              "linalg_eig", "linalg_svd", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_lstsq",
+              "linalg_eig", "linalg_svd", "linalg_inv_ex", "linalg_solve_ex", "linalg_cholesky_ex",
+              "linalg_lstsq",
               "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu"):
     _base = globals()[_name]
     globals()[_name + "_out"] = structseq(_name + "_out", _base._fields)

@@ -856,3 +856,44 @@ def test_out_arguments():
                                torch.linalg.slogdet(torch.tensor(WELL(3)))[1].item())
     check_error(lambda L: L.linalg.svd(L.randn(3, 3), driver="gesvd"))
     check_error(lambda L: L.linalg.svdvals(L.randn(3, 3), driver="gesvd"))
+
+
+SOLVE_EX_CASES = [
+    ([[1., 2.], [3., 4.]], [[1.], [2.]], {}),
+    ([[1., 2.], [3., 4.]], [[1., 2.]], {"left": False}),
+    ([[1., 2.], [2., 4.]], [[1.], [1.]], {}),                 # singular: -inf, inf, info 2
+    ([[1., 2.], [2., 4.]], [1., 0.], {}),                     # vector B
+    ([[[1., 2.], [2., 4.]], [[1., 0.], [0., 1.]]], [[1.], [1.]], {}),   # batch, one singular
+    ([[0., 0.], [0., 0.]], [[1., 2.], [3., 4.]], {}),
+    ([[2., 1., 0.], [4., 2., 0.], [1., 1., 1.]], [[1.], [2.], [3.]], {}),   # 0 * inf: NaN
+    ([[1., 2.], [2., 4.]], [[1., 2.]], {"left": False}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SOLVE_EX_CASES)))
+def test_solve_ex_matches_torch_singular_matrices_included(case):
+    A, B, kw = SOLVE_EX_CASES[case]
+    got = {}
+    for L in (ember, torch):
+        r = L.linalg.solve_ex(L.tensor(A, dtype=L.float64), L.tensor(B, dtype=L.float64), **kw)
+        got[L] = (type(r).__name__, r.result.numpy(), r.info.tolist(), str(r.info.dtype))
+    e, t = got[ember], got[torch]
+    assert (e[0], e[2], e[3]) == (t[0], t[2], t[3])
+    np.testing.assert_array_equal(e[1], t[1])           # inf/NaN positions too
+
+
+def test_solve_ex_errors_and_gradient_match_torch():
+    def prog(L):
+        out = []
+        A = L.tensor([[3., 1.], [1., 2.]], dtype=L.float64, requires_grad=True)
+        B = L.tensor([[1.], [4.]], dtype=L.float64, requires_grad=True)
+        r = L.linalg.solve_ex(A, B)
+        out.append(type(r.result.grad_fn).__name__)
+        r.result.sum().backward()
+        out += [A.grad.tolist(), B.grad.tolist()]
+        try:
+            L.linalg.solve_ex(L.tensor([[1., 2.], [2., 4.]]), L.ones(2, 1), check_errors=True)
+        except Exception as e:          # noqa: BLE001 (compared with torch's)
+            out.append((type(e).__name__, str(e)))
+        return out
+    assert prog(ember) == prog(torch)

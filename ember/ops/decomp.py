@@ -19,7 +19,7 @@ from ._linalg import (_LinAlgError, _batch_prefix, _check_float, _check_square, 
 from .join import cat
 from .matmul import matmul
 from .shape import _mH, _mT
-from .solve import _inv, _tri_mask, solve, solve_triangular
+from .solve import LinalgSolveExBackward0, _inv, _tri_mask, solve, solve_triangular
 
 
 # ---------------------------------------------------------------- decompositions
@@ -537,6 +537,63 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         link(LU, node, A)
     return _outs(_lu_factor_ex_t((LU, wrap(piv), wrap(info))), out,
                  "linalg_lu_factor_ex")
+
+
+def _getrs_np(lu, piv, b):
+    """LAPACK getrs on one packed LU (n x n) and b (n x k) as torch's OpenBLAS runs it: row
+    swaps, then unit-lower and upper substitutions column by column, each pivot applied as a
+    multiplication by its reciprocal and no entry skipped (so a zero pivot gives the
+    infinities and NaNs torch's result shows: 0 * inf is NaN)."""
+    x = np.array(b, copy=True)
+    n = lu.shape[0]
+    for i in range(n):
+        p = int(piv[i]) - 1
+        if p != i:
+            x[[i, p]] = x[[p, i]]
+    with np.errstate(all="ignore"):
+        for c in range(x.shape[1]):
+            col = x[:, c]
+            for k in range(n):
+                col[k + 1:] -= col[k] * lu[k + 1:, k]
+            for k in range(n - 1, -1, -1):
+                col[k] *= 1 / lu[k, k]
+                col[:k] -= col[k] * lu[:k, k]
+    return x
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """torch.linalg.solve_ex: (result, info); info is getrf's (1-based index of the first
+    zero pivot per matrix). A singular matrix gets LAPACK's result (infinities, NaN)."""
+    try:
+        res = solve(A, B, left=left)
+        info = wrap(np.zeros(A._data.shape[:-2], np.int32))
+    except _LinAlgError:
+        if check_errors:
+            raise _LinAlgError("torch.linalg.solve_ex: The solver failed because the input "
+                               "matrix is singular.") from None
+        a, b = A._data, B._data
+        vector = left and (b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]))
+        bm = b[..., None] if vector else b
+        if not left:
+            a, bm = np.swapaxes(a, -1, -2), np.swapaxes(bm, -1, -2)
+        batch = np.broadcast_shapes(a.shape[:-2], bm.shape[:-2])
+        a = np.broadcast_to(a, batch + a.shape[-2:])
+        bm = np.broadcast_to(bm, batch + bm.shape[-2:])
+        lu, piv, infos = _lu_np(a)
+        fl, fp, fb = (lu.reshape((-1,) + lu.shape[-2:]), piv.reshape((-1, piv.shape[-1])),
+                      bm.reshape((-1,) + bm.shape[-2:]))
+        x = np.stack([_getrs_np(fl[i], fp[i], fb[i]) for i in range(fl.shape[0])])
+        x = x.reshape(batch + bm.shape[-2:])
+        if not left:
+            x = np.swapaxes(x, -1, -2)
+        res = wrap(np.asarray(x[..., 0] if vector else x, a.dtype))
+        info = wrap(np.asarray(infos, np.int32))
+        if requires(A, B):
+            node = LinalgSolveExBackward0()
+            node._saved_A, node._saved_result = A, res.detach()
+            node._vector, node._saved_left = vector, left
+            link(res, node, A, B)
+    return _outs(_RT.linalg_solve_ex((res, info)), out, "_linalg_solve_ex")
 
 
 def lu_factor(A, *, pivot=True, out=None):
