@@ -556,33 +556,6 @@ def _einsum(fn, lv, args, kwargs):
         rhs = ("..." if "..." in lhs else "") + "".join(sorted(c for c, n in counts.items()
                                                                if n == 1))
     vals = []
-    for t, o in zip(terms, ops):
-        v, b = _un(o, lv)
-        vals.append(v)
-        if b:
-            t = free + t
-        terms[terms.index(t.lstrip(free) if b else t)] = t
-    new = ",".join(terms) + "->" + free + rhs
-    return _batched(W(fn)(new, *vals), lv)
-
-
-def _einsum_fix(fn, lv, args, kwargs):
-    eq = args[0]
-    ops = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) \
-        else list(args[1:])
-    eq = eq.replace(" ", "")
-    lhs, arrow, rhs = eq.partition("->")
-    terms = lhs.split(",")
-    used = set(eq)
-    free = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
-                if c not in used)
-    if not arrow:
-        counts = {}
-        for c in lhs.replace(",", "").replace(".", ""):
-            counts[c] = counts.get(c, 0) + 1
-        rhs = ("..." if "..." in lhs else "") + "".join(sorted(c for c, n in counts.items()
-                                                               if n == 1))
-    vals = []
     new_terms = []
     for t, o in zip(terms, ops):
         v, b = _un(o, lv)
@@ -1104,7 +1077,7 @@ def _build():
     put("outer ger", _outer)
     put("addmm", _addmm)
     put("linear", _linear)
-    put("einsum", _einsum_fix)
+    put("einsum", _einsum)
     put("view reshape", _reshape)
     put("view_as reshape_as expand_as", _as)
     put("flatten", _flatten)
