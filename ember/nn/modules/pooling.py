@@ -69,7 +69,9 @@ class AvgPool1d(Module):
                             self.count_include_pad)
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    """AvgPool2d/3d: the same arguments and repr; `_pool` names the functional form (read
+    from F at call time, so that a running vmap's dispatch sees it)."""
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                      "divisor_override"]
 
@@ -87,30 +89,17 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return getattr(F, self._pool)(input, self.kernel_size, self.stride, self.padding,
+                                      self.ceil_mode, self.count_include_pad,
+                                      self.divisor_override)
 
 
-class AvgPool3d(Module):
-    __constants__ = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                     "divisor_override")
+class AvgPool2d(_AvgPoolNd):
+    _pool = "avg_pool2d"
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-    def forward(self, input):
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+class AvgPool3d(_AvgPoolNd):
+    _pool = "avg_pool3d"
 
 
 class _AdaptiveAvgPoolNd(Module):
