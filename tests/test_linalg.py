@@ -897,3 +897,28 @@ def test_solve_ex_errors_and_gradient_match_torch():
             out.append((type(e).__name__, str(e)))
         return out
     assert prog(ember) == prog(torch)
+
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bmm_outer_products_equal_torchs_bit_for_bit(dtype):
+    # k == 1 (the per-sample outer products of vmapped linear layers) takes a broadcast
+    # product instead of BLAS: the same values, and a -0.0 product still comes out +0.0.
+    # Forward: (4, 6, 1) @ (4, 1, 5); backward: mat2's gradient of (4, 1, 6) @ (4, 6, 5).
+    rng = np.random.default_rng(3)
+    col = rng.standard_normal((4, 6, 1)).astype(dtype)
+    row = rng.standard_normal((4, 1, 5)).astype(dtype)
+    col[0, 0, 0], col[1, 1, 0], col[2, 2, 0], row[3, 0, 1] = -0.0, np.inf, np.nan, 0.0
+    mat = rng.standard_normal((4, 6, 5)).astype(dtype)
+    g = rng.standard_normal((4, 1, 5)).astype(dtype)
+    g[0, 0, 0] = 0.0
+    outs = []
+    for lib in (torch, ember):
+        r = lib.bmm(lib.tensor(col), lib.tensor(row))
+        x, y = lib.tensor(np.swapaxes(col, 1, 2).copy()), lib.tensor(mat, requires_grad=True)
+        lib.bmm(x, y).backward(lib.tensor(g))
+        outs.append([r.numpy(), y.grad.numpy()])
+    for t_arr, e_arr in zip(*outs):
+        assert t_arr.dtype == e_arr.dtype
+        np.testing.assert_array_equal(e_arr, t_arr)
+        assert (np.signbit(e_arr) == np.signbit(t_arr)).all()
