@@ -670,7 +670,7 @@ def _scalar_pow(base, exponent):
     if rt.category < D.FLOAT and np.any(y < 0):
         return wrap(_int_pow(b, y))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        res = wrap(np.power(b, y))
+        res = wrap(np.asarray(np.power(b, y), order="C"))  # (torch: C order, any layout)
     if STATE.enabled and exponent._requires_grad or LEVELS and dual(exponent):
         node = PowBackward2()
         node._saved_self = base

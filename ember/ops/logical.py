@@ -181,7 +181,7 @@ def isnan(input):
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    return wrap(np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
+    return wrap(np.isnan(x) if x.dtype.kind in "fc" else np.zeros_like(x, bool))
 
 
 def isinf(input):
@@ -189,7 +189,7 @@ def isinf(input):
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    return wrap(np.isinf(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
+    return wrap(np.isinf(x) if x.dtype.kind in "fc" else np.zeros_like(x, bool))
 
 
 def isposinf(input, *, out=None):
@@ -199,7 +199,7 @@ def isposinf(input, *, out=None):
         raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise RuntimeError("isposinf does not support complex inputs.")
-    return write_out(wrap(np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
+    return write_out(wrap(np.isposinf(x) if x.dtype.kind == "f" else np.zeros_like(x, bool)),
                      out)
 
 
@@ -210,7 +210,7 @@ def isneginf(input, *, out=None):
         raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise RuntimeError("isneginf does not support complex inputs.")
-    return write_out(wrap(np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
+    return write_out(wrap(np.isneginf(x) if x.dtype.kind == "f" else np.zeros_like(x, bool)),
                      out)
 
 
@@ -219,7 +219,7 @@ def isfinite(input):
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    return wrap(np.isfinite(x) if x.dtype.kind in "fc" else np.ones(x.shape, bool))
+    return wrap(np.isfinite(x) if x.dtype.kind in "fc" else np.ones_like(x, bool))
 
 
 def isreal(input):
@@ -227,7 +227,7 @@ def isreal(input):
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    return wrap(x.imag == 0 if x.dtype.kind == "c" else np.ones(x.shape, bool))
+    return wrap(x.imag == 0 if x.dtype.kind == "c" else np.ones_like(x, bool))
 
 
 def signbit(input, *, out=None):
@@ -237,7 +237,7 @@ def signbit(input, *, out=None):
         raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise NotImplementedError("signbit is not implemented for complex tensors.")
-    return write_out(wrap(np.signbit(x) if x.dtype.kind != "b" else np.zeros(x.shape, bool)),
+    return write_out(wrap(np.signbit(x) if x.dtype.kind != "b" else np.zeros_like(x, bool)),
                      out)
 
 

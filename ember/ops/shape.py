@@ -18,7 +18,7 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
-from ..tensor import Tensor, Size, wrap
+from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
@@ -201,7 +201,7 @@ def reshape(input, *shape, **kwargs):
         r = np.reshape(x, shape, copy=False)
     except ValueError:
         # not viewable: torch copies (clone) and then views the copy without sharing
-        return _reshape_copy(input.clone(), shape)
+        return _reshape_copy(input.clone(memory_format=contiguous_format), shape)
     if x.flags.c_contiguous:
         return _view_result(input, r)
     # viewable but not contiguous: torch's reshape records _reshape_alias, not view

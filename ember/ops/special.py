@@ -20,7 +20,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import floating, needs, saved_output, write_out
-from ._args import not_tensor
+from ._args import not_tensor, torch_layout
 from ._specfun import (airy_ai_kernel, bessel_i_kernel, bessel_jy_kernel, bessel_k_kernel,
                        digamma_kernel, hurwitz_zeta, igamma_kernels, lgamma_kernel,
                        polygamma_kernel, polynomial_kernel)
@@ -138,12 +138,13 @@ def erfinv_kernel(y):
 
 
 def _apply_kernel(kernel, x):
-    """Kernel on a float array of any float dtype, result in that dtype."""
+    """Kernel on a float array of any float dtype, result in that dtype and in torch's layout
+    for x (Note [Elementwise layout]: a kernel's own arrays are C-ordered)."""
     r = kernel(x)
-    if x.dtype == np.float64:
-        return r
-    with np.errstate(over="ignore"):        # beyond the dtype's range: inf, as torch gives
-        return r.astype(x.dtype)
+    if x.dtype != np.float64:
+        with np.errstate(over="ignore"):    # beyond the dtype's range: inf, as torch gives
+            r = r.astype(x.dtype)
+    return torch_layout(r, x)
 
 
 def _check_real(x, name):
