@@ -54,15 +54,20 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
         return cumsum(t, self._saved_dim) if t._data.ndim else t.clone()
 
 
-def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
-    dim = _required_dim("cumsum", dim, axis)
+def _accumulate(ufunc, name, input, dim, dtype, axis):
+    """cumsum's and cumprod's forward: (result, wrapped dim)."""
+    dim = _required_dim(name, dim, axis)
     try:
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
-    res = wrap(np.add.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    return wrap(ufunc.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd)), d
+
+
+def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
+    res, d = _accumulate(np.add, "cumsum", input, dim, dtype, axis)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumsumBackward0()
         node._saved_dim = d
@@ -141,14 +146,7 @@ def _cumprod_grad_graph(g, s, d):
 
 
 def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
-    dim = _required_dim("cumprod", dim, axis)
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    d = wrap_dim(dim, x.ndim)
-    rd = _sum_dtype(x, dtype, input)
-    res = wrap(np.multiply.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    res, d = _accumulate(np.multiply, "cumprod", input, dim, dtype, axis)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumprodBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
