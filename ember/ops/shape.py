@@ -156,14 +156,8 @@ def _view_result(input, r):
     return res
 
 
-class UnsafeViewBackward0(Node):             # derivatives.yaml: _unsafe_view
-    __slots__ = ("_saved_self_sym_sizes",)
-
-    def apply(self, grad):
-        return grad.reshape(self._saved_self_sym_sizes),
-
-    def jvp(self, ts, xs, out):
-        return ts[0].reshape(out._data.shape)
+class UnsafeViewBackward0(ViewBackward0):    # derivatives.yaml: _unsafe_view (view's formula)
+    __slots__ = ()
 
 
 def _unsafe_view(input, shape):
@@ -177,14 +171,8 @@ def _unsafe_view(input, shape):
     return res
 
 
-class ReshapeAliasBackward0(Node):           # derivatives.yaml: _reshape_alias
-    __slots__ = ("_saved_self_sym_sizes",)
-
-    def apply(self, grad):
-        return grad.reshape(self._saved_self_sym_sizes),
-
-    def jvp(self, ts, xs, out):
-        return ts[0].reshape(out._data.shape)
+class ReshapeAliasBackward0(ViewBackward0):  # derivatives.yaml: _reshape_alias (view's formula)
+    __slots__ = ()
 
 
 def reshape(input, *shape, **kwargs):
