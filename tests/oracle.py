@@ -44,6 +44,18 @@ def grad_fn_name(t):
     return None if fn is None else type(fn).__name__
 
 
+def graph_names(t, depth=2):
+    """grad_fn names of t's graph, breadth first to `depth` levels (None: no grad_fn)."""
+    fn = t.grad_fn
+    if fn is None:
+        return None
+    out, level = [], [fn]
+    for _ in range(depth):
+        out.append([None if f is None else type(f).__name__ for f in level])
+        level = [e[0] for f in level if f is not None for e in f.next_functions]
+    return out
+
+
 def assert_close(a, b, rtol, atol, what=""):
     a, b = np.asarray(a), np.asarray(b)
     assert a.shape == b.shape, f"{what}: shape {a.shape} (torch) vs {b.shape} (ember)"
