@@ -92,9 +92,9 @@ def _select_backward(grad, dim, indices, keepdim, shape):
     return _scatter_add(grad, dim, indices, shape)
 
 
-def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
-    """grad shared evenly among the elements equal to the (broadcast) result (amax/amin:
-    NaN equals nothing; whole-tensor max/min/median: NaN matches a NaN result)."""
+def _matches(x, result, dims, keepdim, nan_match):
+    """Where x equals the (broadcast) result (amax/amin: NaN equals nothing; whole-tensor
+    max/min/median: NaN matches a NaN result)."""
     r = result._data
     if not keepdim:
         r = np.expand_dims(r, sorted(dims)) if dims else r
@@ -102,6 +102,12 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
     mask = xa == r
     if nan_match and xa.dtype.kind in "fc":
         mask |= np.isnan(xa) & np.isnan(r)
+    return mask
+
+
+def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
+    """grad shared evenly among the elements equal to the result (_matches)."""
+    mask = _matches(x, result, dims, keepdim, nan_match)
     count = mask.sum(axis=dims if x._data.ndim else None, keepdims=True)
     g = _unsqueeze_dims(grad, dims, keepdim)
     if nan_match:       # torch selects: a NaN gradient reaches only the selected elements
@@ -112,13 +118,8 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
 
 def _even_jvp(t, x, result, dims, keepdim, nan_match=False):
     """Forward form of _even_backward: the mean of t over the elements equal to the result."""
-    r = result._data
-    if not keepdim:
-        r = np.expand_dims(r, sorted(dims)) if dims else r
+    mask = _matches(x, result, dims, keepdim, nan_match)
     xa = x._data
-    mask = xa == r
-    if nan_match and xa.dtype.kind in "fc":
-        mask |= np.isnan(xa) & np.isnan(r)
     axis = dims if xa.ndim else None
     count = mask.sum(axis=axis, keepdims=True)
     if not keepdim and xa.ndim:

@@ -358,13 +358,18 @@ def _empty_trapezoid(y, d):
     return wrap(np.zeros(shape, dt.np))
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
+def _trapezoid_dim(y, dim):
+    """The wrapped dim of (cumulative_)trapezoid (a 0-d y has none)."""
     try:
         if y.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     except AttributeError as e:
         raise not_tensor(e) from None
-    d = wrap_dim(dim, y.ndim)
+    return wrap_dim(dim, y.ndim)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    d = _trapezoid_dim(y, dim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None                   # trapezoid(y, dx) as a positional spacing
     if x is None:
@@ -390,12 +395,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    try:
-        if y.ndim == 0:
-            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    d = wrap_dim(dim, y.ndim)
+    d = _trapezoid_dim(y, dim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None
     pair = _slice(y, d, 1) + _slice(y, d, 0, -1)

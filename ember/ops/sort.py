@@ -326,11 +326,17 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
         node._saved_dim, node._saved_indices, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
-    if out is not None:
-        write_out(values, out[0])
-        write_out(indices, out[1])
-        return _RT.sort_out(out)
-    return _RT.sort((values, indices))
+    return _pair_out(values, indices, out, _RT.sort, _RT.sort_out)
+
+
+def _pair_out(values, indices, out, rt, rt_out):
+    """(values, indices) as rt, or written into out=(values, indices) and returned as rt_out
+    (sort's and topk's out=, which take the arrays as they are)."""
+    if out is None:
+        return rt((values, indices))
+    write_out(values, out[0])
+    write_out(indices, out[1])
+    return rt_out(out)
 
 
 def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
@@ -383,11 +389,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         node._saved_dim, node._saved_indices, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
-    if out is not None:
-        write_out(values, out[0])
-        write_out(indices, out[1])
-        return _RT.topk_out(out)
-    return _RT.topk((values, indices))
+    return _pair_out(values, indices, out, _RT.topk, _RT.topk_out)
 
 
 class KthvalueBackward0(MaxBackward0):       # derivatives.yaml: kthvalue
