@@ -220,7 +220,8 @@ def wrap(arr):
 
 def _wrap_marking(arr):
     """wrap while some thread is in inference mode: also marks the tensor (Note [Inference
-    tensors] in autograd/grad_mode.py)."""
+    tensors] in autograd/grad_mode.py). wrap's body is repeated here, not called: wrap is
+    the hot path's constructor, and a call inside it would cost every op."""
     if type(arr) is not ndarray:
         arr = np.asarray(arr)
     t = _new(Tensor)

@@ -86,6 +86,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        # (Linear's with one difference, torch's: no bias draw at all when fan_in is 0)
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
