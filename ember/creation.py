@@ -10,14 +10,14 @@ import numpy as np
 
 from . import _libm, dtypes as D
 from .ops._args import memory_error as _memory_error, no_memory as _no_memory
-from .ops._args import not_tensor as _not_tensor
+from .ops._args import not_tensor as _not_tensor, torch_layout as _torch_layout
 from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
 from .ops._views import mark_written
 from .ops.special import i0_kernel
 from .ops.shape import size_args
 from .runtime import SETTINGS, factory_device, get_num_threads
-from .tensor import Tensor, check_device, device as _device, wrap, wrap as _w
+from .tensor import Tensor, check_device, device as _device, preserve_format, wrap, wrap as _w
 
 
 def _finish(arr, requires_grad):
@@ -575,14 +575,25 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 
 # ---------------------------------------------------------------- *_like and new_*
 
+def _keep_layout(res, input, memory_format):
+    """res, a *_like result, in input's layout as preserve_format (the default) keeps it:
+    torch lays it out as an elementwise result of input (Note [Elementwise layout])."""
+    x = input._data
+    if not x.flags.c_contiguous and (memory_format is None or memory_format is
+                                     preserve_format):
+        res._data = _torch_layout(res._data, x)
+    return res
+
+
 def _like(factory):
     def like(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None, **kwargs):
         try:
-            return factory(input._data.shape, *args, dtype=dtype or input.dtype,
-                           requires_grad=requires_grad, **kwargs)
+            res = factory(input._data.shape, *args, dtype=dtype or input.dtype,
+                          requires_grad=requires_grad, **kwargs)
         except AttributeError as e:
             raise _not_tensor(e) from None
+        return _keep_layout(res, input, memory_format)
     like.__name__ = factory.__name__ + "_like"
     return like
 
@@ -593,10 +604,11 @@ zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     try:
-        return full(input._data.shape, fill_value, dtype=dtype or input.dtype,
-                    requires_grad=requires_grad)
+        res = full(input._data.shape, fill_value, dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)
     except AttributeError as e:
         raise _not_tensor(e) from None
+    return _keep_layout(res, input, memory_format)
 
 
 def _new(factory):

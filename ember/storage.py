@@ -50,7 +50,33 @@ def _format(values, body):
     return f"{lines}[{body}]"
 
 
-class UntypedStorage:
+class _OnCPU:
+    """What a storage of either kind answers about its device (it is on the CPU), and its
+    iteration (over tolist())."""
+    __slots__ = ()
+
+    @property
+    def device(self):
+        return _CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def is_pinned(self, device="cuda"):
+        return False
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None, non_blocking=False):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+
+class UntypedStorage(_OnCPU):
     """torch.UntypedStorage: bytes on the CPU."""
     __slots__ = ("_bytes", "__weakref__")
 
@@ -86,17 +112,6 @@ class UntypedStorage:
     def data_ptr(self):
         return _ptr(self._bytes)
 
-    @property
-    def device(self):
-        return _CPU
-
-    @property
-    def is_cuda(self):
-        return False
-
-    def is_pinned(self, device="cuda"):
-        return False
-
     def is_shared(self):
         return id(_memory(self._bytes)) in _SHARED
 
@@ -118,15 +133,6 @@ class UntypedStorage:
 
     def __setitem__(self, i, value):
         self._bytes[i] = value
-
-    def __iter__(self):
-        return iter(self.tolist())
-
-    def cpu(self):
-        return self
-
-    def cuda(self, device=None, non_blocking=False):
-        raise AssertionError("Torch not compiled with CUDA enabled")
 
     def clone(self):
         return UntypedStorage._over(self._bytes.copy())
@@ -167,7 +173,7 @@ class UntypedStorage:
                     .view(dtype.np))
 
 
-class TypedStorage:
+class TypedStorage(_OnCPU):
     """torch.TypedStorage: the same bytes read as elements of one dtype (deprecated in torch,
     which warns once)."""
     __slots__ = ("_untyped", "dtype", "__weakref__")
@@ -212,17 +218,6 @@ class TypedStorage:
     def data_ptr(self):
         return self._untyped.data_ptr()
 
-    @property
-    def device(self):
-        return _CPU
-
-    @property
-    def is_cuda(self):
-        return False
-
-    def is_pinned(self, device="cuda"):
-        return False
-
     def is_shared(self):
         return self._untyped.is_shared()
 
@@ -247,15 +242,6 @@ class TypedStorage:
 
     def __setitem__(self, i, value):
         self._values()[i] = value
-
-    def __iter__(self):
-        return iter(self.tolist())
-
-    def cpu(self):
-        return self
-
-    def cuda(self, device=None, non_blocking=False):
-        raise AssertionError("Torch not compiled with CUDA enabled")
 
     def clone(self):
         return TypedStorage._over(self._untyped._bytes.copy(), self.dtype)

@@ -149,36 +149,35 @@ _BACKENDS = {"mps": "MPS", "ipu": "IPU", "hip": "HIP", "xla": "XLA", "vulkan": "
 CPU = device("cpu")
 
 
+def _enum_new(cls, *args):
+    raise TypeError(f"cannot create 'torch.{cls.__name__}' instances")
+
+
+def _enum_repr(self):
+    return "torch." + self._name
+
+
+def _enum_reduce(self):
+    return self._name
+
+
+# torch.layout and torch.memory_format: two classes of named constants, each a direct subclass
+# of object as in torch, sharing their methods by assignment.
+
 class layout:
     """torch.layout: how a tensor's elements are stored (ember's are all strided)."""
     __slots__ = ("_name",)
-
-    def __new__(cls, *args):
-        raise TypeError("cannot create 'torch.layout' instances")
-
-    def __repr__(self):
-        return "torch." + self._name
-
-    __str__ = __repr__
-
-    def __reduce__(self):
-        return self._name
+    __new__ = _enum_new
+    __repr__ = __str__ = _enum_repr
+    __reduce__ = _enum_reduce
 
 
 class memory_format:
     """torch.memory_format: the dimension order a tensor's strides follow."""
     __slots__ = ("_name",)
-
-    def __new__(cls, *args):
-        raise TypeError("cannot create 'torch.memory_format' instances")
-
-    def __repr__(self):
-        return "torch." + self._name
-
-    __str__ = __repr__
-
-    def __reduce__(self):
-        return self._name
+    __new__ = _enum_new
+    __repr__ = __str__ = _enum_repr
+    __reduce__ = _enum_reduce
 
 
 def _named(cls, name):
@@ -221,7 +220,8 @@ def wrap(arr):
 
 def _wrap_marking(arr):
     """wrap while some thread is in inference mode: also marks the tensor (Note [Inference
-    tensors] in autograd/grad_mode.py)."""
+    tensors] in autograd/grad_mode.py). wrap's body is repeated here, not called: wrap is
+    the hot path's constructor, and a call inside it would cost every op."""
     if type(arr) is not ndarray:
         arr = np.asarray(arr)
     t = _new(Tensor)

@@ -44,6 +44,31 @@ def grad_fn_name(t):
     return None if fn is None else type(fn).__name__
 
 
+def ember_fn(fn, inputs, grad_inputs=None):
+    """(f, arrays): fn(ember, *inputs) as a function of its floating inputs (those listed in
+    grad_inputs, if given), the others held as constants; arrays: the floating inputs."""
+    diff = [i for i, a in enumerate(inputs) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+            and (grad_inputs is None or i in grad_inputs)]
+    consts = {i: ember.tensor(a) for i, a in enumerate(inputs) if i not in diff}
+
+    def f(*xs):
+        it = iter(xs)
+        return fn(ember, *[consts[i] if i in consts else next(it) for i in range(len(inputs))])
+    return f, [inputs[i] for i in diff]
+
+
+def graph_names(t, depth=2):
+    """grad_fn names of t's graph, breadth first to `depth` levels (None: no grad_fn)."""
+    fn = t.grad_fn
+    if fn is None:
+        return None
+    out, level = [], [fn]
+    for _ in range(depth):
+        out.append([None if f is None else type(f).__name__ for f in level])
+        level = [e[0] for f in level if f is not None for e in f.next_functions]
+    return out
+
+
 def assert_close(a, b, rtol, atol, what=""):
     a, b = np.asarray(a), np.asarray(b)
     assert a.shape == b.shape, f"{what}: shape {a.shape} (torch) vs {b.shape} (ember)"

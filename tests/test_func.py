@@ -168,8 +168,17 @@ def test_vmap_randomness():
     lambda L: L.func.vmap(lambda x, y: x * y)(L.ones(3), L.ones(2)),
     lambda L: L.func.vmap(lambda x: 3)(L.ones(3)),
     lambda L: L.func.vmap(lambda x: x)(3),
+    lambda L: L.func.vjp(lambda x: x, L.ones(2), has_aux=True),
+    lambda L: L.func.vjp(lambda x: [x, 1], L.ones(2)),
+    lambda L: L.func.jvp(lambda x: [x, 1], (L.ones(2),), (L.ones(2),)),
+    lambda L: L.func.jacrev(lambda x: x, has_aux=True)(L.ones(2)),
+    lambda L: L.func.jacrev(lambda x: [x, 1])(L.ones(2)),
+    lambda L: L.func.jacfwd(lambda x: x, has_aux=True)(L.ones(2)),
+    lambda L: L.func.jacfwd(lambda x: [x, 1])(L.ones(2)),
 ], ids=["grad_nonscalar", "grad_aux_missing", "argnums_range", "grad_not_tensor",
         "grad_int_input", "jvp_not_tuple", "jvp_tangent_shape", "vjp_shape", "jacrev_argnums",
-        "vmap_in_dim_range", "vmap_sizes", "vmap_nontensor_out", "vmap_nontensor_in"])
+        "vmap_in_dim_range", "vmap_sizes", "vmap_nontensor_out", "vmap_nontensor_in",
+        "vjp_aux_missing", "vjp_nontensor_out", "jvp_nontensor_out", "jacrev_aux_missing",
+        "jacrev_nontensor_out", "jacfwd_aux_missing", "jacfwd_nontensor_out"])
 def test_errors(prog):
     check_error(prog)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ember
-from oracle import check, check_error, gradcheck, gradgradcheck
+from oracle import check, check_error, ember_fn, gradcheck, gradgradcheck
 
 R = np.random.default_rng(7)
 
@@ -165,15 +165,7 @@ GRADCHECK = ["linear_2d_bias", "linear_3d", "linear_1d_bias", "nll_weight_mean",
 
 
 def _ember_fn(name):
-    fn, inputs, grad_inputs = CASES[name]
-    diff = [i for i, a in enumerate(inputs) if a.dtype.kind == "f"
-            and (grad_inputs is None or i in grad_inputs)]
-    consts = {i: ember.tensor(a) for i, a in enumerate(inputs) if i not in diff}
-
-    def f(*xs):
-        it = iter(xs)
-        return fn(ember, *[consts[i] if i in consts else next(it) for i in range(len(inputs))])
-    return f, [inputs[i] for i in diff]
+    return ember_fn(*CASES[name])
 
 
 @pytest.mark.parametrize("name", GRADCHECK)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import ember
-from oracle import check, check_error, gradcheck, gradgradcheck
+from oracle import check, check_error, ember_fn, gradcheck, gradgradcheck
 
 R = np.random.default_rng(3)
 
@@ -267,14 +267,7 @@ def _ember_fn(name):
     fn, inputs, grad_inputs = CASES[name]
     if name == "cdist_mm":
         inputs = [randn(30, 2), randn(26, 2)]
-    diff = [i for i, a in enumerate(inputs) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
-            and (grad_inputs is None or i in grad_inputs)]
-    consts = {i: ember.tensor(a) for i, a in enumerate(inputs) if i not in diff}
-
-    def f(*xs):
-        it = iter(xs)
-        return fn(ember, *[consts[i] if i in consts else next(it) for i in range(len(inputs))])
-    return f, [inputs[i] for i in diff]
+    return ember_fn(fn, inputs, grad_inputs)
 
 
 @pytest.mark.parametrize("name", NUMERIC)

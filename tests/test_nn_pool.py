@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import ember
-from oracle import check, check_error, gradgradcheck
+from oracle import check, check_error, gradgradcheck, graph_names as _names
 
 R = np.random.default_rng(5)
 
@@ -137,17 +137,6 @@ def test_max_pool_nan_and_lowest():
 
 
 # ------------------------------------------------------------------ second order
-
-def _names(t, depth=2):
-    fn = t.grad_fn
-    if fn is None:
-        return None
-    out, level = [], [fn]
-    for _ in range(depth):
-        out.append([None if f is None else type(f).__name__ for f in level])
-        level = [e[0] for f in level if f is not None for e in f.next_functions]
-    return out
-
 
 def _double_names(lib, fn, arrays):
     xs = [lib.tensor(a, requires_grad=True) for a in arrays]

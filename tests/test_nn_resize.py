@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import ember
-from oracle import check, check_error, gradgradcheck
+from oracle import check, check_error, gradgradcheck, graph_names as _names
 
 R = np.random.default_rng(11)
 
@@ -185,17 +185,6 @@ def test_circular_graph():
 
 
 # ------------------------------------------------------------------ second order
-
-def _names(t, depth=2):
-    fn = t.grad_fn
-    if fn is None:
-        return None
-    out, level = [], [fn]
-    for _ in range(depth):
-        out.append([None if f is None else type(f).__name__ for f in level])
-        level = [e[0] for f in level if f is not None for e in f.next_functions]
-    return out
-
 
 def _double_names(lib, fn, x):
     t = lib.tensor(x, requires_grad=True)

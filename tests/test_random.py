@@ -2,9 +2,7 @@
 random tensor ember makes equals torch's bit for bit, and so does the generator state after
 it (which checks how many draws each call consumed). The rules themselves are written in
 Note [Stream] in ember/random.py."""
-import contextlib
 import copy
-import io
 import math
 import os
 import pickle
@@ -747,29 +745,13 @@ def test_precision_warnings_for_integers_beyond_float_mantissas():
 
 # ---------------------------------------------------------------- the seed tutorials
 
-sys.path.insert(0, os.path.join(ROOT, "examples"))
-import autograd_tutorial  # noqa: E402
+from test_seeds import run_cells  # noqa: E402  (the tutorial's cells through one library)
 
 ADDR = re.compile(r"0x[0-9a-fA-F]+")
 
 
 def _tutorial(lib):
-    saved = sys.modules.get("torch")
-    sys.modules["torch"] = lib
-    lib.manual_seed(0)
-    env, outs = {}, []
-    try:
-        for _, code in autograd_tutorial.CELLS:
-            buf = io.StringIO()
-            with contextlib.redirect_stdout(buf):
-                try:
-                    autograd_tutorial.run_cell(code, env)
-                except Exception as e:  # noqa: BLE001
-                    print(f"{type(e).__name__}: {e}")
-            outs.append(ADDR.sub("0x?", buf.getvalue()))
-    finally:
-        sys.modules["torch"] = saved
-    return outs
+    return [out for _, out in run_cells(lib)]
 
 
 def test_tutorial_cells_print_torchs_random_numbers():

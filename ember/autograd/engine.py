@@ -221,6 +221,8 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
                         continue
                     pending.pop(nxt, None)
                     g = buffers.pop(nxt, None)
+                # (the ready step, inlined here and at the loop's end: a call per edge would
+                # cost W1/W2)
                 if ready is None and not heap:
                     ready, rgrad = nxt, g
                 else:

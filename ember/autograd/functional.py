@@ -52,6 +52,27 @@ def _check_v(v, outputs, fn):
                                f"{Size(g._data.shape)}.")
 
 
+_INPUT_IS = "the input to the user-provided function is"
+
+
+def _vector(v, against, fn, what):
+    """v as a tuple of tensors shaped as `against` (vjp: the outputs; jvp, vhp, hvp: the
+    inputs); None: ones, allowed only where `what` (torch's words) is one one-element
+    tensor."""
+    if v is not None:
+        v, _ = _as_tuple(v, "v", fn)
+        if len(v) != len(against):
+            raise RuntimeError(f"The given v should contain {len(against)} Tensors." if
+                               len(against) != 1 else "The given v should contain a single "
+                               "Tensor.")
+        _check_v(v, against, fn)
+        return v
+    if len(against) != 1 or against[0]._data.size != 1:
+        raise RuntimeError(f"The vector v can only be None if {what} a single Tensor with a "
+                           f"single element.")
+    return (wrap(np.ones(against[0]._data.shape, against[0]._data.dtype)),)
+
+
 def _check_differentiable(outputs, strict, stage="back"):
     if strict:
         for i, o in enumerate(outputs):
@@ -93,18 +114,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         inputs = _prepare(inputs, create_graph)
         outputs, out_tuple = _outputs(func(*inputs), "vjp")
         _check_differentiable(outputs, strict)
-        if v is not None:
-            v, _ = _as_tuple(v, "v", "vjp")
-            if len(v) != len(outputs):
-                raise RuntimeError(f"The given v should contain {len(outputs)} Tensors." if
-                                   len(outputs) != 1 else "The given v should contain a "
-                                   "single Tensor.")
-            _check_v(v, outputs, "vjp")
-        else:
-            if len(outputs) != 1 or outputs[0]._data.size != 1:
-                raise RuntimeError("The vector v can only be None if the user-provided function "
-                                   "returns a single Tensor with a single element.")
-            v = (wrap(np.ones(outputs[0]._data.shape, outputs[0]._data.dtype)),)
+        v = _vector(v, outputs, "vjp", "the user-provided function returns")
         grads = _autograd_grad(outputs, inputs, v, create_graph)
         grads = _fill_unused(grads, inputs, strict, _INDEPENDENT)
     outputs = _post(outputs, create_graph)
@@ -118,19 +128,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         inputs, is_tuple = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph)
-        if v is not None:
-            v, _ = _as_tuple(v, "v", "jvp")
-            if len(v) != len(inputs):
-                raise RuntimeError(f"The given v should contain {len(inputs)} Tensors." if
-                                   len(inputs) != 1 else "The given v should contain a single "
-                                   "Tensor.")
-            _check_v(v, inputs, "jvp")
-        else:
-            if len(inputs) != 1 or inputs[0]._data.size != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            v = (wrap(np.ones(inputs[0]._data.shape, inputs[0]._data.dtype)),)
+        v = _vector(v, inputs, "jvp", _INPUT_IS)
         outputs, out_tuple = _outputs(func(*inputs), "jvp")
         _check_differentiable(outputs, strict)
         dummies = tuple(wrap(np.zeros_like(o._data)).requires_grad_(True) for o in outputs)
@@ -288,18 +286,7 @@ def _second_order(func, inputs, v, create_graph, strict, fn):
     """Shared start of vhp/hvp: (output, first gradients with a graph, inputs, v, is_tuple)."""
     inputs, is_tuple = _as_tuple(inputs, "inputs", fn)
     inputs = _prepare(inputs, create_graph)
-    if v is not None:
-        v, _ = _as_tuple(v, "v", fn)
-        if len(v) != len(inputs):
-            raise RuntimeError(f"The given v should contain {len(inputs)} Tensors." if
-                               len(inputs) != 1 else "The given v should contain a single "
-                               "Tensor.")
-        _check_v(v, inputs, fn)
-    else:
-        if len(inputs) != 1 or inputs[0]._data.size != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                               "function is a single Tensor with a single element.")
-        v = (wrap(np.ones(inputs[0]._data.shape, inputs[0]._data.dtype)),)
+    v = _vector(v, inputs, fn, _INPUT_IS)
     out = func(*inputs)
     if isinstance(out, tuple) and len(out) == 1 and isinstance(out[0], Tensor):
         out = out[0]

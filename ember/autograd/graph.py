@@ -418,11 +418,7 @@ def run_pre_hooks(hooks, grads):
     for fn in hooks:
         out = fn(tuple(grads))
         if out is not None:
-            if not isinstance(out, tuple):
-                raise TypeError(f"expected tuple, but hook returned '{type(out).__name__}'")
-            if len(out) != len(grads):
-                raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number "
-                                   f"of values (got {len(out)}, but expected {len(grads)})")
+            _check_hook_result(fn, out, len(grads))
             grads = list(out)
     return grads
 
@@ -433,16 +429,21 @@ def run_post_hooks(hooks, outs, grads):
     for fn in hooks:
         res = fn(tuple(outs), tuple(grads))
         if res is not None:
-            if not isinstance(res, tuple):
-                raise TypeError(f"expected tuple, but hook returned '{type(res).__name__}'")
-            if len(res) != len(outs):
-                raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number "
-                                   f"of values (got {len(res)}, but expected {len(outs)})")
+            _check_hook_result(fn, res, len(outs))
             for old, new in zip(outs, res):
                 if old is None and new is not None:
                     raise RuntimeError("can't replace a None gradient with a non-None value")
             outs = list(res)
     return outs
+
+
+def _check_hook_result(fn, res, n):
+    """torch's checks of the gradients a node hook returned: a tuple of n."""
+    if not isinstance(res, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(res).__name__}'")
+    if len(res) != n:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number of "
+                           f"values (got {len(res)}, but expected {n})")
 
 
 def _hook_name(fn):

@@ -76,6 +76,27 @@ def _plain(t, keep):
     return t.detach()
 
 
+def _split_aux(out, has_aux, who):
+    """(output, aux) of what f returned: with has_aux, f must return that pair (who: the call
+    as torch's message names it)."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(f"{who}: output of function f should be a tuple: (output, aux) if "
+                           f"has_aux is True")
+    return out
+
+
+def _tensor_leaves(out, who, call):
+    """The leaves of f's output (and its tree spec), which must all be tensors."""
+    outs, ospec = _tree.flatten(out)
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{who}: expected {call} to return only tensors, got unsupported "
+                               f"type {type(o)}")
+    return outs, ospec
+
+
 def grad_and_value(func, argnums=0, has_aux=False):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -93,12 +114,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         keep = _needs_graph(all_leaves)
         with enable_grad():
             out = func(*args, **kwargs)
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
-                                   "tuple: (output, aux) if has_aux is True")
-            out, aux = out
+        out, aux = _split_aux(out, has_aux, "grad_and_value(f)(*args)")
         if not isinstance(out, Tensor):
             raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, "
                                f"got {type(out)}")
@@ -140,17 +156,8 @@ def vjp(func, *primals, has_aux=False):
     al = [_alias(t, "vjp") for t in leaves]
     with enable_grad():
         out = func(*_tree.unflatten(al, spec))
-    aux = None
-    if has_aux:
-        if not (isinstance(out, tuple) and len(out) == 2):
-            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
-                               "(output, aux) if has_aux is True")
-        out, aux = out
-    outs, ospec = _tree.flatten(out)
-    for o in outs:
-        if not isinstance(o, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected f(*primals) to return only tensors, "
-                               f"got unsupported type {type(o)}")
+    out, aux = _split_aux(out, has_aux, "vjp(f, *primals)")
+    outs, ospec = _tensor_leaves(out, "vjp(f, *primals)", "f(*primals)")
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
         cts, cspec = _tree.flatten(cotangents)
@@ -191,17 +198,12 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     try:
         duals = [make_dual_at(p, t, lv) for p, t in zip(pl, tl)]
         out = func(*_tree.unflatten(duals, ps))
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError("jvp(f, primals, tangents): output of function f should be a "
-                                   "tuple: (output, aux) if has_aux is True")
-            out, aux = out
+        out, aux = _split_aux(out, has_aux, "jvp(f, primals, tangents)")
         outs, ospec = _tree.flatten(out)
         po, to = [], []
         for o in outs:
             if not isinstance(o, Tensor):
-                raise RuntimeError(f"jvp(f, primals, tangents): Expected f(*primals) to return "
+                raise RuntimeError(f"jvp(f, primals, tangents): expected f(*primals) to return "
                                    f"only tensors, got unsupported type {type(o)}")
             p, t = unpack_at(o, lv)
             if t is None:
@@ -248,17 +250,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         keep = _needs_graph(originals)
         with enable_grad():
             out = func(*args)
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError("jacrev(f, ...)(*args): output of function f should be a "
-                                   "tuple: (output, aux) if has_aux is True")
-            out, aux = out
-        outs, ospec = _tree.flatten(out)
-        for o in outs:
-            if not isinstance(o, Tensor):
-                raise RuntimeError(f"jacrev(f, ...)(*args): Expected f(*args) to return only "
-                                   f"tensors, got unsupported type {type(o)}")
+        # (torch's jacrev runs vjp, whose words its messages use)
+        out, aux = _split_aux(out, has_aux, "vjp(f, *primals)")
+        outs, ospec = _tensor_leaves(out, "vjp(f, *primals)", "f(*primals)")
         inputs = [t for al in flat for t in al]
         sizes = [o.numel() for o in outs]
         total = sum(sizes)
@@ -373,13 +367,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         sizes = [x.numel() for x in inputs]
         total = sum(sizes)
         o = func(*args)         # the outputs' structure and shapes (and aux)
-        aux = None
-        if has_aux:
-            if not (isinstance(o, tuple) and len(o) == 2):
-                raise RuntimeError("jacfwd(f, ...)(*args): output of function f should be a "
-                                   "tuple: (output, aux) if has_aux is True")
-            o, aux = o
-        out, ospec = _tree.flatten(o)
+        # (torch's jacfwd runs jvp, whose words its messages use)
+        o, aux = _split_aux(o, has_aux, "jvp(f, primals, tangents)")
+        out, ospec = _tensor_leaves(o, "jvp(f, primals, tangents)", "f(*primals)")
         if total:
             cols = _jvp_cols(func, args, nums, specs, flat_args, inputs, sizes, has_aux,
                              randomness)

@@ -142,11 +142,15 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _reduction(size_average, reduce, reduction):
-    """The reduction string after the legacy arguments, validated as torch validates it."""
+def _reduction(size_average, reduce, reduction, weight=None):
+    """The reduction string after the legacy arguments, validated as torch validates it (with
+    a weight, mse_loss's and l1_loss's: only the weighted reductions)."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
-    _check_reduction(reduction)
+    if weight is None:
+        _check_reduction(reduction)
+    else:
+        _weighted_reduction(reduction)
     return reduction
 
 
@@ -474,23 +478,13 @@ def _weighted_reduction(reduction):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
-    if weight is None:
-        _check_reduction(reduction)
-    else:
-        _weighted_reduction(reduction)
+    reduction = _reduction(size_average, reduce, reduction, weight)
     return _loss.mse_loss(input, target, reduction, weight)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
-    if weight is None:
-        _check_reduction(reduction)
-    else:
-        _weighted_reduction(reduction)
+    reduction = _reduction(size_average, reduce, reduction, weight)
     return _loss.l1_loss(input, target, reduction, weight)
 
 

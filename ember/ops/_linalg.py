@@ -52,13 +52,19 @@ def _outs(res, out, name=None):
     return rt(tuple(write_out(r, o, name) for r, o in zip(res, out)))
 
 
-def _check_square(A, fn, name="A"):
+def _check_matrices(A, fn, name="A"):
+    """A's array, which must hold (batches of) matrices."""
     try:
         a = A._data
     except AttributeError as e:
         raise not_tensor(e) from None
     if a.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
+    return a
+
+
+def _check_square(A, fn, name="A"):
+    a = _check_matrices(A, fn, name)
     if a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"{fn}: {name} must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")

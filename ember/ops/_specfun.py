@@ -479,6 +479,8 @@ def _bessel_jy_asym(order, x):
 def bessel_jy_kernel(x):
     """(J0, J1, Y0, Y1) of x, with torch's values at 0, infinities and negative x."""
     x = _as_float(x)
+    if x.ndim != 1:                         # (the chunked loop below indexes a flat array)
+        return tuple(r.reshape(x.shape) for r in bessel_jy_kernel(x.reshape(-1)))
     a = np.abs(x)
     j0, j1, y0, y1 = (np.full(x.shape, np.nan) for _ in range(4))
     with np.errstate(all="ignore"):

@@ -19,7 +19,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim
-from ._args import not_tensor, wrong_type
+from ._args import not_tensor, torch_layout, wrong_type
 from ._views import inplace, inplace_source
 from .arith import NotImplementedBackward
 from .join import cat
@@ -49,8 +49,15 @@ def _float_input(input, kernel):
     return x
 
 
-def _record(res, node, *inputs):
-    """Link node to res when grad mode is on and an input requires grad; returns res."""
+def _record(res, node, *inputs, c_order=False):
+    """Link node to res when grad mode is on and an input requires grad; returns res, laid
+    out as torch lays out an elementwise result of the first input (Note [Elementwise
+    layout]; NumPy's expressions here lose a non-contiguous input's layout), or in C order
+    where torch's kernel allocates it so (c_order)."""
+    x = inputs[0]._data
+    if not x.flags.c_contiguous and res._data.shape == x.shape:
+        res._data = (np.asarray(res._data, order="C") if c_order else
+                     torch_layout(res._data, x))
     if STATE.enabled:
         for t in inputs:
             if isinstance(t, Tensor) and t._requires_grad:
@@ -582,7 +589,8 @@ def logsigmoid(input):
     with np.errstate(over="ignore", invalid="ignore"):
         buf = np.exp(-np.abs(x))
         r = np.minimum(x, 0) - np.log1p(buf)
-    return _record(wrap(r), _node(LogSigmoidBackward0, self=input, buffer=wrap(buf)), input)
+    return _record(wrap(r), _node(LogSigmoidBackward0, self=input, buffer=wrap(buf)), input,
+                   c_order=True)
 
 
 # ---------------------------------------------------------------- hardswish / hardsigmoid
@@ -799,7 +807,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,
         return _record(res, _node(RreluWithNoiseBackward1, result=wrap(r), noise=wrap(noise),
                                   lower=lower, upper=upper, training=training), input)
     return _record(res, _node(RreluWithNoiseBackward0, self=input, noise=wrap(noise),
-                              lower=lower, upper=upper, training=training), input)
+                              lower=lower, upper=upper, training=training), input, c_order=True)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):

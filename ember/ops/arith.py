@@ -670,7 +670,7 @@ def _scalar_pow(base, exponent):
     if rt.category < D.FLOAT and np.any(y < 0):
         return wrap(_int_pow(b, y))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        res = wrap(np.power(b, y))
+        res = wrap(np.asarray(np.power(b, y), order="C"))  # (torch: C order, any layout)
     if STATE.enabled and exponent._requires_grad or LEVELS and dual(exponent):
         node = PowBackward2()
         node._saved_self = base
@@ -730,15 +730,29 @@ class RemainderBackward0(Node):              # derivatives.yaml: remainder.Scala
 class RemainderBackward1(_SavesSelf):        # derivatives.yaml: remainder.Tensor
     __slots__ = ("_saved_other",)
     _saved_names = ("_saved_self", "_saved_other")
+    _rounding = "floor"         # d/dother of self - other * div(self, other): fmod's: "trunc"
 
     def apply(self, grad):
         return (grad if needs(self, 0) else None,
-                -grad * div(self._saved_self, self._saved_other, rounding_mode="floor")
+                -grad * div(self._saved_self, self._saved_other, rounding_mode=self._rounding)
                 if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
         (st, ot), (s, o) = ts, xs
-        return st - ot * div(s, o, rounding_mode="floor")
+        return st - ot * div(s, o, rounding_mode=self._rounding)
+
+
+def _link_mod(res, input, o, node0, node1):
+    """remainder's and fmod's nodes: node0 for a number divisor, node1 (saving both
+    operands, as torch does, when the divisor requires grad) for a tensor."""
+    if o is None:
+        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+            link(res, node0(), input)
+    elif _grad_needed(input, o):
+        node = node1()
+        node._saved_self = input if o._requires_grad else None
+        node._saved_other = o if o._requires_grad else None
+        link(res, node, input, o)
 
 
 def remainder(input, other, *, out=None):
@@ -763,14 +777,7 @@ def remainder(input, other, *, out=None):
     res = wrap(layout2(r, input, other))
     if scalar_self:
         return write_out(_not_implemented(res, "remainder", input, o), out)
-    if o is None:
-        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-            link(res, RemainderBackward0(), input)
-    elif _grad_needed(input, o):
-        node = RemainderBackward1()
-        node._saved_self = input if o._requires_grad else None
-        node._saved_other = o if o._requires_grad else None
-        link(res, node, input, o)
+    _link_mod(res, input, o, RemainderBackward0, RemainderBackward1)
     return write_out(res, out)
 
 
@@ -778,18 +785,9 @@ class FmodBackward0(RemainderBackward0):     # derivatives.yaml: fmod.Scalar
     __slots__ = ()
 
 
-class FmodBackward1(_SavesSelf):             # derivatives.yaml: fmod.Tensor
-    __slots__ = ("_saved_other",)
-    _saved_names = ("_saved_self", "_saved_other")
-
-    def apply(self, grad):
-        return (grad if needs(self, 0) else None,
-                -grad * div(self._saved_self, self._saved_other, rounding_mode="trunc")
-                if needs(self, 1) else None)
-
-    def jvp(self, ts, xs, out):
-        (st, ot), (s, o) = ts, xs
-        return st - ot * div(s, o, rounding_mode="trunc")
+class FmodBackward1(RemainderBackward1):     # derivatives.yaml: fmod.Tensor
+    __slots__ = ()
+    _rounding = "trunc"
 
 
 def fmod(input, other, *, out=None):
@@ -804,14 +802,7 @@ def fmod(input, other, *, out=None):
     except ValueError:
         raise broadcast_error(x, y) from None
     res = wrap(layout2(r, input, other))
-    if o is None:
-        if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-            link(res, FmodBackward0(), input)
-    elif _grad_needed(input, o):
-        node = FmodBackward1()
-        node._saved_self = input if o._requires_grad else None
-        node._saved_other = o if o._requires_grad else None
-        link(res, node, input, o)
+    _link_mod(res, input, o, FmodBackward0, FmodBackward1)
     return write_out(res, out)
 
 # ---------------------------------------------------------------- float_power

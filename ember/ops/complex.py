@@ -9,7 +9,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, floating, needs, saved_output, write_out
-from ._args import not_tensor
+from ._args import not_tensor, torch_layout
 from ._views import inplace, inplace_source, make_view
 from .arith import _SavesSelf, _zeros
 from .logical import where
@@ -41,12 +41,13 @@ def angle(input, *, out=None):
     except AttributeError as e:
         raise not_tensor(e) from None
     if x.dtype.kind == "c":
-        r = np.angle(x)
+        r = np.asarray(np.angle(x), order="C")   # (torch's complex angle: C order, any input)
     else:
         x = floating(x)
         r = np.where(x < 0, np.pi, 0.0).astype(x.dtype)
         if x.dtype.kind == "f":
             r = np.where(np.isnan(x), x, r)
+        r = torch_layout(r, x)          # (torch's layout for a real input; a complex one: C order)
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AngleBackward0()

@@ -452,19 +452,23 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
     except TypeError:
         raise _invalid(name, input, weight, bias, stride, padding, dilation, groups) from None
     stride, padding, dilation = st, pad, dil
-    nd = input._data.ndim
-    if nd not in (n + 1, n + 2):
-        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
-                           f"{name}, but got input of size: {list(input._data.shape)}")
-    unbatched = nd == n + 1
-    if unbatched:
-        input = input.unsqueeze(0)
+    input, unbatched = _batched(name, n, input)
     if isinstance(padding, str):
         input, padding = _string_padding(input, weight, padding, stride, dilation)
     _check(input, weight, bias, stride, padding, dilation, False, (0,) * n, groups)
     res = convolution(input, weight, bias, stride, padding, dilation, False, (0,) * n,
                       int(groups))
     return res.squeeze(0) if unbatched else res
+
+
+def _batched(name, n, input):
+    """(input with a batch dim, whether it had none): an n-d convolution takes (C, *spatial)
+    or (N, C, *spatial)."""
+    nd = input._data.ndim
+    if nd not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input._data.shape)}")
+    return (input.unsqueeze(0), True) if nd == n + 1 else (input, False)
 
 
 def _string_padding(input, weight, padding, stride, dilation):
@@ -529,13 +533,7 @@ def _conv_transpose(name, n, input, weight, bias, stride, padding, output_paddin
     if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool):
         raise TypeError(f"{name}(): argument 'groups' must be int, not "
                         f"{type(groups).__name__}")
-    nd = input._data.ndim
-    if nd not in (n + 1, n + 2):
-        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
-                           f"{name}, but got input of size: {list(input._data.shape)}")
-    unbatched = nd == n + 1
-    if unbatched:
-        input = input.unsqueeze(0)
+    input, unbatched = _batched(name, n, input)
     _check(input, weight, bias, stride, padding, dilation, True, output_padding, groups)
     res = convolution(input, weight, bias, stride, padding, dilation, True, output_padding,
                       int(groups))

@@ -13,9 +13,9 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES, type_name
-from ..tensor import NO_ACCELERATOR, Tensor, check_device, device, wrap
+from ..tensor import NO_ACCELERATOR, Tensor, check_device, contiguous_format, device, wrap
 from ._args import broadcast_error
-from ._args import memory_error, not_tensor
+from ._args import memory_error, not_tensor, torch_layout
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -31,7 +31,10 @@ class CloneBackward0(Node):
 
 def clone(input, *, memory_format=None):
     try:
-        res = wrap(input._data.copy())
+        x = input._data
+        # preserve_format (the default) keeps the input's layout (Note [Elementwise layout])
+        res = wrap(x.copy() if x.flags.c_contiguous or memory_format is contiguous_format
+                   else torch_layout(x.copy(), x))
     except AttributeError as e:
         raise not_tensor(e) from None
     except MemoryError as e:
@@ -44,7 +47,7 @@ def clone(input, *, memory_format=None):
 def contiguous(input, memory_format=None):
     if input._data.flags.c_contiguous:
         return input
-    return clone(input)
+    return clone(input, memory_format=contiguous_format)
 
 
 class ToCopyBackward0(Node):                 # derivatives.yaml: _to_copy

@@ -24,7 +24,7 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, contiguous_format, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
 from ._args import not_tensor
 from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _overlap, check_inplace, check_overlap,
@@ -703,7 +703,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             x = input._data
         shape = list(x.shape)
         shape.insert(d + 1, repeats)
-        out = expand(unsqueeze(input, d + 1), shape).clone()
+        out = expand(unsqueeze(input, d + 1), shape).clone(memory_format=contiguous_format)
         return flatten(out, d, d + 1)
     try:
         r = repeats._data

@@ -176,69 +176,49 @@ def logical_not(input, *, out=None):
 # ---------------------------------------------------------------- predicates (no gradient)
 
 
-def isnan(input):
+def _predicate(input, test, kinds, fill, out=None, refuse=None):
+    """test(x) of each element for the dtype kinds `kinds`, the constant `fill` for the others
+    (in the input's layout: Note [Elementwise layout]); refuse: (exception class, message)
+    raised for a complex input."""
     try:
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    return wrap(np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
+    if refuse is not None and x.dtype.kind == "c":
+        raise refuse[0](refuse[1])
+    r = test(x) if x.dtype.kind in kinds else (np.ones_like if fill else np.zeros_like)(x, bool)
+    return write_out(wrap(r), out)
+
+
+def isnan(input):
+    return _predicate(input, np.isnan, "fc", False)
 
 
 def isinf(input):
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    return wrap(np.isinf(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool))
+    return _predicate(input, np.isinf, "fc", False)
 
 
 def isposinf(input, *, out=None):
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    if x.dtype.kind == "c":
-        raise RuntimeError("isposinf does not support complex inputs.")
-    return write_out(wrap(np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
-                     out)
+    return _predicate(input, np.isposinf, "f", False, out,
+                      (RuntimeError, "isposinf does not support complex inputs."))
 
 
 def isneginf(input, *, out=None):
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    if x.dtype.kind == "c":
-        raise RuntimeError("isneginf does not support complex inputs.")
-    return write_out(wrap(np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)),
-                     out)
+    return _predicate(input, np.isneginf, "f", False, out,
+                      (RuntimeError, "isneginf does not support complex inputs."))
 
 
 def isfinite(input):
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    return wrap(np.isfinite(x) if x.dtype.kind in "fc" else np.ones(x.shape, bool))
+    return _predicate(input, np.isfinite, "fc", True)
 
 
 def isreal(input):
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    return wrap(x.imag == 0 if x.dtype.kind == "c" else np.ones(x.shape, bool))
+    return _predicate(input, lambda x: x.imag == 0, "c", True)
 
 
 def signbit(input, *, out=None):
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    if x.dtype.kind == "c":
-        raise NotImplementedError("signbit is not implemented for complex tensors.")
-    return write_out(wrap(np.signbit(x) if x.dtype.kind != "b" else np.zeros(x.shape, bool)),
-                     out)
+    return _predicate(input, np.signbit, "fiu", False, out,
+                      (NotImplementedError, "signbit is not implemented for complex tensors."))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

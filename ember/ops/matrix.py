@@ -17,7 +17,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, write_out, saved_output, requires
 from ._args import not_tensor, wrong_type
-from ._linalg import _check_float, _check_square, _h, _outs, _warn
+from ._linalg import _check_float, _check_matrices, _check_square, _h, _outs, _warn
 from .convert import copy_
 from .decomp import (_lu_legacy, _qr_legacy, _slogdet_old_t, _slogdet_t, _svd_legacy,
                      linalg_lu_solve, svdvals, linalg_svd)
@@ -214,13 +214,7 @@ def _vector_norm(*args, **kwargs):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    try:
-        a = A._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    if a.ndim < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
-                           "dimensions.")
+    a = _check_matrices(A, "linalg.matrix_norm")
     _check_float(A, "linalg.matrix_norm", "input")
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
@@ -324,13 +318,7 @@ def multi_dot(tensors, *, out=None):
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    try:
-        a = A._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    if a.ndim < 2:
-        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at "
-                           "least 2 dimensions.")
+    a = _check_matrices(A, "torch.linalg.matrix_rank", "input")
     _check_float(A, "linalg.matrix_rank", "input")
     m, n = a.shape[-2:]
     s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (0,))

@@ -92,9 +92,9 @@ def _select_backward(grad, dim, indices, keepdim, shape):
     return _scatter_add(grad, dim, indices, shape)
 
 
-def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
-    """grad shared evenly among the elements equal to the (broadcast) result (amax/amin:
-    NaN equals nothing; whole-tensor max/min/median: NaN matches a NaN result)."""
+def _matches(x, result, dims, keepdim, nan_match):
+    """Where x equals the (broadcast) result (amax/amin: NaN equals nothing; whole-tensor
+    max/min/median: NaN matches a NaN result)."""
     r = result._data
     if not keepdim:
         r = np.expand_dims(r, sorted(dims)) if dims else r
@@ -102,6 +102,12 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
     mask = xa == r
     if nan_match and xa.dtype.kind in "fc":
         mask |= np.isnan(xa) & np.isnan(r)
+    return mask
+
+
+def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
+    """grad shared evenly among the elements equal to the result (_matches)."""
+    mask = _matches(x, result, dims, keepdim, nan_match)
     count = mask.sum(axis=dims if x._data.ndim else None, keepdims=True)
     g = _unsqueeze_dims(grad, dims, keepdim)
     if nan_match:       # torch selects: a NaN gradient reaches only the selected elements
@@ -112,13 +118,8 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
 
 def _even_jvp(t, x, result, dims, keepdim, nan_match=False):
     """Forward form of _even_backward: the mean of t over the elements equal to the result."""
-    r = result._data
-    if not keepdim:
-        r = np.expand_dims(r, sorted(dims)) if dims else r
+    mask = _matches(x, result, dims, keepdim, nan_match)
     xa = x._data
-    mask = xa == r
-    if nan_match and xa.dtype.kind in "fc":
-        mask |= np.isnan(xa) & np.isnan(r)
     axis = dims if xa.ndim else None
     count = mask.sum(axis=axis, keepdims=True)
     if not keepdim and xa.ndim:
@@ -1033,13 +1034,31 @@ def _softmax_backward_data(grad_output, output, dim):
     g, y = grad_output._data, output._data
     gy = g * y
     r = gy - y * (gy if dim is None else np.add.reduce(gy, axis=dim, keepdims=True))
-    res = wrap(np.asarray(r, y.dtype))
+    return _backward_data(r, SoftmaxBackwardDataBackward0, grad_output, output, dim)
+
+
+def _backward_data(r, node_cls, grad_output, output, dim):
+    """r, the NumPy value of a _*softmax_backward_data op, as its result: linked to its node
+    (edges grad_output, output) when either requires grad."""
+    res = wrap(np.asarray(r, output._data.dtype))
     if requires(grad_output, output):
-        node = SoftmaxBackwardDataBackward0()
+        node = node_cls()
         node._saved_dim = dim
         node._saved_grad_output, node._saved_output = grad_output, output
         link(res, node, grad_output, output)
     return res
+
+
+def _softmax_result(y, x, input, d, node_cls, out):
+    """y, the NumPy value of (log_)softmax of x (input's array) over dim d, as its result:
+    linked to node_cls (which saves the result) when input requires grad."""
+    res = wrap(np.asarray(y, x.dtype))
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = node_cls()
+        node._saved_dim = d if x.ndim else None
+        node._saved_result = res.detach()
+        link(res, node, input)
+    return write_out(res, out)
 
 
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
@@ -1050,13 +1069,7 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
         m = np.max(x, axis=ax, keepdims=True) if x.size else 0
         e = np.exp(x - m)
         y = e / np.sum(e, axis=ax, keepdims=True)
-    res = wrap(np.asarray(y, x.dtype))
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = SoftmaxBackward0()
-        node._saved_dim = d if x.ndim else None
-        node._saved_result = res.detach()
-        link(res, node, input)
-    return write_out(res, out)
+    return _softmax_result(y, x, input, d, SoftmaxBackward0, out)
 
 
 class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
@@ -1108,13 +1121,7 @@ def _log_softmax_backward_data(grad_output, output, dim):
     g, y = grad_output._data, output._data
     with np.errstate(over="ignore", invalid="ignore"):
         r = g - np.exp(y) * (g if dim is None else np.add.reduce(g, axis=dim, keepdims=True))
-    res = wrap(np.asarray(r, y.dtype))
-    if requires(grad_output, output):
-        node = LogSoftmaxBackwardDataBackward0()
-        node._saved_dim = dim
-        node._saved_grad_output, node._saved_output = grad_output, output
-        link(res, node, grad_output, output)
-    return res
+    return _backward_data(r, LogSoftmaxBackwardDataBackward0, grad_output, output, dim)
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
@@ -1125,31 +1132,21 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=No
         m = np.maximum.reduce(x, axis=ax, keepdims=True) if x.size else 0
         sh = x - m
         y = sh - np.log(np.add.reduce(np.exp(sh), axis=ax, keepdims=True))
-    res = wrap(np.asarray(y, x.dtype))
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = LogSoftmaxBackward0()
-        node._saved_dim = d if x.ndim else None
-        node._saved_result = res.detach()
-        link(res, node, input)
-    return write_out(res, out)
+    return _softmax_result(y, x, input, d, LogSoftmaxBackward0, out)
 
 # ---------------------------------------------------------------- all / any
 
 
 def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    axis = None if dim is None else wrap_dims(dim, x.ndim)
-    if x.ndim == 0:
-        axis = None
-    r = np.all(x, axis=axis, keepdims=keepdim and axis is not None)
-    return write_out(wrap(r if x.dtype != np.uint8 else r.astype(np.uint8)), out)
+    return _all_any(np.all, input, dim, keepdim, out, axis, keepdims)
 
 
 def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    return _all_any(np.any, input, dim, keepdim, out, axis, keepdims)
+
+
+def _all_any(reduce, input, dim, keepdim, out, axis, keepdims):
+    """all/any: bool results (uint8 for a uint8 input, as torch keeps it); no history."""
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     try:
         x = input._data
@@ -1158,7 +1155,7 @@ def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     axis = None if dim is None else wrap_dims(dim, x.ndim)
     if x.ndim == 0:
         axis = None
-    r = np.any(x, axis=axis, keepdims=keepdim and axis is not None)
+    r = reduce(x, axis=axis, keepdims=keepdim and axis is not None)
     return write_out(wrap(r if x.dtype != np.uint8 else r.astype(np.uint8)), out)
 
 

@@ -54,15 +54,20 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
         return cumsum(t, self._saved_dim) if t._data.ndim else t.clone()
 
 
-def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
-    dim = _required_dim("cumsum", dim, axis)
+def _accumulate(ufunc, name, input, dim, dtype, axis):
+    """cumsum's and cumprod's forward: (result, wrapped dim)."""
+    dim = _required_dim(name, dim, axis)
     try:
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
-    res = wrap(np.add.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    return wrap(ufunc.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd)), d
+
+
+def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
+    res, d = _accumulate(np.add, "cumsum", input, dim, dtype, axis)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumsumBackward0()
         node._saved_dim = d
@@ -141,14 +146,7 @@ def _cumprod_grad_graph(g, s, d):
 
 
 def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
-    dim = _required_dim("cumprod", dim, axis)
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    d = wrap_dim(dim, x.ndim)
-    rd = _sum_dtype(x, dtype, input)
-    res = wrap(np.multiply.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd))
+    res, d = _accumulate(np.multiply, "cumprod", input, dim, dtype, axis)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumprodBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
@@ -360,13 +358,18 @@ def _empty_trapezoid(y, d):
     return wrap(np.zeros(shape, dt.np))
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
+def _trapezoid_dim(y, dim):
+    """The wrapped dim of (cumulative_)trapezoid (a 0-d y has none)."""
     try:
         if y.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     except AttributeError as e:
         raise not_tensor(e) from None
-    d = wrap_dim(dim, y.ndim)
+    return wrap_dim(dim, y.ndim)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    d = _trapezoid_dim(y, dim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None                   # trapezoid(y, dx) as a positional spacing
     if x is None:
@@ -392,12 +395,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    try:
-        if y.ndim == 0:
-            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    d = wrap_dim(dim, y.ndim)
+    d = _trapezoid_dim(y, dim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None
     pair = _slice(y, d, 1) + _slice(y, d, 0, -1)

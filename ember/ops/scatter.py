@@ -629,7 +629,7 @@ def masked_fill(input, mask, value):
         r = np.where(m, v, x)
     except ValueError:
         raise broadcast_error(m, x) from None
-    res = wrap(r)
+    res = wrap(np.asarray(r, order="C"))     # (torch's result: C order, whatever the layouts)
     if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)) or \
             LEVELS and dual(input, vt):
         node = MaskedFillBackward1() if vt is not None else MaskedFillBackward0()

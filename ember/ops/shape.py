@@ -18,7 +18,7 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
-from ..tensor import Tensor, Size, wrap
+from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
@@ -156,14 +156,8 @@ def _view_result(input, r):
     return res
 
 
-class UnsafeViewBackward0(Node):             # derivatives.yaml: _unsafe_view
-    __slots__ = ("_saved_self_sym_sizes",)
-
-    def apply(self, grad):
-        return grad.reshape(self._saved_self_sym_sizes),
-
-    def jvp(self, ts, xs, out):
-        return ts[0].reshape(out._data.shape)
+class UnsafeViewBackward0(ViewBackward0):    # derivatives.yaml: _unsafe_view (view's formula)
+    __slots__ = ()
 
 
 def _unsafe_view(input, shape):
@@ -177,14 +171,8 @@ def _unsafe_view(input, shape):
     return res
 
 
-class ReshapeAliasBackward0(Node):           # derivatives.yaml: _reshape_alias
-    __slots__ = ("_saved_self_sym_sizes",)
-
-    def apply(self, grad):
-        return grad.reshape(self._saved_self_sym_sizes),
-
-    def jvp(self, ts, xs, out):
-        return ts[0].reshape(out._data.shape)
+class ReshapeAliasBackward0(ViewBackward0):  # derivatives.yaml: _reshape_alias (view's formula)
+    __slots__ = ()
 
 
 def reshape(input, *shape, **kwargs):
@@ -201,7 +189,7 @@ def reshape(input, *shape, **kwargs):
         r = np.reshape(x, shape, copy=False)
     except ValueError:
         # not viewable: torch copies (clone) and then views the copy without sharing
-        return _reshape_copy(input.clone(), shape)
+        return _reshape_copy(input.clone(memory_format=contiguous_format), shape)
     if x.flags.c_contiguous:
         return _view_result(input, r)
     # viewable but not contiguous: torch's reshape records _reshape_alias, not view

@@ -326,11 +326,17 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
         node._saved_dim, node._saved_indices, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
-    if out is not None:
-        write_out(values, out[0])
-        write_out(indices, out[1])
-        return _RT.sort_out(out)
-    return _RT.sort((values, indices))
+    return _pair_out(values, indices, out, _RT.sort, _RT.sort_out)
+
+
+def _pair_out(values, indices, out, rt, rt_out):
+    """(values, indices) as rt, or written into out=(values, indices) and returned as rt_out
+    (sort's and topk's out=, which take the arrays as they are)."""
+    if out is None:
+        return rt((values, indices))
+    write_out(values, out[0])
+    write_out(indices, out[1])
+    return rt_out(out)
 
 
 def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
@@ -383,11 +389,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         node._saved_dim, node._saved_indices, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
-    if out is not None:
-        write_out(values, out[0])
-        write_out(indices, out[1])
-        return _RT.topk_out(out)
-    return _RT.topk((values, indices))
+    return _pair_out(values, indices, out, _RT.topk, _RT.topk_out)
 
 
 class KthvalueBackward0(MaxBackward0):       # derivatives.yaml: kthvalue
@@ -441,14 +443,20 @@ def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
         vals = np.take_along_axis(x, idx, d)
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
+    return rt(_values_indices(vals, idx, input, node_cls, d, keepdim))
+
+
+def _values_indices(vals, idx, input, node_cls, d, keepdim):
+    """(values, indices) of a reduction that selects one element along dim d, values linked
+    to node_cls (which scatters the gradient back to the indices) when input requires grad."""
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         node._saved_dim, node._saved_keepdim = d, keepdim
         node._saved_indices, node._indices = idx, indices
-        node._saved_self_sym_sizes = x.shape
+        node._saved_self_sym_sizes = input._data.shape
         link(values, node, input)
-    return rt((values, indices))
+    return values, indices
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -535,19 +543,15 @@ def _empty_reduction(x, dim):
 
 
 def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    try:
-        if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
-            _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    if dim is None:
-        return _median_all(input, False)
-    return write_pair(_select_kth(input, dim, keepdim, _median_pos(False), MedianBackward1,
-                                  _RT.median, "median"), out, _RT.median_out)
+    return _median(input, dim, keepdim, out, axis, keepdims, False)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    return _median(input, dim, keepdim, out, axis, keepdims, True)
+
+
+def _median(input, dim, keepdim, out, axis, keepdims, nan):
+    """median (nan False: a NaN is the median) or nanmedian (NaNs ignored)."""
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     try:
         if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
@@ -555,9 +559,14 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
     except AttributeError as e:
         raise not_tensor(e) from None
     if dim is None:
-        return _median_all(input, True)
-    return write_pair(_select_kth(input, dim, keepdim, _median_pos(True), NanmedianBackward1,
-                                  _RT.nanmedian, "nanmedian"), out, _RT.nanmedian_out)
+        return _median_all(input, nan)
+    if nan:
+        node_cls, rt, rt_out, name = (NanmedianBackward1, _RT.nanmedian, _RT.nanmedian_out,
+                                      "nanmedian")
+    else:
+        node_cls, rt, rt_out, name = MedianBackward1, _RT.median, _RT.median_out, "median"
+    return write_pair(_select_kth(input, dim, keepdim, _median_pos(nan), node_cls, rt, name),
+                      out, rt_out)
 
 
 def _mode_row(row):
@@ -604,14 +613,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
         idx = np.moveaxis(ix.reshape(xm.shape[:-1] + (1,)), -1, d)
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
-    values, indices = wrap(vals), wrap(idx)
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = ModeBackward0()
-        node._saved_dim, node._saved_keepdim = d, keepdim
-        node._saved_indices, node._indices = idx, indices
-        node._saved_self_sym_sizes = x.shape
-        link(values, node, input)
-    return write_pair(_RT.mode((values, indices)), out, _RT.mode_out)
+    return write_pair(_RT.mode(_values_indices(vals, idx, input, ModeBackward0, d, keepdim)),
+                      out, _RT.mode_out)
 
 
 # ================================================================ surface ops (issue 14):

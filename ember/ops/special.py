@@ -20,7 +20,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import floating, needs, saved_output, write_out
-from ._args import not_tensor
+from ._args import not_tensor, torch_layout
 from ._specfun import (airy_ai_kernel, bessel_i_kernel, bessel_jy_kernel, bessel_k_kernel,
                        digamma_kernel, hurwitz_zeta, igamma_kernels, lgamma_kernel,
                        polygamma_kernel, polynomial_kernel)
@@ -138,72 +138,40 @@ def erfinv_kernel(y):
 
 
 def _apply_kernel(kernel, x):
-    """Kernel on a float array of any float dtype, result in that dtype."""
+    """Kernel on a float array of any float dtype, result in that dtype and in torch's layout
+    for x (Note [Elementwise layout]: a kernel's own arrays are C-ordered)."""
     r = kernel(x)
-    if x.dtype == np.float64:
-        return r
-    with np.errstate(over="ignore"):        # beyond the dtype's range: inf, as torch gives
-        return r.astype(x.dtype)
-
-
-def _check_real(x, name):
-    if x.dtype.kind == "c":
-        raise NotImplementedError(f"\"{name}_vml_cpu\" not implemented for "
-                                  f"'{type_name(x.dtype)}'")
+    if x.dtype != np.float64:
+        with np.errstate(over="ignore"):    # beyond the dtype's range: inf, as torch gives
+            r = r.astype(x.dtype)
+    return torch_layout(r, x)
 
 
 class ErfBackward0(Node):                    # derivatives.yaml: erf
     __slots__ = ("_saved_self",)
     _saved_names = ("_saved_self",)
+    _scale = _TWO_OVER_SQRT_PI                  # d erf = 2/sqrt(pi) exp(-x^2); erfc: minus that
 
     def apply(self, grad):
         s = self._saved_self
-        return grad * (_TWO_OVER_SQRT_PI * (-(s * s)).exp()),
+        return grad * (self._scale * (-(s * s)).exp()),
 
     def jvp(self, ts, xs, out):
         s = xs[0]
-        return ts[0] * (_TWO_OVER_SQRT_PI * (-(s * s)).exp())
+        return ts[0] * (self._scale * (-(s * s)).exp())
 
 
 def erf(input, *, out=None):
-    try:
-        x = floating(input._data)
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    _check_real(x, "erf")
-    res = wrap(_apply_kernel(erf_kernel, x))
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = ErfBackward0()
-        node._saved_self = input
-        link(res, node, input)
-    return write_out(res, out)
+    return _unary(input, erf_kernel, "erf_vml_cpu", ErfBackward0, out)
 
 
-class ErfcBackward0(Node):                   # derivatives.yaml: erfc
-    __slots__ = ("_saved_self",)
-    _saved_names = ("_saved_self",)
-
-    def apply(self, grad):
-        s = self._saved_self
-        return grad * (-_TWO_OVER_SQRT_PI * (-(s * s)).exp()),
-
-    def jvp(self, ts, xs, out):
-        s = xs[0]
-        return ts[0] * (-_TWO_OVER_SQRT_PI * (-(s * s)).exp())
+class ErfcBackward0(ErfBackward0):           # derivatives.yaml: erfc
+    __slots__ = ()
+    _scale = -_TWO_OVER_SQRT_PI
 
 
 def erfc(input, *, out=None):
-    try:
-        x = floating(input._data)
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    _check_real(x, "erfc")
-    res = wrap(_apply_kernel(erfc_kernel, x))
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = ErfcBackward0()
-        node._saved_self = input
-        link(res, node, input)
-    return write_out(res, out)
+    return _unary(input, erfc_kernel, "erfc_vml_cpu", ErfcBackward0, out)
 
 
 class ErfinvBackward0(Node):                 # derivatives.yaml: erfinv
@@ -219,19 +187,7 @@ class ErfinvBackward0(Node):                 # derivatives.yaml: erfinv
 
 
 def erfinv(input, *, out=None):
-    try:
-        x = floating(input._data)
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    if x.dtype.kind == "c":
-        raise NotImplementedError(f"\"erfinv_vml_cpu\" not implemented for "
-                                  f"'{type_name(x.dtype)}'")
-    res = wrap(_apply_kernel(erfinv_kernel, x))
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = ErfinvBackward0()
-        node._saved_self = input
-        link(res, node, input)
-    return write_out(res, out)
+    return _unary(input, erfinv_kernel, "erfinv_vml_cpu", ErfinvBackward0, out)
 
 
 def erf_(self):

@@ -25,7 +25,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, floating, write_out)
-from ._args import not_tensor, wrong_type
+from ._args import not_tensor, torch_layout, wrong_type
 from ._views import check_overlap, inplace, inplace_source
 from .arith import _grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow
 from .complex import real
@@ -223,7 +223,7 @@ class SgnBackward0(_SavesSelf):
 
 def _sign_data(x):
     if x.dtype.kind == "b":
-        return x.copy()
+        return x.copy("K")
     if x.dtype.kind == "f":
         return np.where(np.isnan(x), x.dtype.type(0), np.sign(x))   # torch: (0 < x) - (x < 0)
     return np.sign(x)
@@ -237,7 +237,7 @@ def sign(input, *, out=None):
     if x.dtype.kind == "c":
         raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
                                   "numbers. Please use torch.sgn instead.")
-    res = wrap(_sign_data(x))
+    res = wrap(torch_layout(_sign_data(x), x))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, SignBackward0(), input)
     return write_out(res, out)
@@ -254,7 +254,7 @@ def sgn(input, *, out=None):
             r = np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
     else:
         r = _sign_data(x)
-    res = wrap(r)
+    res = wrap(torch_layout(r, x))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SgnBackward0()
         node._saved_self = input
@@ -719,7 +719,7 @@ def _rounding(input, ufunc, node_cls, kernel_name, out):
         raise NotImplementedError(f"\"round_vml_cpu\" not implemented for '{type_name(x.dtype)}'"
                                   if kernel_name == "round" else
                                   f"{kernel_name} is not supported for complex inputs")
-    res = wrap(ufunc(x) if x.dtype.kind in "fc" else x.copy())
+    res = wrap(ufunc(x) if x.dtype.kind in "fc" else x.copy("K"))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link(res, node_cls(), input)
     return write_out(res, out)
@@ -1047,11 +1047,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     except AttributeError as e:
         raise not_tensor(e) from None
     if x.dtype.kind not in "fc":
-        res = wrap(x.copy())
+        res = wrap(x.copy("K"))
     else:
         try:
-            res = wrap(np.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf,
-                                     neginf=neginf))
+            res = wrap(torch_layout(np.nan_to_num(x, nan=0.0 if nan is None else nan,
+                                                  posinf=posinf, neginf=neginf), x))
         except (TypeError, ValueError):
             bad = next(v for v in (nan, posinf, neginf)
                        if v is not None and not isinstance(v, (int, float)))
@@ -1241,7 +1241,7 @@ def frexp(input, *, out=None):
     m, e = np.frexp(x)
     # torch: the exponent is 0 for infinities and NaNs
     e = np.where(np.isfinite(x), e, 0).astype(np.int32)
-    mant, expo = wrap(m.astype(x.dtype, copy=False)), wrap(e)
+    mant, expo = wrap(torch_layout(m.astype(x.dtype, copy=False), x)), wrap(e)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FrexpBackward0()
         node._saved_exponent = expo

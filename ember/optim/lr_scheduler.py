@@ -198,6 +198,14 @@ def _load_lambdas_state(self, state_dict):
             fn.__dict__.update(saved)
 
 
+def _lambdas_init(self, optimizer, lr_lambda, last_epoch=-1):
+    """LambdaLR's and MultiplicativeLR's __init__ (torch's two classes subclass LRScheduler
+    directly, so what they share is assigned to each, not inherited)."""
+    self.optimizer = optimizer
+    self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+    LRScheduler.__init__(self, optimizer, last_epoch)
+
+
 def _lambdas(optimizer, lr_lambda):
     if not isinstance(lr_lambda, (list, tuple)):
         return [lr_lambda] * len(optimizer.param_groups)
@@ -210,11 +218,7 @@ def _lambdas(optimizer, lr_lambda):
 class LambdaLR(LRScheduler):
     """lr = initial_lr * lr_lambda(epoch)."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
+    __init__ = _lambdas_init
     state_dict = _lambdas_state
     load_state_dict = _load_lambdas_state
 
@@ -227,11 +231,7 @@ class LambdaLR(LRScheduler):
 class MultiplicativeLR(LRScheduler):
     """lr *= lr_lambda(epoch) each epoch after the first."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
+    __init__ = _lambdas_init
     state_dict = _lambdas_state
     load_state_dict = _load_lambdas_state
 

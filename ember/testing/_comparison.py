@@ -129,15 +129,19 @@ def _number_pair(actual, expected, rtol, atol, equal_nan, check_dtype):
                cmath.isnan(expected) if isinstance(expected, complex) else math.isnan(expected))
         ok = actual == expected or diff <= atol + rtol * abs(expected) or \
             (equal_nan and all(nan))
-    if ok:
-        return
-    rel = diff / abs(expected) if expected != 0 else math.inf
+    if not ok:
+        raise _scalar_mismatch(actual, expected, diff, exact, rtol, atol)
+
+
+def _scalar_mismatch(a, e, diff, exact, rtol, atol):
+    """torch's message for two scalars (numbers, or one-element tensors) that differ."""
+    rel = diff / abs(e) if e != 0 else math.inf
     if exact:
-        raise _Mismatch(f"Scalars are not equal!\n\nExpected {expected} but got {actual}.\n"
-                        f"Absolute difference: {diff}\nRelative difference: {rel}")
-    raise _Mismatch(f"Scalars are not close!\n\nExpected {expected} but got {actual}.\n"
-                    f"Absolute difference: {diff} (up to {atol} allowed)\n"
-                    f"Relative difference: {rel} (up to {rtol} allowed)")
+        return _Mismatch(f"Scalars are not equal!\n\nExpected {e} but got {a}.\n"
+                         f"Absolute difference: {diff}\nRelative difference: {rel}")
+    return _Mismatch(f"Scalars are not close!\n\nExpected {e} but got {a}.\n"
+                     f"Absolute difference: {diff} (up to {atol} allowed)\n"
+                     f"Relative difference: {rel} (up to {rtol} allowed)")
 
 
 def _compare(actual, expected, path, **kw):
@@ -196,16 +200,8 @@ def _scalar_tensors(actual, expected, **kw):
         else:
             both_nan = kw["equal_nan"] and np.isnan(actual._data) and np.isnan(expected._data)
             ok = a == e or abs(a - e) <= atol + rtol * abs(e) or bool(both_nan)
-    if ok:
-        return
-    diff = abs(a - e)
-    rel = diff / abs(e) if e != 0 else math.inf
-    if exact:
-        raise _Mismatch(f"Scalars are not equal!\n\nExpected {e} but got {a}.\n"
-                        f"Absolute difference: {diff}\nRelative difference: {rel}")
-    raise _Mismatch(f"Scalars are not close!\n\nExpected {e} but got {a}.\n"
-                    f"Absolute difference: {diff} (up to {atol} allowed)\n"
-                    f"Relative difference: {rel} (up to {rtol} allowed)")
+    if not ok:
+        raise _scalar_mismatch(a, e, abs(a - e), exact, rtol, atol)
 
 
 def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None,

@@ -8,6 +8,7 @@ from ...creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from .linear import _set_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
@@ -81,13 +82,11 @@ class _ConvNd(Module):
         else:
             shape = (out_channels, in_channels // groups) + tuple(kernel_size)
         self.weight = Parameter(empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _set_bias(self, bias, out_channels, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
+        # (Linear's with one difference, torch's: no bias draw at all when fan_in is 0)
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)

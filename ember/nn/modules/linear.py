@@ -20,6 +20,15 @@ class Identity(Module):
         return input
 
 
+def _set_bias(module, bias, n, device, dtype):
+    """module.bias: a Parameter of n elements (initialised by reset_parameters), or, when
+    bias is False, registered as None (Linear, Bilinear, the convolutions)."""
+    if bias:
+        module.bias = Parameter(empty(n, device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
 class Linear(Module):
     """y = x W^T + b, W of shape (out_features, in_features)."""
 
@@ -30,10 +39,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _set_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -72,10 +78,7 @@ class Bilinear(Module):
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in1_features, in2_features),
                                       device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _set_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -73,33 +73,34 @@ def _hooks_registered():
     _hooks_in_use = True
 
 
+def _add_global_hook(hooks, hook, in_call=False):
+    """hook added to the global dict `hooks`; its handle. in_call: a hook that
+    Module.__call__ runs (Note [Hooks in use])."""
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if in_call:
+        _hooks_registered()
+    return handle
+
+
 def register_module_buffer_registration_hook(hook):
     """hook(module, name, buffer) on every register_buffer; may return a new buffer."""
-    handle = RemovableHandle(_global_buffer_registration_hooks)
-    _global_buffer_registration_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_buffer_registration_hooks, hook)
 
 
 def register_module_module_registration_hook(hook):
     """hook(module, name, submodule) on every submodule registration."""
-    handle = RemovableHandle(_global_module_registration_hooks)
-    _global_module_registration_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_module_registration_hooks, hook)
 
 
 def register_module_parameter_registration_hook(hook):
     """hook(module, name, param) on every register_parameter."""
-    handle = RemovableHandle(_global_parameter_registration_hooks)
-    _global_parameter_registration_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_parameter_registration_hooks, hook)
 
 
 def register_module_forward_pre_hook(hook):
     """hook(module, args) before every module's forward."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    _hooks_registered()
-    return handle
+    return _add_global_hook(_global_forward_pre_hooks, hook, True)
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
@@ -118,20 +119,23 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
 
 def register_module_full_backward_pre_hook(hook):
     """hook(module, grad_output) before the gradients of every module's inputs."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    _hooks_registered()
-    return handle
+    return _add_global_hook(_global_backward_pre_hooks, hook, True)
 
 
 def register_module_full_backward_hook(hook):
     """hook(module, grad_input, grad_output) once every module's input gradients are known."""
     global _global_is_full_backward_hook
     _global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    _hooks_registered()
-    return handle
+    return _add_global_hook(_global_backward_hooks, hook, True)
+
+
+def _registration_hooks(hooks, module, name, value):
+    """value after the global registration hooks: each may return a replacement."""
+    for hook in hooks.values():
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
 
 
 def _any_global_hooks():
@@ -397,24 +401,14 @@ class Module:
     def register_buffer(self, name, tensor, persistent=True):
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name(name, "buffer", self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         if isinstance(tensor, Buffer):
             persistent = buffer_persistent(tensor)
-        for hook in _global_buffer_registration_hooks.values():
-            out = hook(self, name, tensor)
-            if out is not None:
-                tensor = out
-        self._buffers[name] = tensor
+        self._buffers[name] = _registration_hooks(_global_buffer_registration_hooks, self, name,
+                                                  tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -423,14 +417,7 @@ class Module:
     def register_parameter(self, name, param):
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name(name, "parameter", self._parameters)
         if param is None:
             self._parameters[name] = None
             return
@@ -442,11 +429,19 @@ class Module:
                              f"parameters must be created explicitly. To express '{name}' as "
                              "a function of another Tensor, compute the value in the "
                              "forward() method.")
-        for hook in _global_parameter_registration_hooks.values():
-            out = hook(self, name, param)
-            if out is not None:
-                param = out
-        self._parameters[name] = param
+        self._parameters[name] = _registration_hooks(_global_parameter_registration_hooks, self,
+                                                     name, param)
+
+    def _check_new_name(self, name, kind, members):
+        """torch's checks of a buffer's or parameter's name (kind) before registering it."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in members:
+            raise KeyError(f"attribute '{name}' already exists")
 
     def add_module(self, name, module):
         if not isinstance(module, Module) and module is not None:
@@ -459,11 +454,8 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        for hook in _global_module_registration_hooks.values():
-            out = hook(self, name, module)
-            if out is not None:
-                module = out
-        self._modules[name] = module
+        self._modules[name] = _registration_hooks(_global_module_registration_hooks, self, name,
+                                                  module)
 
     def register_module(self, name, module):
         self.add_module(name, module)

@@ -31,6 +31,19 @@ def _padding_idx(padding_idx, num_embeddings, word):
     return padding_idx
 
 
+def _norm_repr(m):
+    """The max_norm, norm_type and scale_grad_by_freq part of an embedding's extra_repr
+    (each only where it is not the default)."""
+    s = ""
+    if m.max_norm is not None:
+        s += f", max_norm={m.max_norm}"
+    if m.norm_type != 2:
+        s += f", norm_type={m.norm_type}"
+    if m.scale_grad_by_freq is not False:
+        s += f", scale_grad_by_freq={m.scale_grad_by_freq}"
+    return s
+
+
 class Embedding(Module):
     """A lookup table: row i of weight for index i."""
 
@@ -71,12 +84,7 @@ class Embedding(Module):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += _norm_repr(self)
         if self.sparse is not False:
             s += ", sparse=True"
         return s
@@ -126,12 +134,7 @@ class EmbeddingBag(Module):
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += _norm_repr(self)
         s += f", mode='{self.mode}'"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
