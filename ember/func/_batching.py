@@ -443,6 +443,8 @@ def _reduction(pos, tuple_ok=True):
             r = 1
             squeeze = True
         if d is None or d == ():
+            if where is None and fn.__name__ in ("median", "nanmedian"):
+                return _batched(W(fn)(v.reshape(v.shape[0], -1), 1)[0], lv)
             if where is None and fn.__name__ in _MAXMIN:
                 out = W(_amax if fn.__name__ == "max" else _amin)(
                     v.reshape(v.shape[0], -1), 1)
@@ -1470,6 +1472,48 @@ def _fft(fn, lv, args, kwargs):
     return _out(W(fn)(*a2, **k2), lv)
 
 
+_DYNAMIC = {"where": "where", "nonzero": "nonzero", "unique": "_unique2",
+            "unique_consecutive": "unique_consecutive"}
+
+
+def _dynamic(fn, lv, args, kwargs):
+    """Ops whose result's shape depends on the values: torch's refusal (where(cond) is one;
+    where(cond, x, y) is pointwise)."""
+    name = fn.__name__
+    if name == "where" and len(args) + len(kwargs) > 1:
+        return _pointwise(fn, lv, args, kwargs)
+    raise RuntimeError(f"vmap: We do not support batching operators that can output dynamic "
+                       f"shape. Attempted to vmap over aten::{_DYNAMIC[name]}. Please file an "
+                       f"issue at https://github.com/pytorch/pytorch/issues if you need this "
+                       f"feature.")
+
+
+def _inplace_view(out_of_place):
+    """t_, unsqueeze_, squeeze_, transpose_, swapaxes_, ...: the out-of-place view's value
+    becomes the batched tensor's (the metadata change is the wrapper's)."""
+    def rule(fn, lv, args, kwargs):
+        x = args[0]
+        if not (type(x) is BatchedTensor and x._level == lv):
+            return _fallback(fn, lv, args, kwargs)
+        out = getattr(x, out_of_place)(*args[1:], **kwargs)
+        x._value = out._value
+        return x
+    return rule
+
+
+def _sum_to_size(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    if not b or kwargs:
+        return _fallback(fn, lv, args, kwargs)
+    size = _shape_args(args, kwargs)
+    r = x.dim()
+    if len(size) > r:
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    full = (v.shape[0],) + (1,) * (r - len(size)) + size
+    return _batched(W(fn)(v, full).reshape((v.shape[0],) + size), lv)
+
+
 def _autograd_grad(fn, lv, args, kwargs):
     names = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph")
     kw = dict(zip(names, args))
@@ -1651,6 +1695,23 @@ def _build():
     put("kthvalue", _dimop(2, -1))
     put("mode", _dimop(1, -1))
     put("median nanmedian aminmax", _reduction(1, False))
+    put("where nonzero unique unique_consecutive", _dynamic)
+    put("sum_to_size", _sum_to_size)
+    for n, o in (("t_", "t"), ("unsqueeze_", "unsqueeze"), ("squeeze_", "squeeze"),
+                 ("transpose_", "transpose"), ("swapaxes_", "swapaxes"),
+                 ("swapdims_", "swapdims")):
+        put(n, _inplace_view(o))
+    put("addcdiv_ addcmul_ arctan2_ bitwise_not_ copysign_ digamma_ eq_ erfinv_ float_power_ "
+        "floor_divide_ fmod_ ge_ greater_ heaviside_ hypot_ igamma_ igammac_ le_ lerp_ less_ "
+        "lgamma_ logical_and_ logical_not_ logical_or_ logical_xor_ mvlgamma_ ne_ nextafter_ "
+        "polygamma_ remainder_ sgn_ sign_ gt_ lt_ greater_equal_ less_equal_ not_equal_ "
+        "byte char short cdouble cfloat cpu to_dense", _pointwise)
+    put("cumsum_ cumprod_", _reduction(1, False))
+    put("cdist fill", _pointwise)
+    put("isin", _bucketize)
+    put("channel_shuffle native_channel_shuffle", _fold_n())
+    put("constant_pad_nd", _pad_rule)
+    put_ns(E, "qr svd geqrf cholesky_inverse lu", _matrices)
     put("cosine_similarity", _last_dim(2, 1))
     put("pairwise_distance real conj_physical_ adjoint", _pointwise)
     put("bucketize", _bucketize)
