@@ -535,3 +535,64 @@ def test_function_vmap_staticmethod_is_called_with_torchs_arguments():
         out = L.func.vmap(Double.apply, in_dims=(1, None))(x, 3.0)
         return out.tolist(), calls
     assert run(ember) == run(torch)
+
+
+def _set_two(L, a, i, j, v):
+    a = a.clone()
+    a[i, j] = v
+    return a
+
+
+def _set_after_slice(L, a, i, j, v):
+    a = a.clone()
+    a[:, i % 4, j] = 1.5
+    return a
+
+
+def _set_apart(L, a, i, j, v):
+    a = a.clone()
+    a[i, :, j % 6] = v[:, :5]
+    return a
+
+
+def _index_put_acc(L, a, i, j, v):
+    return a.clone().index_put_((i, j), v, accumulate=True)
+
+
+@pytest.mark.parametrize("fn,dims", [
+    (_set_two, (0, 0, 0, 0)), (_set_two, (0, None, None, None)), (_set_two, (0, 0, None, 0)),
+    (_set_after_slice, (0, 0, 0, 0)), (_set_apart, (0, 0, 0, 0)),
+    (_index_put_acc, (0, 0, 0, 0)), (_index_put_acc, (0, None, 0, None)),
+    (lambda L, a, i, j, v: L.index_put(a, (i, j), v), (0, 0, 0, 0))])
+def test_setitem_and_index_put_with_tensor_indices(fn, dims):
+    """Writes through several tensor indices (batched or not) run as one write on the value,
+    with torch's values (and repeated indices accumulate with accumulate=True)."""
+    arrays = [_arr((3, 4, 5, 6), 0), _arr((3, 2), 1, kind="i") + 1, _arr((3, 2), 2, kind="i"),
+              _arr((3, 2, 6), 3)]
+    arrays = [a if d == 0 else a[0] for a, d in zip(arrays, dims)]
+    _check(fn, arrays, in_dims=dims)
+
+
+def test_per_sample_grads_conv_net():
+    """Per-sample gradients of a small CNN (conv2d, max_pool2d, conv_transpose2d, avg_pool2d,
+    linear): the lifted weights make each conv a grouped one; no op loops."""
+    rng = np.random.default_rng(3)
+    ws = [rng.standard_normal(s) * 0.3 for s in [(3, 2, 3, 3), (3,), (3, 2, 2, 2), (4, 8)]]
+    x = rng.standard_normal((B, 2, 6, 6))
+    y = rng.integers(0, 4, B)
+    outs = []
+    for lib in (torch, ember):
+        F = lib.nn.functional
+
+        def loss(p, xi, yi, F=F):
+            h = F.max_pool2d(F.conv2d(xi.unsqueeze(0), p[0], p[1], padding=1).tanh(), 2)
+            h = F.avg_pool2d(F.conv_transpose2d(h, p[2], stride=2), 3)
+            return F.cross_entropy(F.linear(h.flatten(1), p[3]), yi.unsqueeze(0))
+        p = tuple(lib.tensor(w) for w in ws)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            outs.append(lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))(
+                p, lib.tensor(x), lib.tensor(y)))
+        if lib is ember:
+            assert not [m for m in w if SLOW in str(m.message)]
+    _same(*outs)

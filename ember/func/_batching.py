@@ -786,13 +786,59 @@ def _setitem(fn, lv, args, kwargs):
     if not b:
         _inplace_error("copy_", lv, (x, val))
     if not basic:
-        return _fallback(fn, lv, args, kwargs)
+        adv = _advanced_index(x, items, lv)
+        if adv is None or not isinstance(val, (Tensor, int, float, bool)):
+            return _fallback(fn, lv, args, kwargs)
+        _put_advanced(adv, val, lv, lambda vx, new, vv: W(fn)(vx, new, vv))
+        return None
     region = (slice(None),) + items
     vv, vb = _un(val, lv)
     if vb:
         vv = _pad(vv, val.dim(), v[region].dim() - 1)
     W(fn)(v, region, vv)
     return None
+
+
+def _put_advanced(adv, val, lv, write):
+    """Write val into x[items] (adv: _advanced_index's value, indices and order): val
+    broadcast to the logical result, its dims put in the value's order."""
+    vx, new, order = adv
+    shape = list(vx[new].shape)             # the value's result: (B, *index shape, *rest)
+    perm = None
+    if order is not None:
+        k, q = order
+        perm = [0, *range(k + 1, k + 1 + q), *range(1, k + 1), *range(k + 1 + q, len(shape))]
+        shape = [shape[p] for p in perm]    # the logical result's, batch first
+    if isinstance(val, Tensor):
+        vv, vb = _un(val, lv)
+        if vb:
+            vv = _pad(vv, val.dim(), len(shape) - 1)
+        vv = vv.expand(*shape)
+        if perm is not None:                # back to the value's order
+            vv = vv.permute(*[perm.index(i) for i in range(len(perm))])
+    else:
+        vv = val
+    write(vx, new, vv)
+
+
+def _index_put(fn, lv, args, kwargs):
+    """index_put(_)(x, indices, values, accumulate): as x[indices] = values, batched."""
+    kw = dict(zip(("input", "indices", "values", "accumulate"), args))
+    kw.update(kwargs)
+    x, idx, val = kw.get("input"), kw.get("indices"), kw.get("values")
+    acc = kw.get("accumulate", False)
+    inplace = fn.__name__.endswith("_")
+    if not isinstance(idx, (tuple, list)) or not isinstance(val, Tensor) or \
+            not all(isinstance(i, Tensor) for i in idx) or \
+            inplace and not (type(x) is BatchedTensor and x._level == lv):
+        return _fallback(fn, lv, args, kwargs)
+    if not inplace:
+        x = x.clone()
+    adv = _advanced_index(x, tuple(idx), lv)
+    if adv is None:
+        return _fallback(fn, lv, args, kwargs)
+    _put_advanced(adv, val, lv, lambda vx, new, vv: W(_index_put_fn)(vx, list(new), vv, acc))
+    return x
 
 
 def _dimop(pos, default):
@@ -1587,6 +1633,8 @@ def _build():
     global _amax, _amin, _mm_fn, _mul, _add, _stack, _squeeze_fn, _gather_fn, _index_select
     global _where, _cat, _arange, _diag_embed, _diagonal, _sort, _norm, _sub, _tensor_split
     _norm, _sub, _tensor_split = E.norm, E.sub, E.tensor_split
+    global _index_put_fn
+    _index_put_fn = E.index_put_
     _cat, _arange, _diag_embed, _diagonal, _sort = E.cat, E.arange, E.diag_embed, E.diagonal, \
         E.sort
     _amax, _amin, _mm_fn, _mul, _add = E.amax, E.amin, E.matmul, E.mul, E.add
@@ -1696,6 +1744,7 @@ def _build():
     put("mode", _dimop(1, -1))
     put("median nanmedian aminmax", _reduction(1, False))
     put("where nonzero unique unique_consecutive", _dynamic)
+    put("index_put index_put_", _index_put)
     put("sum_to_size", _sum_to_size)
     for n, o in (("t_", "t"), ("unsqueeze_", "unsqueeze"), ("squeeze_", "squeeze"),
                  ("transpose_", "transpose"), ("swapaxes_", "swapaxes"),
