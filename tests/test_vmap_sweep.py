@@ -143,6 +143,7 @@ def _check(ft, fe, pat, tsample):
             esample = [fe(*_build(ember, pat, b)) for b in range(B)]
     except Exception as e:      # noqa: BLE001
         esample = e
+    ember.func._batching._WARNED.clear()       # (the warning comes once per op and process)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         try:
