@@ -1862,16 +1862,20 @@ def _collect():
     if _STATE["mods"] == mods:
         return
     _SWAPS.clear()
+    # a namespace users call through: every op; an internal module: the op names ember's
+    # code looks up, by global name or as a module's attribute (`_ops.sum(x)`): each global
+    # set costs ~70 ns, twice per vmap
+    used = set()
+    for n in mods:
+        if sys.modules[n] is not None:
+            used |= _global_names(sys.modules[n])
     for n in sorted(mods):
         m = sys.modules[n]
         if m is None or n == "ember.func._batching":
             continue
-        # a namespace users call through: every op; an internal module: the ops its own
-        # code looks up by name (each global set costs ~70 ns, twice per vmap)
-        used = None if n in _PUBLIC else _global_names(m)
         on = {k: WRAP[f] for k, f in list(vars(m).items())
               if isinstance(f, types.FunctionType) and f in WRAP
-              and (used is None or k in used)}
+              and (n in _PUBLIC or k in used)}
         if on:
             _SWAPS.append((m, on, {k: f.__wrapped__ for k, f in on.items()}))
     # Tensor's op methods too: a plain tensor's method may be given a batched argument (one
@@ -1889,8 +1893,8 @@ _PUBLIC = {"ember", "ember.nn.functional", "ember.special", "ember.linalg", "emb
 
 
 def _global_names(m):
-    """The names the functions and classes defined in module m (or in its tables) look up:
-    their code's co_names, nested code included."""
+    """The names the functions and classes defined in module m (or in its tables) look up,
+    as globals or attributes: their code's co_names, nested code included."""
     names = set()
     stack = []
     values = list(vars(m).values())
