@@ -10,17 +10,20 @@ dispatches to the next level out.
 Ops reach the rules without any test on the normal path:
 - Tensor methods and operators: BatchedTensor overrides each of Tensor's op methods with a
   dispatcher (a plain Tensor never sees it).
-- Functions (ember.sin, F.linear, autograd.grad, ...): while a vmap is running, every ember
-  module's global that names an op is swapped for its dispatcher, and swapped back when the
-  outermost vmap returns (`patched`). Out of vmap the functions are the plain ones: the
-  per-op path costs nothing more.
+- Functions (ember.sin, F.linear, autograd.grad, ...): while a vmap is running, every op of
+  the public namespaces, and every op name ember's own code looks up in its internal modules,
+  is swapped for its dispatcher (so are Tensor's methods that take an argument besides self),
+  and swapped back when the outermost vmap returns (`enter`/`leave`). Out of vmap the
+  functions are the plain ones: the per-op path costs nothing more.
 A dispatcher finds the innermost level among its tensor arguments; none: it calls the op.
 Otherwise the op's rule (RULES, by function) runs on the physical values; an op without one
 runs once per sample (select, call, stack: `_fallback`) and warns once per op, as torch's
 BatchedFallback does. Rules write everything with ember ops on the values, so autograd
 records on the physical tensors (grad of vmap), and autograd.grad inside vmap (vmap of grad:
 per-sample gradients) differentiates the physical outputs with respect to physical inputs
-(grad transforms lift inputs that are not batched to every open level first: `lift`)."""
+(grad transforms lift inputs that are not batched to every open level first: `lift`).
+gradcheck's batched forward-AD check runs under `legacy` (torch's runs under its legacy vmap): a
+custom Function runs its own forward and jvp on the batched tensors."""
 import sys
 import types
 import warnings
@@ -2002,9 +2005,9 @@ def _function_apply(cls, args, kwargs):
 
 
 class legacy:
-    """gradcheck's batched checks run under torch's legacy vmap semantics (torch's gradcheck
-    uses it): a custom Function runs its own forward and jvp on the batched tensors (no vmap
-    staticmethod needed), and .item() on one fails with the legacy error."""
+    """gradcheck's batched forward-AD check runs under torch's legacy vmap semantics (torch's
+    gradcheck uses that vmap): a custom Function runs its own forward and jvp on the batched
+    tensors (no vmap staticmethod needed), and .item() on one fails with the legacy error."""
     def __enter__(self):
         self.prev = _STATE["legacy"]
         _STATE["legacy"] = True
