@@ -182,3 +182,31 @@ def test_vmap_randomness():
         "jacrev_nontensor_out", "jacfwd_aux_missing", "jacfwd_nontensor_out"])
 def test_errors(prog):
     check_error(prog)
+
+
+@pytest.mark.parametrize("chunk_size", [None, 1, 4])
+def test_jacrev_runs_the_forward_once(chunk_size):
+    """jacrev out of vmap: one forward pass, then the outputs' basis as one batch of grad
+    outputs (autograd.grad with is_grads_batched), per chunk; values equal torch.func.jacrev's
+    (several outputs, an input an output ignores, an output no input reaches, has_aux)."""
+    calls = []
+
+    def prog(L, x, y):
+        def f(a, b):
+            calls.append(L)
+            return (a.sin() * b.sum(), (a * a).sum(), L.ones(2, dtype=a.dtype)), a.cos()
+        return L.func.jacrev(f, argnums=(0, 1), has_aux=True, chunk_size=chunk_size)(x, y)
+    both(prog, _x(3, 2), _x(4, seed=1))
+    assert calls.count(ember) == 1
+
+
+def test_jacobian_vectorize_uses_the_batched_backward():
+    calls = []
+
+    def prog(L, x):
+        def f(a):
+            calls.append(L)
+            return a.exp() * a.sum(), a.tanh()
+        return L.autograd.functional.jacobian(f, x, vectorize=True, create_graph=True)
+    both(prog, _x(2, 3))
+    assert calls.count(ember) == 1

@@ -141,6 +141,49 @@ OPS = {
     # indexing with tensors
     "gather": (lambda L, a, i: L.gather(a, 1, i), [(3, 4), (3, 2)], "fi"),
     "index_select": (lambda L, a, i: L.index_select(a, 1, i), [(3, 4), (2,)], "fi"),
+    # indexing with several tensors (each batched or not), ints, slices, None, Ellipsis
+    "index_two": (lambda L, a, i, j: a[i, j], [(3, 4), (2,), (2,)], "fii"),
+    "index_apart": (lambda L, a, i, j: a[i, :, j], [(3, 4, 3), (2, 1), (2,)], "fii"),
+    "index_after_slice": (lambda L, a, i, j: a[None, :, i, j], [(2, 3, 3), (2,), (2,)], "fii"),
+    "index_int_ellipsis": (lambda L, a, i, j: a[1, ..., i, j], [(2, 2, 3, 3), (2,), (1,)],
+                           "fii"),
+    "index_int_between": (lambda L, a, i, j: a[i, 1, j], [(3, 2, 3), (2,), (2,)], "fii"),
+    # joins and repeats composed of other ops
+    "trace": (lambda L, a: L.trace(a), [(3, 4)]),
+    "hstack": (lambda L, a, b: L.hstack([a, b]), [(2, 3), (2, 1)]),
+    "hstack_1d": (lambda L, a, b: L.hstack((a, b)), [(3,), ()]),
+    "vstack": (lambda L, a, b: L.vstack([a, b]), [(3,), (2, 3)]),
+    "dstack": (lambda L, a, b: L.dstack([a, b]), [(2, 3), (2, 3)]),
+    "tile": (lambda L, a: (L.tile(a, (2,)), a.tile(2, 1, 2)), [(2, 3)]),
+    # convolution (batched input: folded into N; batched weight/bias: one group per sample)
+    "conv2d": (lambda L, x, w, b: L.nn.functional.conv2d(x, w, b, padding=1),
+               [(2, 2, 4, 4), (3, 2, 3, 3), (3,)]),
+    "conv1d_unbatched_groups": (lambda L, x, w, b: L.conv1d(x, w, b, groups=2),
+                                [(4, 6), (4, 2, 2), (4,)]),
+    "conv3d": (lambda L, x, w: L.nn.functional.conv3d(x, w, stride=2),
+               [(1, 2, 4, 4, 4), (2, 2, 2, 2, 2)]),
+    "conv_transpose2d": (lambda L, x, w, b: L.nn.functional.conv_transpose2d(x, w, b, groups=2),
+                         [(2, 4, 3, 3), (4, 3, 2, 2), (6,)]),
+    "conv_transpose1d": (lambda L, x, w: L.nn.functional.conv_transpose1d(
+        x, w, stride=2, output_padding=1), [(4, 5), (4, 2, 3)]),
+    "conv_transpose3d": (lambda L, x, w: L.nn.functional.conv_transpose3d(x, w),
+                         [(1, 2, 3, 3, 3), (2, 2, 2, 2, 2)]),
+    # pooling (the batch folded into N)
+    "max_pool2d_indices": (lambda L, a: tuple(L.nn.functional.max_pool2d(
+        a, 2, return_indices=True)), [(2, 3, 4, 4)]),
+    "max_pool1d": (lambda L, a: L.nn.functional.max_pool1d(a, 2, 1), [(3, 6)]),
+    "max_pool3d": (lambda L, a: L.nn.functional.max_pool3d(a, 2), [(2, 4, 4, 4)]),
+    "avg_pool2d": (lambda L, a: L.nn.functional.avg_pool2d(a, 3, 1, 1, count_include_pad=False),
+                   [(2, 3, 4, 4)]),
+    "avg_pool1d": (lambda L, a: L.nn.functional.avg_pool1d(a, 2), [(2, 3, 6)]),
+    "avg_pool3d": (lambda L, a: L.nn.functional.avg_pool3d(a, 2), [(2, 4, 4, 4)]),
+    "adaptive_avg_pools": (lambda L, a: (L.nn.functional.adaptive_avg_pool1d(a[0], 3),
+                                         L.nn.functional.adaptive_avg_pool2d(a, (2, 3)),
+                                         L.nn.functional.adaptive_avg_pool3d(a[None], 2)),
+                           [(2, 5, 5)]),
+    "adaptive_max_pools": (lambda L, a: (L.nn.functional.adaptive_max_pool1d(a[0], 3),
+                                         *L.nn.functional.adaptive_max_pool2d(
+                                             a, 2, return_indices=True)), [(2, 5, 5)]),
     # nn.functional
     "linear": (lambda L, x, w, b: L.nn.functional.linear(x, w, b), [(2, 3), (4, 3), (4,)]),
     "relu_gelu": (lambda L, a: L.nn.functional.relu(a) + L.nn.functional.gelu(a), [(3,)]),
@@ -340,17 +383,17 @@ def test_jacrev_jacfwd_in_vmap():
 
 
 def test_fallback_loops_and_warns_once():
-    ember.func._batching._WARNED.discard("trace")
-    x = _arr((B, 3, 3), 0)
+    ember.func._batching._WARNED.discard("kron")
+    x = _arr((B, 2, 2), 0)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        got = ember.func.vmap(lambda a: ember.trace(a))(ember.tensor(x))
-        ember.func.vmap(lambda a: ember.trace(a.t()))(ember.tensor(x))
-    want = torch.func.vmap(lambda a: torch.trace(a))(torch.tensor(x))
+        got = ember.func.vmap(lambda a: ember.kron(a, a))(ember.tensor(x))
+        ember.func.vmap(lambda a: ember.kron(a.t(), a))(ember.tensor(x))
+    want = torch.func.vmap(lambda a: torch.kron(a, a))(torch.tensor(x))
     _same(want, got)
     msgs = [str(m.message) for m in w if SLOW in str(m.message)]
     assert msgs == ["There is a performance drop because we have not yet implemented the "
-                    "batching rule for aten::trace. Please file us an issue on GitHub so that "
+                    "batching rule for aten::kron. Please file us an issue on GitHub so that "
                     "we can prioritize its implementation."]
 
 
@@ -492,3 +535,64 @@ def test_function_vmap_staticmethod_is_called_with_torchs_arguments():
         out = L.func.vmap(Double.apply, in_dims=(1, None))(x, 3.0)
         return out.tolist(), calls
     assert run(ember) == run(torch)
+
+
+def _set_two(L, a, i, j, v):
+    a = a.clone()
+    a[i, j] = v
+    return a
+
+
+def _set_after_slice(L, a, i, j, v):
+    a = a.clone()
+    a[:, i % 4, j] = 1.5
+    return a
+
+
+def _set_apart(L, a, i, j, v):
+    a = a.clone()
+    a[i, :, j % 6] = v[:, :5]
+    return a
+
+
+def _index_put_acc(L, a, i, j, v):
+    return a.clone().index_put_((i, j), v, accumulate=True)
+
+
+@pytest.mark.parametrize("fn,dims", [
+    (_set_two, (0, 0, 0, 0)), (_set_two, (0, None, None, None)), (_set_two, (0, 0, None, 0)),
+    (_set_after_slice, (0, 0, 0, 0)), (_set_apart, (0, 0, 0, 0)),
+    (_index_put_acc, (0, 0, 0, 0)), (_index_put_acc, (0, None, 0, None)),
+    (lambda L, a, i, j, v: L.index_put(a, (i, j), v), (0, 0, 0, 0))])
+def test_setitem_and_index_put_with_tensor_indices(fn, dims):
+    """Writes through several tensor indices (batched or not) run as one write on the value,
+    with torch's values (and repeated indices accumulate with accumulate=True)."""
+    arrays = [_arr((3, 4, 5, 6), 0), _arr((3, 2), 1, kind="i") + 1, _arr((3, 2), 2, kind="i"),
+              _arr((3, 2, 6), 3)]
+    arrays = [a if d == 0 else a[0] for a, d in zip(arrays, dims)]
+    _check(fn, arrays, in_dims=dims)
+
+
+def test_per_sample_grads_conv_net():
+    """Per-sample gradients of a small CNN (conv2d, max_pool2d, conv_transpose2d, avg_pool2d,
+    linear): the lifted weights make each conv a grouped one; no op loops."""
+    rng = np.random.default_rng(3)
+    ws = [rng.standard_normal(s) * 0.3 for s in [(3, 2, 3, 3), (3,), (3, 2, 2, 2), (4, 8)]]
+    x = rng.standard_normal((B, 2, 6, 6))
+    y = rng.integers(0, 4, B)
+    outs = []
+    for lib in (torch, ember):
+        F = lib.nn.functional
+
+        def loss(p, xi, yi, F=F):
+            h = F.max_pool2d(F.conv2d(xi.unsqueeze(0), p[0], p[1], padding=1).tanh(), 2)
+            h = F.avg_pool2d(F.conv_transpose2d(h, p[2], stride=2), 3)
+            return F.cross_entropy(F.linear(h.flatten(1), p[3]), yi.unsqueeze(0))
+        p = tuple(lib.tensor(w) for w in ws)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            outs.append(lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))(
+                p, lib.tensor(x), lib.tensor(y)))
+        if lib is ember:
+            assert not [m for m in w if SLOW in str(m.message)]
+    _same(*outs)

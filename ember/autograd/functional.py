@@ -224,12 +224,19 @@ def _vectorized(func, inputs, create_graph, strict, strategy):
     with enable_grad():
         inputs, is_tuple = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph)
-        _, out_tuple = _outputs(func(*inputs), "jacobian")
+        seen = []
+
+        def checked(*args):         # (the first call checks the outputs and notes their form)
+            out = func(*args)
+            if not seen:
+                seen.append(_outputs(out, "jacobian")[1])
+            return out
         nums = tuple(range(len(inputs)))
         if strategy == "forward-mode":
-            jac = jacfwd(func, nums)(*inputs)
+            jac = jacfwd(checked, nums)(*inputs)
         else:
-            jac = jacrev(func, nums)(*inputs)
+            jac = jacrev(checked, nums)(*inputs)
+        out_tuple = seen[0]
     jac = _post(jac if out_tuple else (jac,), create_graph)
     if out_tuple:
         return tuple(j if is_tuple else j[0] for j in jac)

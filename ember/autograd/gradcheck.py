@@ -406,6 +406,7 @@ def _check_batched_forward_grad(func, inputs, diff, atol, rtol, raise_exception)
     from .. import creation  # (as the ops: imported on use; read at call time, so vmap
     #                          dispatches creation.zeros_like)
     from . import forward_ad as fwAD  # (forward_ad loads the ops: imported on use)
+    from ..func._batching import legacy  # (torch's check runs under its legacy vmap)
     rng = np.random.default_rng()
     for jd, (j, t) in enumerate(diff):
         i = diff[jd][0]
@@ -420,7 +421,8 @@ def _check_batched_forward_grad(func, inputs, diff, atol, rtol, raise_exception)
                          for x, o in zip(tans, outs))
         tans = _rand_like(rng, t)
         try:
-            got = vmap(jvp)(tans)
+            with legacy():
+                got = vmap(jvp)(tans)
         except Exception as e:      # noqa: BLE001 (torch reports any failure this way)
             return _fail(f"While computing batched gradients, got: {e}\n\n{_BATCHED_FWD}",
                          raise_exception)

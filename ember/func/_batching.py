@@ -10,23 +10,27 @@ dispatches to the next level out.
 Ops reach the rules without any test on the normal path:
 - Tensor methods and operators: BatchedTensor overrides each of Tensor's op methods with a
   dispatcher (a plain Tensor never sees it).
-- Functions (ember.sin, F.linear, autograd.grad, ...): while a vmap is running, every ember
-  module's global that names an op is swapped for its dispatcher, and swapped back when the
-  outermost vmap returns (`patched`). Out of vmap the functions are the plain ones: the
-  per-op path costs nothing more.
+- Functions (ember.sin, F.linear, autograd.grad, ...): while a vmap is running, every op of
+  the public namespaces, and every op name ember's own code looks up in its internal modules,
+  is swapped for its dispatcher (so are Tensor's methods that take an argument besides self),
+  and swapped back when the outermost vmap returns (`enter`/`leave`). Out of vmap the
+  functions are the plain ones: the per-op path costs nothing more.
 A dispatcher finds the innermost level among its tensor arguments; none: it calls the op.
 Otherwise the op's rule (RULES, by function) runs on the physical values; an op without one
 runs once per sample (select, call, stack: `_fallback`) and warns once per op, as torch's
 BatchedFallback does. Rules write everything with ember ops on the values, so autograd
 records on the physical tensors (grad of vmap), and autograd.grad inside vmap (vmap of grad:
 per-sample gradients) differentiates the physical outputs with respect to physical inputs
-(grad transforms lift inputs that are not batched to every open level first: `lift`)."""
+(grad transforms lift inputs that are not batched to every open level first: `lift`).
+gradcheck's batched forward-AD check runs under `legacy` (torch's runs under its legacy vmap): a
+custom Function runs its own forward and jvp on the batched tensors."""
 import sys
 import types
 import warnings
 
 from .. import autograd as _autograd
-from ..autograd import forward_ad as _fad, function as _function
+from ..autograd import forward as _forward, forward_ad as _fad, function as _function
+from ..autograd.grad_mode import no_grad as _no_grad
 from ..creation import ones_like, zeros
 from ..dtypes import bool_, result_type
 from ..tensor import Size, Tensor
@@ -38,7 +42,7 @@ _WARNED = set()
 RULES = {}          # op function -> rule(fn, lv, args, kwargs)
 WRAP = {}           # op function -> its dispatcher
 _SWAPS = []         # (module or Tensor, {name: dispatcher}, {name: original op})
-_STATE = {"depth": 0, "mods": None, "raw": 0}
+_STATE = {"depth": 0, "mods": None, "raw": 0, "nmods": 0, "legacy": False}
 
 RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
                 "use the 'same' or 'different' randomness flags on vmap or perform the "
@@ -115,6 +119,9 @@ class BatchedTensor(Tensor):
                            "file an issue at https://github.com/pytorch/pytorch/issues .")
 
     def item(self):
+        if _STATE["legacy"]:
+            raise RuntimeError("Batching rule not implemented for aten::item. We could not "
+                               "generate a fallback.")
         raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't "
                            "support vmap over calling .item() on a Tensor, please try to "
                            "rewrite what you're doing with other operations. If error is "
@@ -434,12 +441,17 @@ def _reduction(pos, tuple_ok=True):
         if not b or isinstance(d, (Tensor, bool, str)) or "other" in kwargs:
             return _pointwise(fn, lv, args, kwargs)
         r = x.dim()
+        if d is None and fn in _IMPLICIT:         # F.softmax(x): torch's implicit dim, warned
+            d = _IMPLICIT[fn](fn.__name__, r, 5)
+            where = "kw"
         squeeze = False
         if r == 0:
             v = v.unsqueeze(-1)
             r = 1
             squeeze = True
         if d is None or d == ():
+            if where is None and fn.__name__ in ("median", "nanmedian"):
+                return _batched(W(fn)(v.reshape(v.shape[0], -1), 1)[0], lv)
             if where is None and fn.__name__ in _MAXMIN:
                 out = W(_amax if fn.__name__ == "max" else _amin)(
                     v.reshape(v.shape[0], -1), 1)
@@ -478,6 +490,7 @@ def _squeeze_out(o):
 
 
 _MAXMIN = ("max", "min")
+_IMPLICIT = {}      # F.softmax, log_softmax, softmin -> F._softmax_dim
 
 
 def _matmul(fn, lv, args, kwargs):
@@ -713,10 +726,61 @@ def _getitem(fn, lv, args, kwargs):
     advanced = [i for i in items if not (i is None or i is Ellipsis or isinstance(i, (int, slice)))
                 or isinstance(i, bool)]
     # one unbatched tensor index keeps its place (no dims move to the front): as basic ones
-    if not b or len(advanced) > 1 or advanced and not (
-            isinstance(advanced[0], Tensor) and type(advanced[0]) is not BatchedTensor):
+    if b and (not advanced or len(advanced) == 1 and isinstance(advanced[0], Tensor) and
+              type(advanced[0]) is not BatchedTensor):
+        return _batched(v[(slice(None),) + items], lv)
+    adv = _advanced_index(x, items, lv)
+    if adv is None:
         return _fallback(fn, lv, args, kwargs)
-    return _batched(v[(slice(None),) + items], lv)
+    vx, new, order = adv
+    out = vx[new]
+    if order is not None:
+        k, q = order
+        out = out.permute(0, *range(k + 1, k + 1 + q), *range(1, k + 1),
+                          *range(k + 1 + q, out.dim()))
+    return _batched(out, lv)
+
+
+def _advanced_index(x, items, lv):
+    """x[items] with integer tensor indices (any of them, or x, batched) on the values: the
+    batch indexed by an arange placed first, the others padded to the indices' common rank
+    k. The value's result is (B, *index shape, *sliced dims); `order`, (k, q) or None: the
+    k index dims go after the q dims sliced before them (indices that sit together).
+    None: an index this does not cover (bool or list indices)."""
+    tensor_pos = [p for p, i in enumerate(items) if isinstance(i, Tensor)]
+    if not tensor_pos:
+        return None
+    k = 0
+    for p, i in enumerate(items):
+        if isinstance(i, Tensor):
+            if i.dtype is bool_ or i.dtype.is_floating_point or i.dtype.is_complex:
+                return None
+            k = max(k, i.dim())
+        elif isinstance(i, bool) or not (i is None or i is Ellipsis or
+                                          isinstance(i, (int, slice))):
+            return None
+    # (a Python int selects first, as in torch: it is neither advanced nor a result dim)
+    rest = [i for i in items if not isinstance(i, int)]
+    advanced = [p for p, i in enumerate(rest) if isinstance(i, Tensor)]
+    vx = _expand_to(x, lv)
+    size = vx.shape[0]
+    new = [W(_arange)(size).reshape((size,) + (1,) * k)]
+    for i in items:
+        if isinstance(i, Tensor):
+            vi, bi = _un(i, lv)
+            new.append(_pad(vi, i.dim(), k) if bi else vi)
+        else:
+            new.append(i)
+    first = advanced[0]
+    if advanced != list(range(first, advanced[-1] + 1)):
+        return vx, tuple(new), None     # apart: the index dims go first, as logically
+    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    q = 0                               # the result's dims before the advanced ones
+    for i in rest[:first]:
+        q += x.dim() - consumed if i is Ellipsis else 1
+    if not q:
+        return vx, tuple(new), None
+    return vx, tuple(new), (k, q)
 
 
 def _setitem(fn, lv, args, kwargs):
@@ -729,13 +793,59 @@ def _setitem(fn, lv, args, kwargs):
     if not b:
         _inplace_error("copy_", lv, (x, val))
     if not basic:
-        return _fallback(fn, lv, args, kwargs)
+        adv = _advanced_index(x, items, lv)
+        if adv is None or not isinstance(val, (Tensor, int, float, bool)):
+            return _fallback(fn, lv, args, kwargs)
+        _put_advanced(adv, val, lv, lambda vx, new, vv: W(fn)(vx, new, vv))
+        return None
     region = (slice(None),) + items
     vv, vb = _un(val, lv)
     if vb:
         vv = _pad(vv, val.dim(), v[region].dim() - 1)
     W(fn)(v, region, vv)
     return None
+
+
+def _put_advanced(adv, val, lv, write):
+    """Write val into x[items] (adv: _advanced_index's value, indices and order): val
+    broadcast to the logical result, its dims put in the value's order."""
+    vx, new, order = adv
+    shape = list(vx[new].shape)             # the value's result: (B, *index shape, *rest)
+    perm = None
+    if order is not None:
+        k, q = order
+        perm = [0, *range(k + 1, k + 1 + q), *range(1, k + 1), *range(k + 1 + q, len(shape))]
+        shape = [shape[p] for p in perm]    # the logical result's, batch first
+    if isinstance(val, Tensor):
+        vv, vb = _un(val, lv)
+        if vb:
+            vv = _pad(vv, val.dim(), len(shape) - 1)
+        vv = vv.expand(*shape)
+        if perm is not None:                # back to the value's order
+            vv = vv.permute(*[perm.index(i) for i in range(len(perm))])
+    else:
+        vv = val
+    write(vx, new, vv)
+
+
+def _index_put(fn, lv, args, kwargs):
+    """index_put(_)(x, indices, values, accumulate): as x[indices] = values, batched."""
+    kw = dict(zip(("input", "indices", "values", "accumulate"), args))
+    kw.update(kwargs)
+    x, idx, val = kw.get("input"), kw.get("indices"), kw.get("values")
+    acc = kw.get("accumulate", False)
+    inplace = fn.__name__.endswith("_")
+    if not isinstance(idx, (tuple, list)) or not isinstance(val, Tensor) or \
+            not all(isinstance(i, Tensor) for i in idx) or \
+            inplace and not (type(x) is BatchedTensor and x._level == lv):
+        return _fallback(fn, lv, args, kwargs)
+    if not inplace:
+        x = x.clone()
+    adv = _advanced_index(x, tuple(idx), lv)
+    if adv is None:
+        return _fallback(fn, lv, args, kwargs)
+    _put_advanced(adv, val, lv, lambda vx, new, vv: W(_index_put_fn)(vx, list(new), vv, acc))
+    return x
 
 
 def _dimop(pos, default):
@@ -954,6 +1064,509 @@ def _pointwise_loss(fn, lv, args, kwargs):
     return _batched(v.mean(dims) if red == "mean" else v.sum(dims), lv)
 
 
+def _trace(fn, lv, args, kwargs):
+    x = args[0] if args else kwargs.get("input")
+    v, b = _un(x, lv)
+    if not b or x.dim() != 2 or x.dtype is bool_:
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    return _batched(v.diagonal(0, 1, 2).sum(-1), lv)
+
+
+def _atleast(t, n):
+    """torch's atleast_{n}d on a logical tensor (a view through the dispatchers)."""
+    s = tuple(t.shape)
+    if len(s) >= n:
+        return t
+    if n == 1 or not s:
+        return t.reshape((1,) * n)
+    if n == 2:
+        return t.reshape(1, s[0])
+    return t.reshape(1, s[0], 1) if len(s) == 1 else t.reshape(s + (1,))
+
+
+def _stacks(fn, lv, args, kwargs):
+    """hstack, vstack, dstack, column_stack: torch's compositions (atleast_Nd, then cat)."""
+    ts = args[0] if args else kwargs.get("tensors")
+    if kwargs.get("out") is not None or not isinstance(ts, (list, tuple)) or not ts or \
+            not all(isinstance(t, Tensor) for t in ts):
+        return _fallback(fn, lv, args, kwargs)
+    name = fn.__name__
+    if name == "hstack":
+        ts = [_atleast(t, 1) for t in ts]
+        d = 0 if ts[0].dim() == 1 else 1
+    elif name == "dstack":
+        ts, d = [_atleast(t, 3) for t in ts], 2
+    elif name == "column_stack":
+        ts, d = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in ts], 1
+    else:
+        ts, d = [_atleast(t, 2) for t in ts], 0
+    return W(_cat)(list(ts), d)
+
+
+def _tile(fn, lv, args, kwargs):
+    x = args[0] if args else kwargs.get("input")
+    dims = args[1] if len(args) == 2 else tuple(args[1:]) if len(args) > 2 else \
+        kwargs.get("dims")
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        dims = (dims,)
+    if not isinstance(dims, (tuple, list, Size)) or \
+            not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
+        return _fallback(fn, lv, args, kwargs)
+    reps = (1,) * (x.dim() - len(dims)) + tuple(dims)
+    return x.repeat(*reps)
+
+
+def _spatial(name):
+    """The number of spatial dims in an op's name (conv2d, max_pool3d, ...: 2, 3)."""
+    for n in "123":
+        if n + "d" in name:
+            return int(n)
+    return None
+
+
+def _pool(fn, lv, args, kwargs):
+    """Pooling (and any op on (N, C, *spatial) or (C, *spatial) with no other batched
+    argument): the vmap batch folded into N, one call, unfolded."""
+    n = _spatial(fn.__name__)
+    x = args[0] if args else None
+    v, b = _un(x, lv)
+    if not b or n is None or _top(args[1:], kwargs) is not None or \
+            x.dim() not in (n + 1, n + 2):
+        return _fallback(fn, lv, args, kwargs)
+    if x.dim() == n + 1:        # samples without N: the vmap batch is N
+        return _out(W(fn)(v, *args[1:], **kwargs), lv)
+    s = tuple(v.shape)
+    out = W(fn)(v.reshape((s[0] * s[1],) + s[2:]), *args[1:], **kwargs)
+    return _out(_unfold(out, s[0], s[1]), lv)
+
+
+def _unfold(o, B, N):
+    if isinstance(o, Tensor):
+        return o.reshape((B, N) + tuple(o.shape)[1:])
+    if isinstance(o, tuple):
+        return _rebuild(o, [_unfold(x, B, N) for x in o])
+    return o
+
+
+_CONV_ARGS = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
+_CONVT_ARGS = ("input", "weight", "bias", "stride", "padding", "output_padding", "groups",
+               "dilation")
+
+
+def _conv(fn, lv, args, kwargs):
+    """conv and conv_transpose: a batched input alone folds the vmap batch into N; a batched
+    weight or bias makes each sample its own group (the batch moved into the channels,
+    groups * B)."""
+    name = fn.__name__
+    n = _spatial(name)
+    kw = dict(zip(_CONVT_ARGS if "transpose" in name else _CONV_ARGS, args))
+    kw.update(kwargs)
+    x, w, bias = kw.pop("input", None), kw.pop("weight", None), kw.pop("bias", None)
+    groups = kw.pop("groups", 1)
+    if n is None or not isinstance(x, Tensor) or not isinstance(w, Tensor) or \
+            _top((), kw) is not None or x.dim() not in (n + 1, n + 2) or \
+            w.dim() != n + 2 or not isinstance(groups, int):
+        return _fallback(fn, lv, args, kwargs)
+    vx, bx = _un(x, lv)
+    vw, bw = _un(w, lv)
+    vb, bb = _un(bias, lv)
+    if not bw and not bb:
+        return _conv_fold(fn, lv, x, w, bias, groups, kw, n)
+    vx = _expand_to(x, lv)
+    if x.dim() == n + 1:
+        vx = vx.unsqueeze(1)
+    s = tuple(vx.shape)
+    B, N = s[0], s[1]
+    xs = vx.movedim(0, 1).reshape((N, B * s[2]) + s[3:])
+    vw = _expand_to(w, lv)
+    ws = tuple(vw.shape)
+    ww = vw.reshape((B * ws[1],) + ws[2:])
+    if bias is not None:
+        vb = _expand_to(bias, lv)
+        vb = vb.reshape(B * vb.shape[1])
+    out = W(fn)(xs, ww, vb, groups=groups * B, **kw)
+    o = tuple(out.shape)
+    out = out.reshape((N, B, o[1] // B) + o[2:]).movedim(1, 0)
+    if x.dim() == n + 1:
+        out = out.squeeze(1)
+    return _batched(out, lv)
+
+
+def _conv_fold(fn, lv, x, w, bias, groups, kw, n):
+    v = x._value
+    if x.dim() == n + 1:
+        return _batched(W(fn)(v, w, bias, groups=groups, **kw), lv)
+    s = tuple(v.shape)
+    out = W(fn)(v.reshape((s[0] * s[1],) + s[2:]), w, bias, groups=groups, **kw)
+    return _batched(out.reshape((s[0], s[1]) + tuple(out.shape)[1:]), lv)
+
+
+def _defaults(names, defaults, new_rank=0):
+    """Rule for view ops whose dims (arguments `names`, at positions 1.. in order) have
+    defaults: each given or default dim shifted past the batch (logical rank + new_rank)."""
+    def rule(fn, lv, args, kwargs):
+        x = args[0]
+        v, b = _un(x, lv)
+        if not b or _top(args[1:], kwargs) is not None:
+            return _fallback(fn, lv, args, kwargs)
+        kw = dict(zip(names, args[1:]))
+        kw.update(kwargs)
+        r = x.dim() + new_rank
+        for n, d in defaults.items():
+            k = kw.get(n, d)
+            if k is not None:
+                kw[n] = _shift(k, r)
+        return _out(W(fn)(v, **kw), lv)
+    return rule
+
+
+def _diag(fn, lv, args, kwargs):
+    """diag: a vector's diagonal matrix (diag_embed) or a matrix's diagonal (diagonal)."""
+    x = args[0]
+    v, b = _un(x, lv)
+    off = args[1] if len(args) > 1 else kwargs.get("diagonal", 0)
+    if not b or x.dim() not in (1, 2) or not isinstance(off, int):
+        return _fallback(fn, lv, args, kwargs)
+    if x.dim() == 1:
+        return _batched(W(_diag_embed)(v, off, 1, 2), lv)
+    return _batched(W(_diagonal)(v, off, 1, 2), lv)
+
+
+def _diagflat(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    off = args[1] if len(args) > 1 else kwargs.get("offset", 0)
+    if not b or not isinstance(off, int):
+        return _fallback(fn, lv, args, kwargs)
+    return _batched(W(_diag_embed)(v.reshape(v.shape[0], -1), off, 1, 2), lv)
+
+
+def _roll(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    shifts = args[1] if len(args) > 1 else kwargs.get("shifts")
+    dims = args[2] if len(args) > 2 else kwargs.get("dims")
+    if not b or _top(args[1:], kwargs) is not None:
+        return _fallback(fn, lv, args, kwargs)
+    if dims is None or dims == () or dims == []:
+        if isinstance(shifts, (tuple, list)) and len(shifts) != 1:
+            return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+        flat = v.reshape(v.shape[0], -1)
+        return _batched(W(fn)(flat, shifts, 1).reshape(v.shape), lv)
+    return _batched(W(fn)(v, shifts, _shift(dims, max(x.dim(), 1))), lv)
+
+
+def _flip_lr_ud(fn, lv, args, kwargs):
+    x = args[0]
+    d = 1 if fn.__name__ == "fliplr" else 0
+    if x.dim() <= d:
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    return x.flip(d)
+
+
+def _ravel(fn, lv, args, kwargs):
+    return args[0].reshape(-1)
+
+
+def _atleast_nd(fn, lv, args, kwargs):
+    n = int(fn.__name__[-2])
+    if kwargs or not args:
+        return _fallback(fn, lv, args, kwargs)
+    single = len(args) == 1 and isinstance(args[0], Tensor)
+    ts = args if len(args) > 1 or single else args[0]
+    if not all(isinstance(t, Tensor) for t in ts):
+        return _fallback(fn, lv, args, kwargs)
+    out = tuple(_atleast(t, n) for t in ts)
+    return out[0] if single else out
+
+
+def _broadcast_tensors(fn, lv, args, kwargs):
+    if kwargs or not all(isinstance(t, Tensor) for t in args):
+        return _fallback(fn, lv, args, kwargs)
+    shape = _bshape(args) if args else []
+    return tuple(t.expand(*shape) for t in args)
+
+
+def _msort(fn, lv, args, kwargs):
+    return W(_sort)(args[0], 0)[0]
+
+
+def _take(fn, lv, args, kwargs):
+    x = args[0] if args else kwargs.get("input")
+    idx = args[1] if len(args) > 1 else kwargs.get("index")
+    if not isinstance(x, Tensor) or not isinstance(idx, Tensor):
+        return _fallback(fn, lv, args, kwargs)
+    vx = _expand_to(x, lv)
+    vi = _expand_to(idx, lv)
+    size = vx.shape[0]
+    flat = W(_gather_fn)(vx.reshape(size, -1), 1, vi.reshape(size, -1))
+    return _batched(flat.reshape(vi.shape), lv)
+
+
+def _last_dim(pos, default):
+    """Rule for ops of several broadcasting inputs along one dim (argument `pos`, or dim=):
+    the dim as a negative one (unchanged by the 1s pointwise padding inserts), then pointwise."""
+    def rule(fn, lv, args, kwargs):
+        d, where = _dimarg(args, kwargs, pos)
+        if d is None:
+            d, where = default, "kw"
+        if d is None or not isinstance(d, int):
+            return _fallback(fn, lv, args, kwargs)
+        r = max(a.dim() for a in args[:pos] if isinstance(a, Tensor))
+        d = _wrap_dim(d, r) - max(r, 1)
+        a2, k2 = _setarg(args, kwargs, pos, "dim", d, where)
+        return _pointwise(fn, lv, tuple(a2), k2)
+    return rule
+
+
+def _loss(names):
+    """Rule for elementwise losses with signature `names` (input, target, ...): the loss per
+    element (reduction='none'), then the reduction per sample."""
+    def rule(fn, lv, args, kwargs):
+        kw = dict(zip(names, args))
+        kw.update(kwargs)
+        x, tgt = kw.pop("input", None), kw.pop("target", None)
+        red = kw.pop("reduction", "mean")
+        if not isinstance(x, Tensor) or not isinstance(tgt, Tensor) or \
+                kw.pop("size_average", None) is not None or \
+                kw.pop("reduce", None) is not None or red not in ("none", "mean", "sum",
+                                                                   "batchmean") or \
+                _top((), kw) is not None:
+            return _fallback(fn, lv, args, kwargs)
+        r = max(x.dim(), tgt.dim())
+        loss = _pointwise(fn, lv, (x, tgt), dict(kw, reduction="none"))
+        if red == "none":
+            return loss
+        v = loss._value
+        dims = tuple(range(1, r + 1))
+        if red == "batchmean":
+            return _batched(v.sum(dims) / (x.shape[0] if x.dim() else 1), lv)
+        if not dims:
+            return loss
+        return _batched(v.mean(dims) if red == "mean" else v.sum(dims), lv)
+    return rule
+
+
+def _fold_n(n_spatial=None, only_first=True):
+    """Rule for ops on (N, C, *) inputs (group_norm, interpolate, ...): the vmap batch folded
+    into N when no other argument is batched."""
+    def rule(fn, lv, args, kwargs):
+        x = args[0] if args else None
+        v, b = _un(x, lv)
+        if not b or _top(args[1:], kwargs) is not None or x.dim() < 2:
+            return _fallback(fn, lv, args, kwargs)
+        s = tuple(v.shape)
+        out = W(fn)(v.reshape((s[0] * s[1],) + s[2:]), *args[1:], **kwargs)
+        return _out(_unfold(out, s[0], s[1]), lv)
+    return rule
+
+
+def _pad_rule(fn, lv, args, kwargs):
+    kw = dict(zip(("input", "pad", "mode", "value"), args))
+    kw.update(kwargs)
+    x = kw.pop("input", None)
+    v, b = _un(x, lv)
+    pad = kw.get("pad")
+    if not b or _top((), kw) is not None or not isinstance(pad, (tuple, list)) or \
+            len(pad) % 2 or len(pad) // 2 > x.dim():
+        return _fallback(fn, lv, args, kwargs)
+    if kw.get("mode", "constant") == "constant":
+        return _batched(W(fn)(v, **kw), lv)
+    n = len(pad) // 2
+    if x.dim() == n + 1:
+        return _batched(W(fn)(v, **kw), lv)
+    if x.dim() != n + 2:
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    s = tuple(v.shape)
+    out = W(fn)(v.reshape((s[0] * s[1],) + s[2:]), **kw)
+    return _batched(out.reshape((s[0], s[1]) + tuple(out.shape)[1:]), lv)
+
+
+def _one_hot(fn, lv, args, kwargs):
+    n = args[1] if len(args) > 1 else kwargs.get("num_classes", -1)
+    if n is None or n < 0:
+        raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an "
+                           "explicit positive num_classes argument.")
+    return _pointwise(fn, lv, args, kwargs)
+
+
+def _embedding(fn, lv, args, kwargs):
+    """F.embedding(input, weight): an unbatched table looked up with the batch of indices."""
+    kw = dict(zip(("input", "weight"), args))
+    kw.update(kwargs)
+    idx, w = kw.pop("input", None), kw.pop("weight", None)
+    vi, bi = _un(idx, lv)
+    if not bi or _top((w,), kw) is not None:
+        return _fallback(fn, lv, args, kwargs)
+    return _batched(W(fn)(vi, w, **kw), lv)
+
+
+def _matrices(fn, lv, args, kwargs):
+    """Ops on the last two dims (or one) that take leading batch dims themselves: the value
+    as it is, when nothing else is batched."""
+    x = args[0] if args else None
+    v, b = _un(x, lv)
+    if not b or _top(args[1:], kwargs) is not None or "dim" in kwargs or x.dim() < 2:
+        return _fallback(fn, lv, args, kwargs)
+    return _out(W(fn)(v, *args[1:], **kwargs), lv)
+
+
+def _inner(fn, lv, args, kwargs):
+    a, b = args[0], args[1]
+    if a.dim() == 0 or b.dim() == 0:
+        return W(_mul)(a, b)
+    if a.dim() == 1 and b.dim() == 1:
+        return _dot(fn, lv, args, kwargs)
+    k = a.shape[-1]
+    out = W(_mm_fn)(a.reshape(-1, k), b.reshape(-1, k).t())
+    return out.reshape(*(tuple(a.shape)[:-1] + tuple(b.shape)[:-1]))
+
+
+def _bucketize(fn, lv, args, kwargs):
+    if _top(args[1:], kwargs) is not None:      # per-sample boundaries
+        return _fallback(fn, lv, args, kwargs)
+    return _pointwise(fn, lv, args, kwargs)
+
+
+def _dist(fn, lv, args, kwargs):
+    a, b = args[0], args[1]
+    p = args[2] if len(args) > 2 else kwargs.get("p", 2)
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor) or isinstance(p, Tensor):
+        return _fallback(fn, lv, args, kwargs)
+    return W(_norm)(W(_sub)(a, b), p)
+
+
+def _split_named(fn, lv, args, kwargs):
+    """hsplit, vsplit, dsplit: tensor_split along dim 1 (0 for a vector), 0, 2."""
+    x = args[0]
+    if len(args) != 2 or kwargs:
+        return _fallback(fn, lv, args, kwargs)
+    name = fn.__name__
+    d = {"vsplit": 0, "dsplit": 2}.get(name, 1 if x.dim() > 1 else 0)
+    sec = args[1]
+    if x.dim() <= d or isinstance(sec, int) and (sec <= 0 or x.shape[d] % sec):
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    return W(_tensor_split)(x, sec, d)
+
+
+def _embedding_w_first(fn, lv, args, kwargs):
+    """torch.embedding(weight, indices)."""
+    w, idx = args[0], args[1]
+    vi, bi = _un(idx, lv)
+    if not bi or _top((w,) + tuple(args[2:]), kwargs) is not None:
+        return _fallback(fn, lv, args, kwargs)
+    return _batched(W(fn)(w, vi, *args[2:], **kwargs), lv)
+
+
+def _quantile(fn, lv, args, kwargs):
+    q = args[1] if len(args) > 1 else kwargs.get("q")
+    if isinstance(q, Tensor) and q.dim():
+        return _fallback(fn, lv, args, kwargs)
+    return _reduction(2, False)(fn, lv, args, kwargs)
+
+
+def _take_along_dim(fn, lv, args, kwargs):
+    x, idx = args[0], args[1]
+    d = args[2] if len(args) > 2 else kwargs.get("dim")
+    if not isinstance(idx, Tensor) or "out" in kwargs:
+        return _fallback(fn, lv, args, kwargs)
+    if d is None:
+        return _take(fn, lv, (x.reshape(-1), idx.reshape(-1)), {})
+    r = max(x.dim(), idx.dim())
+    if x.dim() != idx.dim():
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    vx, vi = _expand_to(x, lv), _expand_to(idx, lv)
+    return _batched(W(fn)(vx, vi, _shift(d, r)), lv)
+
+
+def _unfold_im2col(fn, lv, args, kwargs):
+    """F.unfold on (N, C, H, W) or (C, H, W): as pooling, with two spatial dims."""
+    x = args[0] if args else None
+    v, b = _un(x, lv)
+    if not b or _top(args[1:], kwargs) is not None or x.dim() not in (3, 4):
+        return _fallback(fn, lv, args, kwargs)
+    if x.dim() == 3:
+        return _batched(W(fn)(v, *args[1:], **kwargs), lv)
+    s = tuple(v.shape)
+    out = W(fn)(v.reshape((s[0] * s[1],) + s[2:]), *args[1:], **kwargs)
+    return _batched(out.reshape((s[0], s[1]) + tuple(out.shape)[1:]), lv)
+
+
+def _solve(fn, lv, args, kwargs):
+    """linalg.solve(A, B): both as batched values, so that a vector B stays a vector."""
+    a, b = args[0], args[1] if len(args) > 1 else kwargs.get("B")
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor) or a.dim() < 2 or \
+            _top(args[2:], {k: v for k, v in kwargs.items() if k != "B"}) is not None:
+        return _fallback(fn, lv, args, kwargs)
+    kw = {k: v for k, v in kwargs.items() if k != "B"}
+    return _out(W(fn)(_expand_to(a, lv), _expand_to(b, lv), *args[2:], **kw), lv)
+
+
+def _fft(fn, lv, args, kwargs):
+    """torch.fft: dims given are shifted past the batch; the N-d forms' default (every dim)
+    and the shifts' made explicit; the 1-d and 2-d defaults (-1; -2, -1) hold as they are."""
+    x = args[0] if args else None
+    v, b = _un(x, lv)
+    name = fn.__name__
+    if not b or _top(args[1:], kwargs) is not None or not x.dim() or "out" in kwargs:
+        return _fallback(fn, lv, args, kwargs)
+    pos = 1 if name.endswith("shift") else 2
+    d, where = _dimarg(args, kwargs, pos)
+    r = x.dim()
+    if d is None:
+        sizes = None if pos == 1 else (args[1] if len(args) > 1 else
+                                      kwargs.get("s", kwargs.get("n")))
+        if name.endswith("shift") or name.endswith("n") and sizes is None:
+            d, where = tuple(range(r)), where or "kw"
+        else:
+            return _out(W(fn)(v, *args[1:], **kwargs), lv)
+    a2 = [v] + list(args[1:])
+    a2, k2 = _setarg(a2, kwargs, pos, "dim", _shift(d, r), where)
+    return _out(W(fn)(*a2, **k2), lv)
+
+
+_DYNAMIC = {"where": "where", "nonzero": "nonzero", "unique": "_unique2",
+            "unique_consecutive": "unique_consecutive"}
+
+
+def _dynamic(fn, lv, args, kwargs):
+    """Ops whose result's shape depends on the values: torch's refusal (where(cond) is one;
+    where(cond, x, y) is pointwise)."""
+    name = fn.__name__
+    if name == "where" and len(args) + len(kwargs) > 1:
+        return _pointwise(fn, lv, args, kwargs)
+    raise RuntimeError(f"vmap: We do not support batching operators that can output dynamic "
+                       f"shape. Attempted to vmap over aten::{_DYNAMIC[name]}. Please file an "
+                       f"issue at https://github.com/pytorch/pytorch/issues if you need this "
+                       f"feature.")
+
+
+def _inplace_view(out_of_place):
+    """t_, unsqueeze_, squeeze_, transpose_, swapaxes_, ...: the out-of-place view's value
+    becomes the batched tensor's (the metadata change is the wrapper's)."""
+    def rule(fn, lv, args, kwargs):
+        x = args[0]
+        if not (type(x) is BatchedTensor and x._level == lv):
+            return _fallback(fn, lv, args, kwargs)
+        out = getattr(x, out_of_place)(*args[1:], **kwargs)
+        x._value = out._value
+        return x
+    return rule
+
+
+def _sum_to_size(fn, lv, args, kwargs):
+    x = args[0]
+    v, b = _un(x, lv)
+    if not b or kwargs:
+        return _fallback(fn, lv, args, kwargs)
+    size = _shape_args(args, kwargs)
+    r = x.dim()
+    if len(size) > r:
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    full = (v.shape[0],) + (1,) * (r - len(size)) + size
+    return _batched(W(fn)(v, full).reshape((v.shape[0],) + size), lv)
+
+
 def _autograd_grad(fn, lv, args, kwargs):
     names = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph")
     kw = dict(zip(names, args))
@@ -1025,7 +1638,12 @@ def _build():
     from ..nn import functional as F
     from ..ops import activation, arith, binary, logical, unary, special
     global _amax, _amin, _mm_fn, _mul, _add, _stack, _squeeze_fn, _gather_fn, _index_select
-    global _where
+    global _where, _cat, _arange, _diag_embed, _diagonal, _sort, _norm, _sub, _tensor_split
+    _norm, _sub, _tensor_split = E.norm, E.sub, E.tensor_split
+    global _index_put_fn
+    _index_put_fn = E.index_put_
+    _cat, _arange, _diag_embed, _diagonal, _sort = E.cat, E.arange, E.diag_embed, E.diagonal, \
+        E.sort
     _amax, _amin, _mm_fn, _mul, _add = E.amax, E.amin, E.matmul, E.mul, E.add
     _stack, _squeeze_fn, _gather_fn, _index_select = E.stack, E.squeeze, E.gather, \
         E.index_select
@@ -1039,6 +1657,12 @@ def _build():
             if isinstance(f, types.FunctionType) and f not in out:
                 out.append(f)
         return out
+
+    def put_ns(ns, names, rule):
+        for n in names.split() if isinstance(names, str) else names:
+            f = getattr(ns, n, None)
+            if isinstance(f, types.FunctionType):
+                RULES[f] = rule
 
     def put(names, rule):
         for n in names.split() if isinstance(names, str) else names:
@@ -1071,9 +1695,12 @@ def _build():
     put("var std var_mean std_mean", _reduction(1))
     put("norm", _reduction(2))
     put("softmax log_softmax softmin cumsum cumprod logcumsumexp", _reduction(1, False))
+    for f in (F.softmax, F.log_softmax, F.softmin):
+        _IMPLICIT[f] = F._softmax_dim
     put("matmul mm bmm mv __matmul__", _matmul)
     put("__rmatmul__", lambda fn, lv, args, kwargs: _matmul(fn, lv, args[1::-1], {}))
-    put("dot vdot inner", _dot)
+    put("dot vdot", _dot)
+    put("inner", _inner)
     put("outer ger", _outer)
     put("addmm", _addmm)
     put("linear", _linear)
@@ -1081,7 +1708,8 @@ def _build():
     put("view reshape", _reshape)
     put("view_as reshape_as expand_as", _as)
     put("flatten", _flatten)
-    put("unflatten select narrow unbind", _dims_rule(1))
+    put("unflatten select narrow", _dims_rule(1))
+    put("unbind", _defaults(("dim",), {"dim": 0}))
     put("movedim moveaxis", _dims_rule(1, 2))
     put("unsqueeze", _dims_rule(1, new_rank=1))
     put("flip", _dims_rule(1))
@@ -1092,7 +1720,8 @@ def _build():
     put("expand", _expand)
     put("__getitem__", _getitem)
     put("__setitem__", _setitem)
-    put("sort argsort msort", _dimop(1, -1))
+    put("sort argsort glu", _dimop(1, -1))
+    put("msort", _msort)
     put("topk", _dimop(2, -1))
     put("cummax cummin", _dimop(1, None))
     put("normalize", _dimop(2, 1))
@@ -1103,6 +1732,89 @@ def _build():
     put("split chunk tensor_split", _split)
     put("gather index_select", _gather)
     put("cross_entropy nll_loss", _cross_entropy)
+    put("trace", _trace)
+    put("diagonal", _defaults(("offset", "dim1", "dim2"), {"dim1": 0, "dim2": 1}))
+    put("diag_embed", _defaults(("offset", "dim1", "dim2"), {"dim1": -2, "dim2": -1},
+                                new_rank=1))
+    put("rot90", _defaults(("k", "dims"), {"dims": (0, 1)}))
+    put("diag", _diag)
+    put("diagflat", _diagflat)
+    put("roll", _roll)
+    put("fliplr flipud", _flip_lr_ud)
+    put("ravel", _ravel)
+    put("atleast_1d atleast_2d atleast_3d", _atleast_nd)
+    put("broadcast_tensors", _broadcast_tensors)
+    put("take", _take)
+    put("tril triu tril_ triu_ angle conj_physical resolve_conj resolve_neg complex polar",
+        _pointwise)
+    put("kthvalue", _dimop(2, -1))
+    put("mode", _dimop(1, -1))
+    put("median nanmedian aminmax", _reduction(1, False))
+    put("where nonzero unique unique_consecutive", _dynamic)
+    put("index_put index_put_", _index_put)
+    put("sum_to_size", _sum_to_size)
+    for n, o in (("t_", "t"), ("unsqueeze_", "unsqueeze"), ("squeeze_", "squeeze"),
+                 ("transpose_", "transpose"), ("swapaxes_", "swapaxes"),
+                 ("swapdims_", "swapdims")):
+        put(n, _inplace_view(o))
+    put("addcdiv_ addcmul_ arctan2_ bitwise_not_ copysign_ digamma_ eq_ erfinv_ float_power_ "
+        "floor_divide_ fmod_ ge_ greater_ heaviside_ hypot_ igamma_ igammac_ le_ lerp_ less_ "
+        "lgamma_ logical_and_ logical_not_ logical_or_ logical_xor_ mvlgamma_ ne_ nextafter_ "
+        "polygamma_ remainder_ sgn_ sign_ gt_ lt_ greater_equal_ less_equal_ not_equal_ "
+        "byte char short cdouble cfloat cpu to_dense", _pointwise)
+    put("cumsum_ cumprod_", _reduction(1, False))
+    put("cdist fill", _pointwise)
+    put("isin", _bucketize)
+    put("channel_shuffle native_channel_shuffle", _fold_n())
+    put("constant_pad_nd", _pad_rule)
+    put_ns(E, "qr svd geqrf cholesky_inverse lu", _matrices)
+    put("cosine_similarity", _last_dim(2, 1))
+    put("pairwise_distance real conj_physical_ adjoint", _pointwise)
+    put("bucketize", _bucketize)
+    put("dist", _dist)
+    put("hsplit vsplit dsplit", _split_named)
+    put("unsafe_split unsafe_chunk", _split)
+    put("quantile nanquantile", _quantile)
+    put("take_along_dim", _take_along_dim)
+    put("diff", _last_dim(2, -1))
+    put_ns(E, "cross", _last_dim(2, None))
+    put_ns(E, "embedding", _embedding_w_first)
+    put_ns(E, "group_norm", _fold_n())
+    put_ns(F, "unfold", _unfold_im2col)
+    put_ns(F, "scaled_dot_product_attention", _pointwise)
+    put_ns(E.linalg, "solve solve_ex", _solve)
+    put_ns(E.linalg, "matrix_norm", _defaults(("ord", "dim"), {"dim": (-2, -1)}))
+    put_ns(E.fft, [n for n, f in vars(E.fft).items() if isinstance(f, types.FunctionType)
+                   and not n.startswith("_") and "freq" not in n], _fft)
+    put("det logdet slogdet inverse matrix_exp pinverse matrix_power", _matrices)
+    put("pad", _pad_rule)
+    put("one_hot", _one_hot)
+    put("interpolate upsample upsample_nearest upsample_bilinear local_response_norm",
+        _fold_n())
+    for f in (F.group_norm, F.embedding):
+        RULES[f] = _fold_n() if f is F.group_norm else _embedding
+    put_ns(E.linalg, "inv inv_ex det slogdet cholesky cholesky_ex eigh eigvalsh eig eigvals svd "
+           "svdvals qr lu lu_factor lu_factor_ex pinv matrix_rank matrix_exp matrix_power "
+           "cond", _matrices)
+    put_ns(E.linalg, "vector_norm", _reduction(2))
+    put_ns(E.linalg, "cross vecdot", _last_dim(2, -1))
+    put_ns(E.linalg, "diagonal", _defaults(("offset", "dim1", "dim2"), {"dim1": -2, "dim2": -1}))
+    put_ns(E.linalg, "vander", _pointwise)
+    put_ns(E.special, "softmax log_softmax", _reduction(1, False))
+    put_ns(E.special, [n for n, f in vars(E.special).items() if isinstance(f, types.FunctionType)
+                       and not n.startswith("_") and n not in ("softmax", "log_softmax")
+                       and f not in RULES], _pointwise)
+    put_ns(F, "huber_loss", _loss(("input", "target", "reduction", "delta")))
+    put_ns(F, "smooth_l1_loss", _loss(("input", "target", "size_average", "reduce",
+                                       "reduction", "beta")))
+    put_ns(F, "soft_margin_loss", _loss(("input", "target", "size_average", "reduce",
+                                         "reduction")))
+    put_ns(F, "kl_div", _loss(("input", "target", "size_average", "reduce", "reduction")))
+    put("hstack vstack row_stack dstack column_stack", _stacks)
+    put("tile", _tile)
+    put("conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d", _conv)
+    put([f"{k}pool{n}d{w}" for k in ("max_", "avg_", "adaptive_avg_", "adaptive_max_", "lp_")
+         for n in "123" for w in ("", "_with_indices")], _pool)
     put("mse_loss l1_loss", _pointwise_loss)
     RULES[_autograd.grad] = _autograd_grad
     RULES[_fad.make_dual_at] = _make_dual
@@ -1146,24 +1858,76 @@ def _method(d):
 
 # ---- swapping module globals while a vmap runs ----------------------------------------------
 def _collect():
+    if _STATE["nmods"] == len(sys.modules):     # (no module loaded since: the same swaps)
+        return
+    _STATE["nmods"] = len(sys.modules)
     mods = {n for n in sys.modules if n == "ember" or n.startswith("ember.")}
     if _STATE["mods"] == mods:
         return
     _SWAPS.clear()
+    # a namespace users call through: every op; an internal module: the op names ember's
+    # code looks up, by global name or as a module's attribute (`_ops.sum(x)`): each global
+    # set costs ~70 ns, twice per vmap
+    used = set()
+    for n in mods:
+        if sys.modules[n] is not None:
+            used |= _global_names(sys.modules[n])
     for n in sorted(mods):
         m = sys.modules[n]
         if m is None or n == "ember.func._batching":
             continue
         on = {k: WRAP[f] for k, f in list(vars(m).items())
-              if isinstance(f, types.FunctionType) and f in WRAP}
+              if isinstance(f, types.FunctionType) and f in WRAP
+              and (n in _PUBLIC or k in used)}
         if on:
             _SWAPS.append((m, on, {k: f.__wrapped__ for k, f in on.items()}))
-    # Tensor's op methods too: a plain tensor's method may be given a batched argument
+    # Tensor's op methods too: a plain tensor's method may be given a batched argument (one
+    # that takes nothing but self cannot be, and is left alone: each class attribute set
+    # costs ~0.5 us, twice per vmap)
     on = {k: WRAP[f] for k, f in list(vars(Tensor).items())
           if isinstance(f, types.FunctionType) and f in WRAP and k not in _SKIP
-          and not (k.startswith("_") and not k.startswith("__"))}
+          and not (k.startswith("_") and not k.startswith("__")) and _takes_more(f)}
     _SWAPS.append((Tensor, on, {k: f.__wrapped__ for k, f in on.items()}))
     _STATE["mods"] = mods
+
+
+_PUBLIC = {"ember", "ember.nn.functional", "ember.special", "ember.linalg", "ember.fft",
+           "ember.autograd", "ember.autograd.forward_ad", "ember.func"}
+
+
+def _global_names(m):
+    """The names the functions and classes defined in module m (or in its tables) look up,
+    as globals or attributes: their code's co_names, nested code included."""
+    names = set()
+    stack = []
+    values = list(vars(m).values())
+    for v in list(values):          # (tables of functions: one level down)
+        if isinstance(v, dict):
+            values += v.values()
+        elif isinstance(v, (list, tuple)):
+            values += v
+    for v in values:
+        if getattr(v, "__module__", None) != m.__name__:
+            continue
+        if isinstance(v, types.FunctionType):
+            stack.append(v.__code__)
+        elif isinstance(v, type):
+            for a in vars(v).values():
+                for g in ((a.fget, a.fset, a.fdel) if isinstance(a, property) else
+                          (getattr(a, "__func__", a),)):
+                    if isinstance(g, types.FunctionType):
+                        stack.append(g.__code__)
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    return names
+
+
+def _takes_more(f):
+    """Whether function f takes an argument besides self."""
+    c = f.__code__
+    return c.co_argcount + c.co_kwonlyargcount > 1 or bool(c.co_flags & 0x0C)  # *args, **kw
 
 
 def _put(o, names):
@@ -1219,6 +1983,8 @@ def _function_apply(cls, args, kwargs):
     if not lvs:
         return NotImplemented
     lv = max(lvs)
+    if _STATE["legacy"]:
+        return _legacy_apply(cls, args, kwargs)
     level = next(x for x in LEVELS if x[0] == lv)
     un = [_un(a, lv) for a in args]
     if cls.generate_vmap_rule:
@@ -1236,6 +2002,49 @@ def _function_apply(cls, args, kwargs):
         dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
         return tuple(o if d is None else wrap_input(o, d, lv) for o, d in zip(out, dims))
     return out if out_dims is None else wrap_input(out, out_dims, lv)
+
+
+class legacy:
+    """gradcheck's batched forward-AD check runs under torch's legacy vmap semantics (torch's
+    gradcheck uses that vmap): a custom Function runs its own forward and jvp on the batched
+    tensors (no vmap staticmethod needed), and .item() on one fails with the legacy error."""
+    def __enter__(self):
+        self.prev = _STATE["legacy"]
+        _STATE["legacy"] = True
+
+    def __exit__(self, *exc):
+        _STATE["legacy"] = self.prev
+
+
+def _legacy_apply(cls, args, kwargs):
+    """Function.apply on batched tensors, legacy style: forward on the primals, the Function's
+    jvp on the tangents of the open dual level, the outputs made dual with its results (the
+    reverse-mode graph is not recorded: the check reads tangents only)."""
+    ctx = cls._backward_cls()
+    tensor_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    ctx._tensor_pos = tensor_pos
+    prims, tans = list(args), []
+    for i in tensor_pos:
+        p, t = W(_fad.unpack_dual)(args[i]) if _fad_level() else (args[i], None)
+        prims[i] = p
+        tans.append(t)
+    uses_setup = cls.setup_context is not _function.Function.setup_context
+    with _no_grad():
+        out = cls.forward(*prims, **kwargs) if uses_setup else cls.forward(ctx, *prims, **kwargs)
+    if uses_setup:
+        cls.setup_context(ctx, tuple(prims), out)
+    if all(t is None for t in tans):
+        return out
+    res = ctx.jvp(tans, None, out)
+    if not isinstance(out, tuple):
+        return W(_fad.make_dual)(out, res)
+    return tuple(W(_fad.make_dual)(o, t) if isinstance(o, Tensor) and t is not None else o
+                 for o, t in zip(out, res))
+
+
+def _fad_level():
+    return bool(_forward.LEVELS)
 
 
 def push_level(size, randomness):

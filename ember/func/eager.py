@@ -13,6 +13,7 @@ from ..autograd.forward_ad import make_dual_at, unpack_at
 from ..autograd.grad_mode import STATE, enable_grad
 from ..tensor import Tensor, wrap
 from ..creation import eye, ones, zeros, zeros_like
+from ..ops.join import cat
 from . import _batching, _tree
 from .vmap import vmap
 
@@ -256,7 +257,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         inputs = [t for al in flat for t in al]
         sizes = [o.numel() for o in outs]
         total = sum(sizes)
-        if total:
+        if total and not _batching.LEVELS:
+            rows = _vjp_rows_batched(outs, inputs, sizes, keep, chunk_size)
+        elif total:
             rows = _vjp_rows(func, args, nums, specs, flat, originals, outs, sizes, keep,
                              has_aux, chunk_size)
         per_out = []
@@ -276,6 +279,33 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             return res, aux
         return res
     return wrapper
+
+
+def _vjp_rows_batched(outs, inputs, sizes, keep, chunk_size):
+    """The rows of jacrev's Jacobians from the one forward pass already run: the basis of the
+    outputs as a batch of grad outputs, one autograd.grad(is_grads_batched=True) per chunk.
+    Per input: (sum of output sizes, *shape)."""
+    total = sum(sizes)
+    basis = eye(total, dtype=outs[0].dtype)
+    used = [(o, off, n) for o, off, n in zip(outs, np.cumsum([0] + sizes[:-1]), sizes)
+            if o._requires_grad]
+    step = chunk_size or total
+    rows = []
+    for start in range(0, total, step):
+        e = basis.narrow(0, start, min(step, total - start))
+        k = e.shape[0]
+        if used:
+            cts = [e.narrow(1, int(off), n).reshape((k,) + tuple(o.shape)).to(o.dtype)
+                   for o, off, n in used]
+            got = autograd.grad([o for o, _, _ in used], inputs, cts, retain_graph=True,
+                                create_graph=keep, allow_unused=True, is_grads_batched=True)
+        else:
+            got = [None] * len(inputs)
+        rows.append([g if g is not None else zeros((k,) + tuple(x.shape), dtype=x.dtype)
+                     for g, x in zip(got, inputs)])
+    if len(rows) == 1:
+        return rows[0]
+    return [cat([r[j] for r in rows]) for j in range(len(inputs))]
 
 
 def _vjp_rows(func, args, nums, specs, flat, originals, outs, sizes, keep, has_aux,
