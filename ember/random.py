@@ -176,9 +176,11 @@ _SIN_P = tuple(float(_F32(c)) for c in (-1.9515295891e-4, 8.3321608736e-3,
 class _Scratch:
     """Work buffers of one size for the float normal kernel, made once per call and reused
     block after block: every temporary of _log_ps, _sincos_ps and _bm16_f32 is written into
-    them (out=). Fresh temporaries of 128 KiB or more come from mmap under glibc's default
-    threshold, and first touching their pages made the kernel 2-4x slower depending on the
-    process's allocation history (measured: 110 vs 250 ms for randn(10M))."""
+    them (out=). At glibc's default thresholds (mmap and heap trim, 128 KiB), which only
+    some allocation histories raise, a freed temporary of a block's size goes back to the
+    OS and the next block page-faults it in again: with per-block temporaries randn(10M)
+    float32 took 300-320 ms instead of 135 in such a process (ember imported from an
+    installed copy, torch not imported; both thresholds set high: fast again)."""
 
     def __init__(self, n):
         self.n = n
