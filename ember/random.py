@@ -75,7 +75,7 @@ _STATE_SIZE = 5056                      # bytes of torch's CPU generator state
 _RANDPERM_64 = 174483046
 _RANDPERM_K = 64.0                      # randperm's block: sqrt(K * steps left) steps
 _CHUNK = 1 << 17                        # elements per block of the vectorised transforms
-_NORMAL_ROWS = 1 << 11                  # rows of 16 per block of the float normal transform
+_NORMAL_ROWS = 1 << 12                  # rows of 16 per block of the float normal transform
 _POISSON_AHEAD = 1.0                    # poisson's uniforms drawn ahead per unit of rate
 
 
@@ -173,30 +173,65 @@ _SIN_P = tuple(float(_F32(c)) for c in (-1.9515295891e-4, 8.3321608736e-3,
                                            -1.6666654611e-1))
 
 
-def _log_ps(x):
+class _Scratch:
+    """Work buffers of one size for the float normal kernel, made once per call and reused
+    block after block: every temporary of _log_ps, _sincos_ps and _bm16_f32 is written into
+    them (out=). At glibc's default thresholds (mmap and heap trim, 128 KiB), which only
+    some allocation histories raise, a freed temporary of a block's size goes back to the
+    OS and the next block page-faults it in again: with per-block temporaries randn(10M)
+    float32 took 300-320 ms instead of 135 in such a process (ember imported from an
+    installed copy, torch not imported; both thresholds set high: fast again)."""
+
+    def __init__(self, n):
+        self.n = n
+        self.f = [np.empty(n, _F32) for _ in range(8)]
+        self.d = [np.empty(n, _F64) for _ in range(2)]
+        self.i = [np.empty(n, np.int32) for _ in range(3)]
+        self.u = [np.empty(n, np.uint32) for _ in range(2)]
+        self.b = np.empty(n, np.bool_)
+
+    def cut(self, n):
+        """The buffers' first n elements, as a scratch of size n."""
+        if n == self.n:
+            return self
+        s = _Scratch.__new__(_Scratch)
+        s.n = n
+        s.f, s.d = [a[:n] for a in self.f], [a[:n] for a in self.d]
+        s.i, s.u, s.b = [a[:n] for a in self.i], [a[:n] for a in self.u], self.b[:n]
+        return s
+
+
+def _log_ps(x, s=None):
     """Cephes logf of float32 values k * 2**-24 in (0, 1] (Note [Exact fma without
-    checks]); x is overwritten."""
+    checks]); x is overwritten; the result is in s.f[0] (s: a _Scratch of x's size, whose
+    f[0:3], d[0:2], i[0] and b it uses)."""
+    s = s or _Scratch(x.size)
     bits = x.view(np.int32)
-    e = (bits >> 23).astype(_F32)
+    e, t, z, y = s.f[1], s.f[2], s.f[3], s.f[0]
+    m64, acc = s.d
+    np.right_shift(bits, 23, out=s.i[0])
+    np.copyto(e, s.i[0], casting="unsafe")
     e -= _F32(0x7E)
     bits &= 0x007FFFFF
     bits |= 0x3F000000
     m = x                                                       # mantissa in [0.5, 1)
-    small = m < _F32(0.707106781186547524)
+    small = s.b
+    np.less(m, _F32(0.707106781186547524), out=small)
     e -= small
-    t = m * small
+    np.multiply(m, small, out=t)
     m -= _F32(1)
     m += t                                                      # 2m - 1 or m - 1 (exact)
-    z = m * m
-    m64 = m.astype(_F64)
-    acc = m64 * _LOG_P[0]
+    np.multiply(m, m, out=z)
+    np.copyto(m64, m)
+    np.multiply(m64, _LOG_P[0], out=acc)
     acc += _LOG_P[1]
-    y = acc.astype(_F32)
+    np.copyto(y, acc, casting="unsafe")
     for coef in _LOG_P[2:]:
         np.multiply(y, m64, out=acc)
         np.add(acc, coef, out=y, casting="unsafe")
     y *= m
-    np.multiply(y, z.astype(_F64), out=acc)                     # fma(y m, z, e q1)
+    np.copyto(m64, z)
+    np.multiply(y, m64, out=acc)                                # fma(y m, z, e q1)
     np.multiply(e, _LOG_Q1, out=t)
     np.add(acc, t, out=y, casting="unsafe")
     z *= _F32(0.5)
@@ -207,25 +242,32 @@ def _log_ps(x):
     return y
 
 
-def _sincos_ps(x):
+def _sincos_ps(x, s=None):
     """Cephes sinf and cosf of float32 values 2 pi k 2**-24 (rounded to float) in
-    [0, 2 pi) (Note [Exact fma without checks]); x is overwritten."""
-    j = (x * _F32(1.27323954473516)).astype(np.int32)           # 4 / pi
+    [0, 2 pi) (Note [Exact fma without checks]); x is overwritten; the results are in
+    s.f[4] and s.f[5] (s: a _Scratch of x's size, whose f[4:8], d[0:2] and i[1:3] it
+    uses)."""
+    s = s or _Scratch(x.size)
+    y, t, z, c, sn = s.f[6], s.f[7], s.f[1], s.f[5], s.f[4]
+    j, d = s.i[1], s.i[2]
+    acc, z64 = s.d
+    np.multiply(x, _F32(1.27323954473516), out=t)               # 4 / pi
+    np.copyto(j, t, casting="unsafe")
     j += 1
     j &= ~1
-    y = j.astype(_F32)
-    t = y * _DP1                                                 # x - j pi/4 in three parts;
-    x += t                                                       # the third sum is exact
-    np.multiply(y, _DP2, out=t)                                  # in double
+    np.copyto(y, j, casting="unsafe")
+    np.multiply(y, _DP1, out=t)                                 # x - j pi/4 in three parts;
+    x += t                                                      # the third sum is exact
+    np.multiply(y, _DP2, out=t)                                 # in double
     x += t
-    acc = y.astype(_F64)
+    np.copyto(acc, y)
     acc *= _DP3
     np.add(acc, x, out=x, casting="unsafe")
-    z = x * x
-    z64 = z.astype(_F64)
+    np.multiply(x, x, out=z)
+    np.copyto(z64, z)
     np.multiply(z64, _COS_P[0], out=acc)
     acc += _COS_P[1]
-    c = acc.astype(_F32)
+    np.copyto(c, acc, casting="unsafe")
     np.multiply(c, z64, out=acc)
     np.add(acc, _COS_P[2], out=c, casting="unsafe")
     c *= z
@@ -235,22 +277,25 @@ def _sincos_ps(x):
     c += _F32(1)
     np.multiply(z64, _SIN_P[0], out=acc)
     acc += _SIN_P[1]
-    s = acc.astype(_F32)
-    np.multiply(s, z64, out=acc)
-    np.add(acc, _SIN_P[2], out=s, casting="unsafe")
-    s *= z
+    np.copyto(sn, acc, casting="unsafe")
+    np.multiply(sn, z64, out=acc)
+    np.add(acc, _SIN_P[2], out=sn, casting="unsafe")
+    sn *= z
     x64 = z64
     np.copyto(x64, x)
-    np.multiply(s, x64, out=acc)
-    np.add(acc, x64, out=s, casting="unsafe")
+    np.multiply(sn, x64, out=acc)
+    np.add(acc, x64, out=sn, casting="unsafe")
     # swap sin and cos where j & 2, negate sin where j & 4 and cos where (j - 2) & 4 == 0,
     # on the bits (NumPy's where costs several times these integer passes)
-    si, ci = s.view(np.int32), c.view(np.int32)
-    d = si ^ ci
-    d &= -((j >> 1) & 1)
+    si, ci = sn.view(np.int32), c.view(np.int32)
+    np.bitwise_xor(si, ci, out=d)
+    np.right_shift(j, 1, out=s.i[0])
+    s.i[0] &= 1
+    np.negative(s.i[0], out=s.i[0])
+    d &= s.i[0]
     si ^= d
     ci ^= d
-    d = j & 4
+    np.bitwise_and(j, 4, out=d)
     d <<= 29
     si ^= d
     j -= 2
@@ -258,34 +303,35 @@ def _sincos_ps(x):
     j &= 4
     j <<= 29
     ci ^= j
-    return s, c
+    return sn, c
 
 
-def _halves(arr):
-    """(x[:, :8], x[:, 8:]) of a C-contiguous k x 16 array, as flat contiguous copies: each
-    row read as two 8-element records, so that NumPy copies k records in one loop instead
-    of k loops of 8 elements (the same for every pass on strided halves)."""
-    rec = arr.view(np.dtype((np.void, 8 * arr.itemsize)))
-    return rec[:, 0].copy().view(arr.dtype), rec[:, 1].copy().view(arr.dtype)
-
-
-def _bm16_f32(w, mean, std, out):
+def _bm16_f32(w, mean, std, out, s=None):
     """The float vector path's Box-Muller on rows of 16 words (uint32, k x 16): each row's
     uniforms u1 = x[0:8], u2 = x[8:16] give out[0:8] = r cos, out[8:16] = r sin (then
-    mean and std) in out (k x 16, float32 or float16, C-contiguous)."""
-    w1, w2 = _halves(w)
+    mean and std) in out (k x 16, float32 or float16, C-contiguous). s: a _Scratch of at
+    least 8 k elements (made here when not given)."""
+    n = 8 * w.shape[0]
+    s = s.cut(n) if s is not None else _Scratch(n)
+    rec = np.dtype((np.void, 32))                # each row as two records of 8 words, so
+    src = w.view(rec)                           # that the halves copy as k records
+    w1, w2 = s.u
+    np.copyto(w1.view(rec), src[:, 0])
+    np.copyto(w2.view(rec), src[:, 1])
     w1 &= 0xFFFFFF
-    x = w1.astype(_F32)
+    x = s.f[6]
+    np.copyto(x, w1, casting="unsafe")
     x *= _F32(-2.0 ** -24)
     x += _F32(1)                                                # 1 - u1 (exact)
-    r = _log_ps(x)
+    r = _log_ps(x, s)
     r *= _F32(-2)
     np.sqrt(r, out=r)
     w2 &= 0xFFFFFF
-    th = w2.astype(_F32)
+    th = s.f[2]
+    np.copyto(th, w2, casting="unsafe")
     th *= _F32(2.0 ** -24)
     th *= _F32(_TWO_PI)
-    sin, cos = _sincos_ps(th)
+    sin, cos = _sincos_ps(th, s)
     cos *= r
     sin *= r
     if std == 1:
@@ -309,6 +355,7 @@ def _bm16_f32(w, mean, std, out):
     dst = out.view(rec)
     dst[:, 0] = cos.view(rec)
     dst[:, 1] = sin.view(rec)
+
 
 
 # ---------------------------------------------------------------- Generator
@@ -716,13 +763,15 @@ def _normal_vector(g, n, np_dtype, mean, std):
             out[n - 16:] = _bm16_f64(_uniform53(g, 16).reshape(1, 16), mean, std).reshape(-1)
         return out
     body = out[:16 * k].reshape(k, 16)
+    scratch = _Scratch(8 * min(k, _NORMAL_ROWS))
     for s in range(0, k, _NORMAL_ROWS):                         # cache-sized blocks of rows
         rows = body[s:s + _NORMAL_ROWS]
-        _bm16_f32(g._raw32(16 * rows.shape[0]).reshape(-1, 16), mean, std, rows)
+        _bm16_f32(g._raw32(16 * rows.shape[0]).reshape(-1, 16), mean, std, rows, scratch)
     if n % 16:
         if np_dtype != _F16:
             g._raw(n % 16)                                      # drawn, then overwritten
-        _bm16_f32(g._raw32(16).reshape(1, 16), mean, std, out[n - 16:].reshape(1, 16))
+        _bm16_f32(g._raw32(16).reshape(1, 16), mean, std, out[n - 16:].reshape(1, 16),
+                  scratch)
     return out
 
 
