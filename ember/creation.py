@@ -10,7 +10,8 @@ import numpy as np
 
 from . import _libm, dtypes as D
 from .ops._args import memory_error as _memory_error, no_memory as _no_memory
-from .ops._args import not_tensor as _not_tensor
+from .ops._args import not_tensor as _not_tensor, check_args as _check_args
+from .ops._args import invalid_args as _invalid_args, args_fit as _args_fit
 from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
 from .ops._views import mark_written
@@ -18,6 +19,7 @@ from .ops.special import i0_kernel
 from .ops.shape import size_args
 from .runtime import SETTINGS, factory_device, get_num_threads
 from .tensor import Tensor, check_device, device as _device, wrap, wrap as _w
+from .tensor import layout as _layout_cls, memory_format as _memory_format_cls
 
 
 def _finish(arr, requires_grad):
@@ -138,6 +140,9 @@ def _check_ragged(data, dim):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device, False)
     dtype = D.as_dtype(dtype, "tensor")
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not "
+                        f"{type(requires_grad).__name__}")
     python = not isinstance(data, (Tensor, np.ndarray, np.generic))
     arr = _infer(data, exact=python and dtype is not None)
     if python:
@@ -183,7 +188,8 @@ def _from_python(arr, dtype):
     return arr.astype(target)
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data, *, dtype=None, device=None):
+    D.as_dtype(dtype, "as_tensor")
     _check_device(device, False)
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
@@ -335,6 +341,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         return _into(full(size, fill_value, dtype=_out_dtype(out, dtype, "full"), device=device),
                      out, "full", requires_grad)
     _check_device(device)
+    _check_args("full", ("size", 1, "tuple of ints", size))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     elif not isinstance(fill_value, (bool, int, float, complex, np.generic)):
@@ -352,6 +359,9 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         return _into(eye(n, m, dtype=_out_dtype(out, dtype, "eye"), device=device), out, "eye",
                      requires_grad)
     _check_device(device)
+    if m is not None and not _args_fit(("int", n), ("int", m)):
+        raise _invalid_args("eye", (n, m))
+    _check_args("eye", ("n", 1, "int", n))
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     try:
@@ -433,6 +443,10 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         return _into(res, out, "arange", requires_grad)
     _check_device(device)
     given = (start,) if end is None else (start, end, step)
+    if not all(_args_fit(("Number", v)) for v in given):
+        if len(given) == 1:
+            _check_args("arange", ("end", 1, "Number", start))
+        raise _invalid_args("arange", given if step != 1 else given[:2])
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -575,9 +589,26 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 
 # ---------------------------------------------------------------- *_like and new_*
 
+def _like_options(name, dtype, layout, device, requires_grad, memory_format):
+    """torch's TypeErrors for a *_like factory's keyword arguments of the wrong type."""
+    D.as_dtype(dtype, name)
+    for arg, v, cls in (("layout", layout, _layout_cls), ("memory_format", memory_format,
+                                                          _memory_format_cls)):
+        if v is not None and not isinstance(v, cls):
+            raise TypeError(f"{name}(): argument '{arg}' must be torch.{arg}, not "
+                            f"{type(v).__name__}")
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"{name}(): argument 'requires_grad' must be bool, not "
+                        f"{type(requires_grad).__name__}")
+    _check_device(device)
+
+
 def _like(factory):
+    name = factory.__name__ + "_like"
+
     def like(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None, **kwargs):
+        _like_options(name, dtype, layout, device, requires_grad, memory_format)
         try:
             return factory(input._data.shape, *args, dtype=dtype or input.dtype,
                            requires_grad=requires_grad, **kwargs)
@@ -592,6 +623,8 @@ zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
+    if isinstance(input, Tensor):
+        _check_args("full_like", ("fill_value", 2, "Number", fill_value))
     try:
         return full(input._data.shape, fill_value, dtype=dtype or input.dtype,
                     requires_grad=requires_grad)
@@ -646,6 +679,9 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, fill):
     """A window of window_length points: fill(M, n, ft) gives the symmetric window of M
     points; a periodic window is the symmetric one of window_length + 1 points, cut."""
     _check_device(device)
+    if periodic is not True and not _args_fit(("int", window_length), ("bool", periodic)):
+        raise _invalid_args(name, (window_length, periodic))
+    _check_args(name, ("window_length", 1, "int", window_length))
     ft = _window_length(name, window_length, dtype)
     if window_length <= 1:
         return _finish(np.ones(window_length, ft), requires_grad)
@@ -779,6 +815,8 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
     _check_device(device)
+    _check_args("range", ("start", 1, "Number", start), ("end", 2, "Number", end),
+                ("step", 3, "Number", step))
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
     if step == 0:

@@ -10,7 +10,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
-from ._args import not_tensor
+from ._args import not_tensor, check_args, invalid_args, args_fit, OMITTED
 from ._views import check_inplace, inplace, inplace_source, mark_written
 from .join import cat
 from .logical import where
@@ -314,6 +314,8 @@ def _floated(t):
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    check_args("diff", ("n", 2, "int", n), ("dim", 3, "int", dim),
+               ("prepend", 4, "Tensor", prepend, True), ("append", 5, "Tensor", append, True))
     return write_out(_diff(input, n, dim, prepend, append), out, "sub")
 
 
@@ -360,7 +362,11 @@ def _empty_trapezoid(y, d):
     return wrap(np.zeros(shape, dt.np))
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
+def trapezoid(y, x=OMITTED, *, dx=None, dim=-1):
+    if x is not OMITTED and not args_fit(("Tensor or Number", x)) or x is None:
+        raise invalid_args("trapezoid", (y, x))
+    x = None if x is OMITTED else x
+    check_args("trapezoid", ("dx", None, "Number", dx, True), ("dim", None, "int", dim))
     try:
         if y.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
@@ -387,11 +393,17 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     return ((_slice(y, d, 1) + _slice(y, d, 0, -1)) * h).sum(d) / 2.0
 
 
-def trapz(y, x=None, *, dx=None, dim=-1):
+def trapz(y, x=OMITTED, *, dx=None, dim=-1):
+    if x is not OMITTED and not args_fit(("Tensor or Number", x)) or x is None:
+        raise invalid_args("trapz", (y, x))
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+def cumulative_trapezoid(y, x=OMITTED, *, dx=None, dim=-1):
+    if x is not OMITTED and not args_fit(("Tensor or Number", x)) or x is None:
+        raise invalid_args("cumulative_trapezoid", (y, x))
+    x = None if x is OMITTED else x
+    check_args("cumulative_trapezoid", ("dx", None, "Number", dx, True), ("dim", None, "int", dim))
     try:
         if y.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
