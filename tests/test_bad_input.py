@@ -460,14 +460,6 @@ def _keyword_calls():
                getattr(ember.Tensor, name), False)
 
 
-# keyword calls whose exception type is not torch's, with the reason
-KEYWORD_DIFFERS = {
-    # the method and torch.lu are one Python function in ember (out= included); torch's
-    # Tensor.lu has no out=
-    ("Tensor.lu", "out"): "one function",
-}
-
-
 def test_bad_keywords():
     """f(t, dimm=0) and f(t, kw="a") for every keyword kw of ember's signature among
     KEYWORDS: torch's exception type (none where torch takes the value), never an internal
@@ -485,8 +477,6 @@ def test_bad_keywords():
         for kw, value in [("dimm", 0)] + [(k, "a") for k in KEYWORDS if k in params]:
             calls += 1
             where = f"{label}(t, {kw}={value!r})"
-            if KEYWORD_DIFFERS.get((label, kw)):
-                continue
             te = _raised(t, *targs, **{kw: value})
             ee = _raised(e, *eargs, **{kw: value})
             try:
