@@ -11,7 +11,7 @@ import numpy as np
 from . import _libm, dtypes as D
 from .ops._args import memory_error as _memory_error, no_memory as _no_memory
 from .ops._args import not_tensor as _not_tensor, check_args as _check_args
-from .ops._args import invalid_args as _invalid_args, args_fit as _args_fit
+from .ops._args import invalid_args as _invalid_args, args_fit as _args_fit, OMITTED as _OMITTED
 from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
 from .ops._views import mark_written
@@ -353,12 +353,15 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     return _finish(arr, requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def eye(n, m=_OMITTED, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
+    if m is None:                       # torch's overloads take no None
+        raise _invalid_args("eye", (n, m))
     if out is not None:
         return _into(eye(n, m, dtype=_out_dtype(out, dtype, "eye"), device=device), out, "eye",
                      requires_grad)
     _check_device(device)
+    m = None if m is _OMITTED else m
     if m is not None and not _args_fit(("int", n), ("int", m)):
         raise _invalid_args("eye", (n, m))
     _check_args("eye", ("n", 1, "int", n))
@@ -429,8 +432,11 @@ def _g(v):
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start, end=_OMITTED, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
+    if end is None or step is None:     # torch's overloads take no None
+        shown = (start, end) if step == 1 and type(step) is int else (start, end, step)
+        raise _invalid_args("arange", [v for v in shown if v is not _OMITTED])
     if out is not None:
         res = arange(start, end, step, dtype=_out_dtype(out, dtype, "arange"), device=device)
         n, m = res._data.size, out._data.size
@@ -442,6 +448,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
                           f"({n},).", stacklevel=2)
         return _into(res, out, "arange", requires_grad)
     _check_device(device)
+    end = None if end is _OMITTED else end
     given = (start,) if end is None else (start, end, step)
     if not all(_args_fit(("Number", v)) for v in given):
         if len(given) == 1:
