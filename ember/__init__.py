@@ -13,6 +13,7 @@ from .dtypes import (bool_ as bool, uint8, int8, int16, int32, int64, float16, f
 from .dtypes import result_type as _result_type
 from .tensor import Tensor, Size, device, is_inference
 from .ops._args import can_cast as _can_cast, not_tensor as _not_tensor
+from .ops._args import check_operands as _check_operands
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled, is_anomaly_enabled,
                                  is_anomaly_check_nan_enabled)
@@ -99,6 +100,7 @@ def is_complex(input):
 
 
 def result_type(tensor1, tensor2):
+    _check_operands("result_type", tensor1, tensor2)
     return _result_type(tensor1, tensor2)
 
 
@@ -155,6 +157,9 @@ def is_nonzero(input):
 
 
 def is_same_size(input, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"is_same_size(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
     return input.is_same_size(other)
 
 

@@ -11,6 +11,8 @@ import numpy as np
 from . import _libm, dtypes as D
 from .ops._args import memory_error as _memory_error, no_memory as _no_memory
 from .ops._args import not_tensor as _not_tensor, torch_layout as _torch_layout
+from .ops._args import check_args as _check_args
+from .ops._args import invalid_args as _invalid_args, args_fit as _args_fit, OMITTED as _OMITTED
 from .autograd.grad_mode import STATE
 from .dtypes import C_NAMES, type_name
 from .ops._views import mark_written
@@ -18,6 +20,7 @@ from .ops.special import i0_kernel
 from .ops.shape import size_args
 from .runtime import SETTINGS, factory_device, get_num_threads
 from .tensor import Tensor, check_device, device as _device, preserve_format, wrap, wrap as _w
+from .tensor import layout as _layout_cls, memory_format as _memory_format_cls
 
 
 def _finish(arr, requires_grad):
@@ -138,6 +141,9 @@ def _check_ragged(data, dim):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device, False)
     dtype = D.as_dtype(dtype, "tensor")
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not "
+                        f"{type(requires_grad).__name__}")
     python = not isinstance(data, (Tensor, np.ndarray, np.generic))
     arr = _infer(data, exact=python and dtype is not None)
     if python:
@@ -183,7 +189,8 @@ def _from_python(arr, dtype):
     return arr.astype(target)
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data, *, dtype=None, device=None):
+    D.as_dtype(dtype, "as_tensor")
     _check_device(device, False)
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
@@ -335,6 +342,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         return _into(full(size, fill_value, dtype=_out_dtype(out, dtype, "full"), device=device),
                      out, "full", requires_grad)
     _check_device(device)
+    _check_args("full", ("size", 1, "tuple of ints", size))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     elif not isinstance(fill_value, (bool, int, float, complex, np.generic)):
@@ -346,12 +354,18 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     return _finish(arr, requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def eye(n, m=_OMITTED, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
+    if m is None:                       # torch's overloads take no None
+        raise _invalid_args("eye", (n, m))
     if out is not None:
         return _into(eye(n, m, dtype=_out_dtype(out, dtype, "eye"), device=device), out, "eye",
                      requires_grad)
     _check_device(device)
+    m = None if m is _OMITTED else m
+    if m is not None and not _args_fit(("int", n), ("int", m)):
+        raise _invalid_args("eye", (n, m))
+    _check_args("eye", ("n", 1, "int", n))
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     try:
@@ -419,8 +433,11 @@ def _g(v):
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start, end=_OMITTED, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
+    if end is None or step is None:     # torch's overloads take no None
+        shown = (start, end) if step == 1 and type(step) is int else (start, end, step)
+        raise _invalid_args("arange", [v for v in shown if v is not _OMITTED])
     if out is not None:
         res = arange(start, end, step, dtype=_out_dtype(out, dtype, "arange"), device=device)
         n, m = res._data.size, out._data.size
@@ -432,7 +449,12 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
                           f"({n},).", stacklevel=2)
         return _into(res, out, "arange", requires_grad)
     _check_device(device)
+    end = None if end is _OMITTED else end
     given = (start,) if end is None else (start, end, step)
+    if not all(_args_fit(("Number", v)) for v in given):
+        if len(given) == 1:
+            _check_args("arange", ("end", 1, "Number", start))
+        raise _invalid_args("arange", given if step != 1 else given[:2])
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -585,9 +607,26 @@ def _keep_layout(res, input, memory_format):
     return res
 
 
+def _like_options(name, dtype, layout, device, requires_grad, memory_format):
+    """torch's TypeErrors for a *_like factory's keyword arguments of the wrong type."""
+    D.as_dtype(dtype, name)
+    for arg, v, cls in (("layout", layout, _layout_cls), ("memory_format", memory_format,
+                                                          _memory_format_cls)):
+        if v is not None and not isinstance(v, cls):
+            raise TypeError(f"{name}(): argument '{arg}' must be torch.{arg}, not "
+                            f"{type(v).__name__}")
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"{name}(): argument 'requires_grad' must be bool, not "
+                        f"{type(requires_grad).__name__}")
+    _check_device(device)
+
+
 def _like(factory):
+    name = factory.__name__ + "_like"
+
     def like(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None, **kwargs):
+        _like_options(name, dtype, layout, device, requires_grad, memory_format)
         try:
             res = factory(input._data.shape, *args, dtype=dtype or input.dtype,
                           requires_grad=requires_grad, **kwargs)
@@ -603,6 +642,8 @@ zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
+    if isinstance(input, Tensor):
+        _check_args("full_like", ("fill_value", 2, "Number", fill_value))
     try:
         res = full(input._data.shape, fill_value, dtype=dtype or input.dtype,
                    requires_grad=requires_grad)
@@ -658,6 +699,9 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, fill):
     """A window of window_length points: fill(M, n, ft) gives the symmetric window of M
     points; a periodic window is the symmetric one of window_length + 1 points, cut."""
     _check_device(device)
+    if periodic is not True and not _args_fit(("int", window_length), ("bool", periodic)):
+        raise _invalid_args(name, (window_length, periodic))
+    _check_args(name, ("window_length", 1, "int", window_length))
     ft = _window_length(name, window_length, dtype)
     if window_length <= 1:
         return _finish(np.ones(window_length, ft), requires_grad)
@@ -791,6 +835,8 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
     _check_device(device)
+    _check_args("range", ("start", 1, "Number", start), ("end", 2, "Number", end),
+                ("step", 3, "Number", step))
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
     if step == 0:

@@ -77,6 +77,11 @@ PROMOTE = {(a, b): _promote(a, b) for a in ALL for b in ALL}
 
 
 def promote_types(type1, type2):
+    for pos, (name, v) in enumerate((("type1", type1), ("type2", type2)), 1):
+        if not isinstance(v, dtype):
+            kind = "Tensor" if hasattr(v, "_data") else type(v).__name__
+            raise TypeError(f"promote_types(): argument '{name}' (position {pos}) must be "
+                            f"torch.dtype, not {kind}")
     return PROMOTE[(type1, type2)]
 
 

@@ -203,6 +203,9 @@ def _parse_type(name):
 def type_(self, dtype=None, non_blocking=False, **kwargs):
     """Tensor.type(): the legacy type name; Tensor.type(t): a copy cast to t (a dtype, a type
     name or a legacy type class)."""
+    for k in kwargs:
+        if k not in ("memory_format", "async"):
+            raise TypeError(f"type() got an unexpected keyword argument '{k}'")
     if dtype is None:
         return "torch." + TYPE_NAMES[self.dtype]
     if isinstance(dtype, str):

@@ -55,7 +55,7 @@ import warnings
 import numpy as np
 
 from . import _libm, dtypes as D
-from .ops._args import no_memory, not_tensor, wrong_type
+from .ops._args import no_memory, not_tensor, wrong_type, check_args, invalid_args, OMITTED
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, NotImplementedBackward, link
 from .tensor import Tensor, device as _device, wrap
@@ -646,7 +646,8 @@ def _gen(generator):
     if generator is None:
         return default_generator
     if not isinstance(generator, Generator):
-        raise TypeError(f"expected a torch.Generator, but got {type(generator).__name__}")
+        raise wrong_type(generator, "torch.Generator", TypeError(
+            f"expected a torch.Generator, but got {type(generator).__name__}"))
     return generator
 
 
@@ -1522,6 +1523,8 @@ def _normal_sampler(g, mean, std):
 
 def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
+    if kwargs:                          # (**kwargs only for the keyword `from`)
+        raise TypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kwargs))}'")
     try:
         low, high = float(from_), float(to)
     except (TypeError, ValueError):
@@ -1551,6 +1554,8 @@ _UNSET = object()
 def random_(self, from_=_UNSET, to=_UNSET, *, generator=None, **kwargs):
     if "from" in kwargs:
         from_ = kwargs.pop("from")
+    if kwargs:                          # (**kwargs only for the keyword `from`)
+        raise invalid_args("random_", (), kwargs)
     g = _gen(generator)
     dt = self._data.dtype
     if from_ is _UNSET and to in (_UNSET, None):
@@ -1761,6 +1766,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
             layout=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device)
     what = _types(low, high, size)
+    if size is None:        # randint(high, size): one overload, whose arguments torch names
+        check_args("randint", ("high", 1, "int", low), ("size", 2, "tuple of ints", high, True))
     low, high, size = _randint_args("randint", low, high, size, what)
     low = _int_arg(low, "randint", what)
     high = _int_arg(high, "randint", what)
@@ -1800,6 +1807,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 def _with_out(res, out):
     if out is None:
         return res
+    if not isinstance(out, Tensor):
+        raise wrong_type(out, "Tensor")
     if STATE.enabled and (res._requires_grad or out._requires_grad):
         raise out_grad_error(_public_caller())
     if out._data.shape != res._data.shape:
@@ -1813,6 +1822,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
            device=None, pin_memory=False, requires_grad=False):
     g = _gen(generator)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    factory = {k: v for k, v in (("dtype", dtype), ("layout", layout), ("device", device),
+                                 ("requires_grad", requires_grad or None)) if v is not None}
+    if (mt or st) and factory:          # the tensor overloads take no factory keywords
+        raise invalid_args("normal", (mean,) if not st and std == 1.0 else (mean, std), factory)
     if not (mt or st):
         if size is None:
             raise TypeError(f"normal() received an invalid combination of arguments - got "
@@ -1872,7 +1885,10 @@ def _broadcast_error(a, b):
     return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast")
 
 
-def bernoulli(input, p=None, *, generator=None, out=None):
+def bernoulli(input, p=OMITTED, *, generator=None, out=None):
+    if p is None:
+        raise invalid_args("bernoulli", (input, p))
+    p = None if p is OMITTED else p
     g = _gen(generator)
     try:
         x = input._data
@@ -1904,6 +1920,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    check_args("multinomial", ("num_samples", 2, "int", num_samples),
+               ("replacement", 3, "bool", replacement))
     g = _gen(generator)
     try:
         x = input._data
@@ -1940,6 +1958,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 
 def poisson(input, generator=None):
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"poisson(): argument 'generator' (position 2) must be "
+                        f"torch.Generator, not {type(generator).__name__}")
     g = _gen(generator)
     try:
         x = input._data
@@ -2013,8 +2034,20 @@ def _like_args(input, dtype, device):
     return x.shape, (D.as_dtype(dtype, "like").np if dtype is not None else x.dtype), _layout(x)
 
 
+def _like_options(name, input, layout, requires_grad, memory_format):
+    """torch's invalid-combination TypeError for a bad keyword of rand_like/randn_like."""
+    bad = {k: v for k, v, ok in (
+        ("layout", layout, layout is None or type(layout).__name__ == "layout"),
+        ("requires_grad", requires_grad, isinstance(requires_grad, bool)),
+        ("memory_format", memory_format,
+         memory_format is None or type(memory_format).__name__ == "memory_format")) if not ok}
+    if bad:
+        raise invalid_args(name, (input,), bad)
+
+
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
+    _like_options("rand_like", input, layout, requires_grad, memory_format)
     shape, dt, order = _like_args(input, dtype, device)
     g = _gen(generator)
     _floating(dt, "check_uniform_bounds")
@@ -2023,6 +2056,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
+    _like_options("randn_like", input, layout, requires_grad, memory_format)
     shape, dt, order = _like_args(input, dtype, device)
     g = _gen(generator)
     _floating(dt, "normal_kernel_cpu")
@@ -2033,9 +2067,10 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
     shape, dt, order = _like_args(input, dtype, device)
+    given = (input, low) if high is None else (input, low, high)
+    what = "(" + ", ".join(type(a).__name__ for a in given) + ")"
     if high is None:
         low, high = 0, low
-    what = _types(input, low, high)
     low, high = _int_arg(low, "randint_like", what), _int_arg(high, "randint_like", what)
     g = _gen(generator)
     low, span = _random_span(dt, low, high)
@@ -2045,7 +2080,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
 
 # ---------------------------------------------------------------- Tensor methods
 
-def _bernoulli_method(self, p=None, *, generator=None):
+def _bernoulli_method(self, p=OMITTED, *, generator=None):
     return bernoulli(self, p, generator=generator)
 
 

@@ -1,6 +1,7 @@
 """ember.special: torch.special's functions under torch's names. The ops, their nodes and
 derivatives are in ember/ops/special.py (and the unary/reduce families for the aliases)."""
 from .ops import special as _S
+from .ops._args import check_args as _check_args
 from .ops.binary import xlogy
 from .ops.reduce import log_softmax as _log_softmax, logsumexp, softmax as _softmax
 from .ops.special import (digamma, erf, erfc, erfinv, polygamma, sinc, i0,
@@ -57,6 +58,7 @@ def _tensors(name, input, other):
 
 
 def multigammaln(input, p, *, out=None):
+    _check_args("multigammaln", ("p", 2, "int", p))
     return _S.mvlgamma(input, p, out=out)
 
 

@@ -412,9 +412,15 @@ def _strided_check(b, dt, offset, size, stride, what):
 
 
 def resize_(self, *sizes, memory_format=None):
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
-    for n in sizes:
+    single = len(sizes) == 1
+    if single and isinstance(sizes[0], (tuple, list)):
+        sizes, single = tuple(sizes[0]), False
+    for i, n in enumerate(sizes):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            kind = type(n).__name__
+            raise TypeError("resize_(): argument 'size' (position 1) must be tuple of ints, "
+                            + (f"not {kind}" if single else
+                               f"but found element of type {kind} at pos {i}"))
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
                                f"{list(sizes)}")

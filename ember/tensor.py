@@ -2,6 +2,7 @@
 conversions; every op method and operator (x.sum(), x + y, ...) is bound to it in one table,
 ember/tensor_methods.py, after the ops are defined (ember/ops/)."""
 import re
+import sys
 import threading
 import warnings
 import weakref
@@ -114,6 +115,8 @@ builtins_type = type
 _DEVICE = device
 
 
+_device_type = device      # (for methods whose parameter is named device)
+
 def check_device(d, factory=False):
     """The device argument of a factory (factory=True) or of a copy to a device (tensor(),
     .to(), .cuda()): None or a CPU device passes; any other device gets the error a CPU-only
@@ -192,6 +195,7 @@ strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged = (
 contiguous_format, channels_last, channels_last_3d, preserve_format = (
     _named(memory_format, n) for n in ("contiguous_format", "channels_last",
                                        "channels_last_3d", "preserve_format"))
+_memory_format_type = memory_format     # (for methods whose parameter is named memory_format)
 
 
 class _Inference(threading.local):
@@ -274,6 +278,9 @@ class Tensor:
         self.requires_grad_(bool(value))
 
     def requires_grad_(self, requires_grad=True):
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
@@ -475,7 +482,10 @@ class Tensor:
             st = tuple(reversed(out))
         return st if dim is None else st[self._wrap_dim(dim)]
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, *, memory_format=None):
+        if memory_format is not None and not isinstance(memory_format, _memory_format_type):
+            raise TypeError(f"is_contiguous(): argument 'memory_format' must be "
+                            f"torch.memory_format, not {type(memory_format).__name__}")
         if memory_format is channels_last or memory_format is channels_last_3d:
             d = self._data
             n = 4 if memory_format is channels_last else 5
@@ -527,6 +537,11 @@ class Tensor:
         return False        # nor a lazy negation bit
 
     def is_pinned(self, device=None):
+        if isinstance(device, str):
+            _device_type(device)        # torch parses the (deprecated) device: its errors
+        elif device is not None and not isinstance(device, _device_type):
+            raise TypeError(f"is_pinned(): argument 'device' (position 1) must be torch.device, "
+                            f"not {type(device).__name__}")
         return False
 
     def pin_memory(self, device=None):
@@ -549,7 +564,7 @@ class Tensor:
         return self.data_ptr()
 
     def to_dense(self, dtype=None, *, masked_grad=None):
-        return self if dtype is None else self.to(dtype)
+        return self if dtype is None else self.to(D.as_dtype(dtype, "to_dense"))
 
     @property
     def volatile(self):
@@ -607,7 +622,12 @@ class Tensor:
     def _wrap_dim(self, dim, ndim=None):
         n = self._data.ndim if ndim is None else ndim
         lo, hi = (-1, 0) if n == 0 else (-n, n - 1)
-        if not lo <= dim <= hi:
+        try:
+            inside = lo <= dim <= hi
+        except TypeError:               # (the method's name: size, stride...)
+            raise TypeError(f"{sys._getframe(1).f_code.co_name}(): argument 'dim' (position 1) "
+                            f"must be int, not {type(dim).__name__}") from None
+        if not inside:
             raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}],"
                              f" but got {dim})")
         return dim + n if dim < 0 else dim

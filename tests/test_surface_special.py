@@ -68,6 +68,11 @@ def test_unary_values_against_torch(name):
     for arr in (np.array([1, 2, 3]), np.array([True, False])):
         r_t, r_e = _fn(torch, name)(torch.tensor(arr)), _fn(ember, name)(ember.tensor(arr))
         assert str(r_t.dtype) == str(r_e.dtype)
+    # any number of dims (the Bessel kernels once indexed the first dim only)
+    g3 = GRID[:96].reshape(4, 2, 12)
+    _compare(_fn(torch, name)(torch.tensor(g3)).numpy(),
+             _fn(ember, name)(ember.tensor(g3)).numpy(),
+             rtol, atol)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 6])

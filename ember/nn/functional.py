@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..ops._args import not_tensor as _not_tensor
-from ..dtypes import C_NAMES as _C_NAMES
+from ..ops._args import not_tensor as _not_tensor, check_args as _check_args
+from ..dtypes import C_NAMES as _C_NAMES, as_dtype as _as_dtype
 from ..ops import activation as _act
 from ..ops import attention as _attn
 from ..ops import distance as _dist
@@ -97,6 +97,7 @@ def _softmax_dim(name, ndim, stacklevel):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    _as_dtype(dtype, "softmax")
     if dim is None:
         try:
             dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
@@ -106,6 +107,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    _as_dtype(dtype, "log_softmax")
     if dim is None:
         try:
             dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
@@ -157,7 +159,8 @@ def _reduction(size_average, reduce, reduction, weight=None):
 # ---------------------------------------------------------------- activations
 
 def relu(input, inplace=False):
-    return _unary.relu(_tensor("relu", input), inplace)
+    input = _tensor("relu", input)
+    return _unary.relu_(input) if inplace else _unary.relu(input)
 
 
 def relu_(input):
@@ -183,6 +186,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    _check_args("hardtanh_", ("min_val", 2, "Number", min_val), ("max_val", 3, "Number", max_val))
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _act.hardtanh_(_tensor("hardtanh_", input), min_val, max_val)
@@ -240,7 +244,7 @@ def glu(input, dim=-1):
     return _act.glu(_tensor("glu", input), dim)
 
 
-def gelu(input, approximate="none"):
+def gelu(input, *, approximate="none"):
     return _act.gelu(_tensor("gelu", input), approximate)
 
 
@@ -265,6 +269,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    _as_dtype(dtype, "softmax")
     if dim is None:
         try:
             dim = _softmax_dim("softmin", input._data.ndim, _stacklevel)
@@ -361,16 +366,19 @@ def _check_p(p):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
+    _check_args("dropout", ("train", 3, "bool", training))
     _check_p(p)
     return _drop.dropout(input, p, training, inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_args("alpha_dropout", ("train", 3, "bool", training))
     _check_p(p)
     return _drop.alpha_dropout(input, p, training, inplace)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_args("feature_alpha_dropout", ("train", 3, "bool", training))
     _check_p(p)
     return _drop.feature_alpha_dropout(input, p, training, inplace)
 
@@ -384,6 +392,7 @@ def _feature_dropout_unbatched(input, p, training, inplace, batched):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_args("feature_dropout", ("train", 3, "bool", training))
     _check_p(p)
     try:
         nd = input.dim()
@@ -407,6 +416,7 @@ def _feature_dim_warning(name, nd, spatial, dims):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
+    _check_args("feature_dropout", ("train", 3, "bool", training))
     _check_p(p)
     try:
         nd = input.dim()
@@ -425,6 +435,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_args("feature_dropout", ("train", 3, "bool", training))
     _check_p(p)
     try:
         nd = input.dim()
@@ -453,12 +464,16 @@ def pdist(input, p=2):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
+    if isinstance(input, Tensor):
+        _check_args("nll_loss_nd", ("target", 2, "Tensor", target))
     reduction = _reduction(size_average, reduce, reduction)
     return _loss.nll_loss(input, target, weight, ignore_index, reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
+    if isinstance(input, Tensor):
+        _check_args("cross_entropy_loss", ("target", 2, "Tensor", target))
     reduction = _reduction(size_average, reduce, reduction)
     return _loss.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
 
@@ -1058,16 +1073,19 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
+    _check_args("max_pool1d_with_indices", ("kernel_size", 2, "tuple of ints", kernel_size))
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
+    _check_args("max_pool2d_with_indices", ("kernel_size", 2, "tuple of ints", kernel_size))
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
+    _check_args("max_pool3d_with_indices", ("kernel_size", 2, "tuple of ints", kernel_size))
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -1098,12 +1116,12 @@ def one_hot(tensor, num_classes=-1):
     if not isinstance(tensor, Tensor):
         raise TypeError("one_hot(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
-    idx = tensor._data
-    if idx.dtype != np.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
         raise TypeError("one_hot(): argument 'num_classes' (position 2) must be int, not "
                         f"{type(num_classes).__name__}")
+    idx = tensor._data
+    if idx.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     num_classes = int(num_classes)
     if idx.size == 0:
         if num_classes <= 0:

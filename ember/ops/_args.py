@@ -257,7 +257,11 @@ def can_cast(src, dst):
 
 def wrap_dim(dim, ndim):
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
-    if not lo <= dim <= hi:
+    try:
+        inside = lo <= dim <= hi
+    except TypeError:               # not a number: torch's parser names the argument
+        raise wrong_type(dim, "int") from None
+    if not inside:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
                          f"but got {dim})")
     return dim + ndim if dim < 0 else dim
@@ -331,7 +335,11 @@ def write_out(res, out, name=None):
     the op's name in torch's error message, when it is not the calling function's name."""
     if out is None:
         return res
-    if STATE.enabled and (res._requires_grad or out._requires_grad):
+    try:
+        out_requires_grad = out._requires_grad
+    except AttributeError:
+        raise wrong_type(out, "Tensor") from None
+    if STATE.enabled and (res._requires_grad or out_requires_grad):
         raise out_grad_error(name or _public_caller())
     if not can_cast(res._data.dtype, out._data.dtype):
         raise RuntimeError(f"result type {D.type_name(res._data.dtype)} can't be cast to the "
@@ -411,7 +419,7 @@ def wrong_type(obj, what, err=None, frame=None):
     without the op's name) where no parameter holds obj."""
     frame = frame or sys._getframe(1)
     found = inner = None
-    frame_params = ()
+    frame_params = given = ()
     while frame is not None and frame.f_globals.get("__name__", "").startswith("ember"):
         code = frame.f_code
         hit = _find_arg(code, frame.f_locals, obj)
@@ -422,6 +430,11 @@ def wrong_type(obj, what, err=None, frame=None):
             if not name.startswith("_") and name not in _HELPERS:
                 found = (name,) + hit
                 frame_params = code.co_varnames[:1]
+                nargs = code.co_argcount + code.co_kwonlyargcount
+                if code.co_flags & 4 and hit[0] == code.co_varnames[nargs]:     # *args
+                    given = list(frame.f_locals[hit[0]])
+                elif hit[1]:
+                    given = [frame.f_locals.get(p) for p in code.co_varnames[:hit[1]]]
             elif inner is None or not found:
                 inner = (name.strip("_").removesuffix("_legacy"),) + hit
         frame = frame.f_back
@@ -431,15 +444,24 @@ def wrong_type(obj, what, err=None, frame=None):
     if found is None:           # not an argument's fault: an internal error stays one
         return err if err is not None else TypeError(f"expected {what}, but got {kind}")
     name, param, pos, element = found
-    if element is not None:
-        if what != "Tensor":
-            return TypeError(f"{name}(): argument '{param}' must be {what}, but found element "
-                             f"of type {kind} at pos {element}")
+    # several overloads take two or more arguments; with one, torch names it
+    if name in OVERLOADED and len(given) > 1:
+        if param != "self" and "self" in frame_params:
+            given = given[1:]           # a method: torch lists its arguments without self
+        return invalid_args(name, given)
+    if what == "tuple of ints" and element is None and isinstance(obj, (list, tuple)):
+        bad = [(i, e) for i, e in enumerate(obj) if not _is_int(e)]
+        if bad:
+            element, kind = bad[0][0], type_name(bad[0][1])
+    if element is not None and what == "Tensor":
         return TypeError(f"expected Tensor as element {element} in argument {pos - 1}, but got "
                          f"{kind}")
     if pos and param != "self" and "self" in frame_params:
         pos -= 1                        # a method: torch counts its arguments without self
     where = f" (position {pos})" if pos else ""
+    if element is not None:
+        return TypeError(f"{name}(): argument '{param}'{where} must be {what}, but found "
+                         f"element of type {kind} at pos {element}")
     param = "input" if param == "self" else param       # torch's name in the function form
     return TypeError(f"{name}(): argument '{param}'{where} must be {what}, not {kind}")
 
@@ -497,3 +519,117 @@ def memory_error(err):
     wanted); another MemoryError stays as it is."""
     shape, dtype = getattr(err, "shape", None), getattr(err, "dtype", None)
     return err if shape is None or dtype is None else no_memory(shape, dtype)
+
+
+# Note [Argument types]: torch's parser checks every non-tensor argument's type before the op
+# looks at any value, so a bad `dim`, `upper` or `groups` is a TypeError even where the tensor
+# has the wrong shape too. Ops off the hot path call check_args first; the hot ones check on
+# their error path. With several overloads torch names no argument ("received an invalid
+# combination of arguments"); invalid_args builds that message's first line.
+
+def _is_int(v):
+    if isinstance(v, (int, np.integer)):
+        return not isinstance(v, (bool, np.bool_))
+    return isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu"
+
+
+def _is_number(v):
+    if isinstance(v, Tensor):
+        return v._data.ndim == 0
+    return isinstance(v, (int, float, complex, np.number, np.bool_))
+
+
+def _is_int_list(v):
+    return _is_int(v) or isinstance(v, (tuple, list)) and all(_is_int(e) for e in v)
+
+
+ARG_TYPES = {"int": _is_int, "bool": lambda v: isinstance(v, bool),
+             "float": lambda v: isinstance(v, (int, float, np.integer, np.floating))
+             and not isinstance(v, (bool, np.bool_)),
+             "Number": _is_number, "str": lambda v: isinstance(v, str),
+             "Tensor": lambda v: isinstance(v, Tensor), "tuple of ints": _is_int_list,
+             "Tensor or Number": lambda v: isinstance(v, Tensor) or _is_number(v)}
+
+
+def type_name(v):
+    """A value's type as torch's parser names it."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    t = type(v)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def arg_type_error(op, param, pos, want, value):
+    """torch's "op(): argument 'param' (position pos) must be want, not type" (pos None: a
+    keyword-only argument, no position)."""
+    where = f" (position {pos})" if pos else ""
+    if want == "tuple of ints" and isinstance(value, (tuple, list)):
+        i, e = next((i, e) for i, e in enumerate(value) if not _is_int(e))
+        return TypeError(f"{op}(): argument '{param}'{where} must be tuple of ints, but found "
+                         f"element of type {type_name(e)} at pos {i}")
+    return TypeError(f"{op}(): argument '{param}'{where} must be {want}, not {type_name(value)}")
+
+
+def check_args(op, *specs):
+    """Each spec is (param, pos, want, value), or (param, pos, want, value, optional) where a
+    None value is allowed: raise torch's TypeError for the first value of the wrong type."""
+    for spec in specs:
+        value = spec[3]
+        if value is None and len(spec) > 4 and spec[4]:
+            continue
+        if not ARG_TYPES[spec[2]](value):
+            raise arg_type_error(op, *spec[:4])
+
+
+def invalid_args(op, args, kwargs=None):
+    """torch's TypeError when no overload of op takes these arguments (its first line)."""
+    parts = [type_name(a) for a in args] + [f"{k}={type_name(v)}"
+                                            for k, v in (kwargs or {}).items()]
+    got = ", ".join(parts) + (", " if kwargs and not args else "")
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but "
+                     f"expected one of:")
+
+
+# torch ops with several overloads (Tensor or Scalar other, int or tuple dim, ...), whose parser
+# reports a bad argument as "received an invalid combination of arguments" (found by running
+# torch 2.13 with a bad second argument)
+OVERLOADED = frozenset((
+    "all", "any", "argsort", "bernoulli", "bitwise_and", "bitwise_left_shift", "bitwise_or",
+    "bitwise_right_shift", "bitwise_xor", "bucketize", "clamp", "clamp_", "clamp_max",
+    "clamp_max_", "clamp_min", "clamp_min_", "clip", "clip_", "copysign", "count_nonzero", "eq",
+    "fill", "fill_", "float_power", "floor_divide", "fmod", "ge", "gradient", "gt", "hsplit",
+    "index_fill", "le", "lerp", "lt", "masked_fill", "max", "mean", "min", "moveaxis", "movedim",
+    "narrow", "ne", "normal", "pow", "prod", "rand", "randn", "remainder", "repeat_interleave",
+    "round", "rsub", "scatter", "sort", "squeeze", "std", "std_mean", "sum", "tensor_split",
+    "var", "var_mean", "vsplit", "where", "xlogy", "xlogy_"))
+
+
+def args_fit(*pairs):
+    """True if every (want, value) pair has the type torch's parser wants (None: optional)."""
+    return all(v is None or ARG_TYPES[w](v) for w, v in pairs)
+
+
+def check_operands(op, *args):
+    """torch's invalid-combination TypeError unless each argument is a Tensor or a number."""
+    if not all(ARG_TYPES["Tensor or Number"](a) for a in args):
+        raise invalid_args(op, args)
+
+
+class _Omitted:
+    """The default of an optional argument that torch's parser does not take as None (max's
+    dim, bernoulli's p): ember can then refuse an explicit None as torch does."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<omitted>"
+
+
+OMITTED = _Omitted()
+
+
+def out_tuple(out, n):
+    """out= of an op returning n tensors: torch's TypeError unless it is a sequence."""
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{_public_caller()}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    return out

@@ -45,6 +45,9 @@ def _outs(res, out, name=None):
     the op's name in the out=-under-autograd error, when not the caller's."""
     if out is None:
         return res
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{(name or _public_caller()).lstrip('_')}(): argument 'out' must be "
+                        f"tuple of Tensors, not {type(out).__name__}")
     if len(out) != len(res):
         raise RuntimeError(f"expected {len(res)} output tensors in out=, got {len(out)}")
     name = name or _public_caller()

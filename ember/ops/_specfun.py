@@ -489,10 +489,12 @@ def bessel_jy_kernel(x):
         y0[zero] = y1[zero] = -np.inf
         small = (a > 0) & (a <= _J_FFT_END)
         big = (a > _J_FFT_END) & np.isfinite(a)
-        for i0 in range(0, int(small.sum()), _CHUNK):
-            idx = np.nonzero(small)[0][i0:i0 + _CHUNK]
-            r = _bessel_jy_small(a[idx])
-            j0[idx], j1[idx], y0[idx], y1[idx] = r
+        flat = [v.reshape(-1) for v in (a, j0, j1, y0, y1)]    # views (any number of dims)
+        where = np.flatnonzero(small)
+        for i0 in range(0, where.size, _CHUNK):
+            idx = where[i0:i0 + _CHUNK]
+            for v, r in zip(flat[1:], _bessel_jy_small(flat[0][idx])):
+                v[idx] = r
         if big.any():
             j0[big], y0[big] = _bessel_jy_asym(0, a[big])
             j1[big], y1[big] = _bessel_jy_asym(1, a[big])

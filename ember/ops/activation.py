@@ -19,7 +19,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim
-from ._args import not_tensor, torch_layout, wrong_type
+from ._args import not_tensor, torch_layout, wrong_type, check_args
 from ._views import inplace, inplace_source
 from .arith import NotImplementedBackward
 from .join import cat
@@ -181,6 +181,8 @@ class LeakyReluBackward1(Node):              # derivatives.yaml: leaky_relu_ (sa
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False, _inplace=False):
+    check_args("leaky_relu_" if _inplace else "leaky_relu",
+               ("negative_slope", 2, "Number", negative_slope))
     if inplace:
         return leaky_relu_(input, negative_slope)
     x = _float_input(input, "leaky_relu_cpu")
@@ -197,6 +199,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False, _inplace=False):
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    check_args("leaky_relu_", ("negative_slope", 2, "Number", negative_slope))
     _float_input(input, "leaky_relu_cpu")
     return inplace(input, leaky_relu(inplace_source(input), negative_slope, _inplace=True))
 
@@ -282,6 +285,7 @@ def _celu_alpha(alpha):
 
 
 def celu(input, alpha=1.0, inplace=False, _inplace=False):
+    check_args("celu_" if _inplace else "celu", ("alpha", 2, "Number", alpha))
     if inplace:
         return celu_(input, alpha)
     isc = _celu_alpha(alpha)
@@ -299,6 +303,7 @@ def selu_(input):
 
 
 def celu_(input, alpha=1.0):
+    check_args("celu_", ("alpha", 2, "Number", alpha))
     _float_input(input, "elu_cpu")
     return inplace(input, celu(inplace_source(input), alpha, _inplace=True))
 
@@ -472,6 +477,7 @@ class SoftplusBackward0(Node):               # derivatives.yaml: softplus
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    check_args("softplus", ("beta", 2, "Number", beta), ("threshold", 3, "Number", threshold))
     x = _float_input(input, "softplus_cpu")
     return _record(wrap(_np_softplus(x, beta, threshold)),
                    _node(SoftplusBackward0, self=input, beta=beta, threshold=threshold), input)
@@ -518,6 +524,7 @@ class HardshrinkBackward0(SoftshrinkBackward0):  # derivatives.yaml: hardshrink
 
 
 def softshrink(input, lambd=0.5):
+    check_args("softshrink", ("lambd", 2, "Number", lambd))
     x = _float_input(input, "softshrink_check")
     _check_lambd(x, lambd)
     lam = x.dtype.type(lambd)
@@ -527,6 +534,7 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
+    check_args("hardshrink", ("lambd", 2, "Number", lambd))
     x = _float_input(input, "hardshrink_cpu")
     try:
         lam = x.dtype.type(lambd)
@@ -783,6 +791,11 @@ def _uniform_noise(n, lower, upper, generator):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,
           _inplace=False, generator=None):
+    check_args("rrelu_" if _inplace else "rrelu", ("lower", 2, "Number", lower),
+               ("upper", 3, "Number", upper), ("training", 4, "bool", training))
+    if generator is not None and type(generator).__name__ != "Generator":
+        raise TypeError(f"{'rrelu_' if _inplace else 'rrelu'}(): argument 'generator' must be "
+                        f"torch.Generator, not {type(generator).__name__}")
     if inplace:
         return rrelu_(input, lower, upper, training, generator)
     try:
@@ -811,6 +824,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    check_args("rrelu_", ("lower", 2, "Number", lower), ("upper", 3, "Number", upper),
+               ("training", 4, "bool", training))
     return inplace(input, rrelu(inplace_source(input), lower, upper, training, _inplace=True,
                                 generator=generator))
 

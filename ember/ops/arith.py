@@ -17,7 +17,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, scalar_tensor, write_out, torch_layout, layout2)
-from ._args import not_tensor
+from ._args import not_tensor, wrong_type, invalid_args
 from ._views import inplace, inplace_source, inplace_binary
 from .logical import where
 
@@ -442,6 +442,8 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
             r = x / y
     except ValueError:
         raise broadcast_error(x, y) from None
+    except TypeError:                   # a None other (no number, no tensor)
+        raise wrong_type(other, "Tensor") from None
     if r.dtype != rt.np:
         r = r.astype(rt.np)
     res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
@@ -822,6 +824,8 @@ def float_power(input, exponent, *, out=None):
 
 
 def float_power_(self, exponent):
+    if not isinstance(exponent, (Tensor, int, float, complex, np.number)):
+        raise invalid_args("float_power_", (exponent,))
     cplx = isinstance(exponent, complex) or (isinstance(exponent, Tensor) and
                                              exponent._data.dtype.kind == "c")
     want = np.complex128 if cplx or self._data.dtype.kind == "c" else np.float64

@@ -14,8 +14,9 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES, type_name
 from ..tensor import NO_ACCELERATOR, Tensor, check_device, contiguous_format, device, wrap
+from ..tensor import memory_format as memory_format_cls
 from ._args import broadcast_error
-from ._args import memory_error, not_tensor, torch_layout
+from ._args import memory_error, not_tensor, torch_layout, check_operands
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -29,7 +30,15 @@ class CloneBackward0(Node):
         return ts[0].clone()
 
 
+def check_memory_format(name, memory_format):
+    """torch's TypeError for a memory_format= that is no torch.memory_format."""
+    if memory_format is not None and not isinstance(memory_format, memory_format_cls):
+        raise TypeError(f"{name}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(memory_format).__name__}")
+
+
 def clone(input, *, memory_format=None):
+    check_memory_format("clone", memory_format)
     try:
         x = input._data
         # preserve_format (the default) keeps the input's layout (Note [Elementwise layout])
@@ -44,7 +53,8 @@ def clone(input, *, memory_format=None):
     return res
 
 
-def contiguous(input, memory_format=None):
+def contiguous(input, *, memory_format=None):
+    check_memory_format("contiguous", memory_format)
     if input._data.flags.c_contiguous:
         return input
     return clone(input, memory_format=contiguous_format)
@@ -86,6 +96,7 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
        memory_format=None):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other)."""
     dtype = D.as_dtype(dtype, "to")
+    check_memory_format("to", memory_format)
     for a in args:
         if isinstance(a, D.dtype) or a in (float, int, bool, complex):
             dtype = D.as_dtype(a, "to")
@@ -115,6 +126,8 @@ def _check_device(d):
 
 def _caster(dt):
     def cast(self, *, memory_format=None):
+        if memory_format is not None:
+            check_memory_format(cast.__name__, memory_format)
         return _to_dtype(self, dt)
     cast.__name__ = dt.name
     return cast
@@ -387,6 +400,7 @@ def fill(input, value):
         sd = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
+    check_operands("fill", input, value)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "

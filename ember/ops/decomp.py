@@ -13,7 +13,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, write_out, saved_output, requires
-from ._args import not_tensor
+from ._args import not_tensor, check_args, out_tuple
 from ._linalg import (_LinAlgError, _batch_prefix, _check_float, _check_square, _diag, _diag_embed,
                       _eye_like, _h, _outs, _tril_mask, _warn)
 from .join import cat
@@ -167,6 +167,7 @@ def _qr_backward_tall(gQ, gR, Q, R):
 
 
 def linalg_qr(A, mode="reduced", *, out=None):
+    check_args("linalg_qr", ("mode", 2, "str", mode))
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
@@ -236,10 +237,12 @@ def _eigh(A, UPLO, fn, vectors=True):
 
 
 def eigh(A, UPLO="L", *, out=None):
+    check_args("linalg_eigh", ("UPLO", 2, "str", UPLO))
     return _outs(_eigh_t(_eigh(A, UPLO, "linalg.eigh")), out, "_linalg_eigh")
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
+    check_args("linalg_eigvalsh", ("UPLO", 2, "str", UPLO))
     return write_out(_eigh(A, UPLO, "linalg.eigvalsh", vectors=False)[0], out,
                      "_linalg_eigh")
 
@@ -324,6 +327,7 @@ def _svd(A, full_matrices, fn, outputs=3):
 
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    check_args("linalg_svd", ("full_matrices", 2, "bool", full_matrices))
     if driver is not None:
         raise RuntimeError(_SVD_DRIVER)
     return _outs(_svd_t(_svd(A, full_matrices, "linalg.svd")), out, "_linalg_svd")
@@ -336,6 +340,7 @@ def svdvals(A, *, driver=None, out=None):
 
 
 def _svd_legacy(input, some=True, compute_uv=True, *, out=None):
+    check_args("svd", ("some", 2, "bool", some), ("compute_uv", 3, "bool", compute_uv))
     if not compute_uv:
         # U and V are zero-filled (m x m) and (n x n) matrices
         S = _svd(input, False, "linalg.svd", outputs=1)[1]
@@ -353,6 +358,7 @@ class CholeskyBackward0(LinalgCholeskyExBackward0):     # derivatives.yaml: chol
 
 
 def cholesky(input, upper=False, *, out=None):
+    check_args("cholesky", ("upper", 2, "bool", upper))
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
                   "removed in a future PyTorch release.\nL = torch.cholesky(A)\nshould be "
                   "replaced with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, "
@@ -740,6 +746,7 @@ def eigvals(A, *, out=None):
 
 
 def _qr_legacy(input, some=True, *, out=None):
+    check_args("qr", ("some", 2, "bool", some))
     warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a "
                   "future PyTorch release.\nThe boolean parameter 'some' has been replaced with "
                   "a string parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced "
@@ -821,6 +828,11 @@ _lu_with_info_t = _RT._lu_with_info
 
 
 def _lu_legacy(A, pivot=True, get_infos=False, out=None):
+    n_out = 3 if get_infos else 2
+    if out is not None and (not isinstance(out, (tuple, list, str)) or len(out) != n_out):
+        raise TypeError(f"expected tuple of {n_out} elements but got "
+                        f"{len(out) if hasattr(out, '__len__') else type(out).__name__}")
+    check_args("_lu_with_info", ("pivot", None, "bool", pivot))
     _warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex"
           " and will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, "
           "compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, "
@@ -861,6 +873,7 @@ def geqrf(input, *, out=None):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         link_multi((a, t), GeqrfBackward0(), input)
     if out is not None:
+        out_tuple(out, 2)
         write_out(a, out[0])
         write_out(t, out[1])
         return _RT.geqrf_out(out)
@@ -913,7 +926,9 @@ def householder_product(A, tau, *, out=None):
     return write_out(q, out)
 
 
-orgqr = householder_product
+def orgqr(input, input2, *, out=None):
+    """torch.orgqr: householder_product under its old name and argument names."""
+    return householder_product(input, input2, out=out)
 
 
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):

@@ -11,7 +11,7 @@ from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link
 from ..dtypes import result_type, type_name
 from ..tensor import wrap
-from ._args import broadcast_error, needs, saved_output, wrap_dim
+from ._args import broadcast_error, needs, saved_output, wrap_dim, check_args
 from ._args import not_tensor
 from .arith import scalar_op, AddBackward1
 from .reduce import vector_norm, _norm_backward
@@ -160,6 +160,7 @@ class PdistBackward0(Node):                  # derivatives.yaml: _pdist_forward
 
 
 def pdist(input, p=2):
+    check_args("pdist", ("p", 2, "float", p))
     try:
         x = input._data
     except AttributeError as e:

@@ -17,9 +17,9 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from ._args import wrap_dim
-from ._args import not_tensor
+from ._args import not_tensor, check_args, wrong_type
 from .join import cat
 
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -150,6 +150,7 @@ def _one_dim(input, n, dim, name):
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     except AttributeError as e:
         raise not_tensor(e) from None
+    check_args("fft_" + name, ("n", 2, "int", n, True), ("dim", 3, "int", dim))
     d = wrap_dim(dim, input.ndim)
     if n is not None and n < 1:
         raise RuntimeError(f"Invalid number of data points ({n}) specified")
@@ -158,6 +159,8 @@ def _one_dim(input, n, dim, name):
 
 def _many_dims(input, s, dim, name, default_all=True):
     """The dims and sizes of an n-dimensional transform (torch's rules for s and dim)."""
+    check_args("fft_" + name, ("s", 2, "tuple of ints", s, True),
+               ("dim", 3, "tuple of ints", dim, True))
     if s is not None and dim is not None and len(s) != len(dim):
         raise RuntimeError("When given, dim and shape arguments must have the same length")
     if dim is not None:
@@ -326,7 +329,10 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 
 def _two(fn):
+    name = "fft_" + fn.__name__[:-1] + "2"
+
     def two(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+        check_args(name, ("s", 2, "tuple of ints", s, True), ("dim", 3, "tuple of ints", dim))
         return fn(input, s, dim, norm, out=out)
     two.__name__ = fn.__name__[:-1] + "2"
     return two
@@ -339,6 +345,8 @@ fft2, ifft2, rfft2, irfft2, hfft2, ihfft2 = (_two(f) for f in (fftn, ifftn, rfft
 def _out(res, out):
     if out is None:
         return res
+    if not isinstance(out, Tensor):
+        raise wrong_type(out, "Tensor")
     if out._data.shape != res._data.shape:
         out._data = np.empty(res._data.shape, out._data.dtype)
     np.copyto(out._data, res._data, casting="unsafe")
@@ -354,6 +362,7 @@ def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=Fa
 
 
 def _freq(n, d, dtype, requires_grad, full):
+    check_args("fft_fftfreq" if full else "fft_rfftfreq", ("n", 1, "int", n), ("d", 2, "float", d))
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = D.as_dtype(dtype, "fftfreq") or D.get_default_dtype()
@@ -380,10 +389,12 @@ def _shift_dims(input, dim):
 
 
 def fftshift(input, dim=None):
+    check_args("fft_fftshift", ("dim", 2, "tuple of ints", dim, True))
     dims = _shift_dims(input, dim)
     return input.roll(tuple(input.shape[d] // 2 for d in dims), dims)
 
 
 def ifftshift(input, dim=None):
+    check_args("fft_ifftshift", ("dim", 2, "tuple of ints", dim, True))
     dims = _shift_dims(input, dim)
     return input.roll(tuple(-(input.shape[d] // 2) for d in dims), dims)

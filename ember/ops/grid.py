@@ -25,8 +25,8 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
-from ..tensor import wrap
-from ._args import needs, not_tensor
+from ..tensor import Tensor, wrap
+from ._args import check_args, needs, not_tensor
 from .join import cat, stack
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
@@ -304,6 +304,8 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to a
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if isinstance(input, Tensor):
+        check_args("grid_sampler", ("grid", 2, "Tensor", grid))
     if mode not in _MODES:
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")

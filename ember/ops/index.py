@@ -26,7 +26,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, contiguous_format, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._args import not_tensor
+from ._args import not_tensor, check_args, invalid_args, OMITTED
 from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _overlap, check_inplace, check_overlap,
                      check_overlap_arrays, inplace, inplace_source)
 from .convert import copy_, fill_, fill_value
@@ -674,8 +674,10 @@ def index_select(input, dim, index, *, out=None):
     return write_out(res, out)
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    if repeats is None:            # torch.repeat_interleave(repeats): indices repeated
+def repeat_interleave(input, repeats=OMITTED, dim=None, *, output_size=None):
+    if repeats is None:
+        raise invalid_args("repeat_interleave", (input, repeats))
+    if repeats is OMITTED:         # torch.repeat_interleave(repeats): indices repeated
         try:
             r = input._data
         except AttributeError as e:
@@ -926,6 +928,8 @@ def unravel_index(indices, shape):
         raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
     shape = tuple(shape)
     for s in shape:
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
@@ -959,6 +963,8 @@ def nonzero_static(input, *, size, fill_value=-1):
 def combinations(input, r=2, with_replacement=False):
     """The r-element combinations of a 1-D tensor's elements, as rows (a stack of index
     selections, so the gradient flows back to each chosen element)."""
+    check_args("combinations", ("r", 2, "int", r), ("with_replacement", 3, "bool",
+                                                     with_replacement))
     try:
         if input.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")

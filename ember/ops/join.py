@@ -15,7 +15,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
-from ._args import not_tensor, wrong_type
+from ._args import not_tensor, wrong_type, invalid_args, args_fit, check_args
 from ._views import make_view
 from .shape import (embed, SliceBackwardBackward0, atleast_1d, atleast_2d, atleast_3d, reshape,
                     scatter_into, SliceScatterBackward0, meshgrid, flatten, select)
@@ -334,6 +334,10 @@ def block_diag(*tensors):
 
 
 def cartesian_prod(*tensors):
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
     for t in tensors:
         try:
             if t._data.ndim != 1:
@@ -418,6 +422,8 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None, _unsaf
     if not isinstance(split_size_or_sections, (int, np.integer)) and not (
             isinstance(split_size_or_sections, Tensor) and
             split_size_or_sections._data.ndim == 0):
+        check_args("split_with_sizes", ("split_sizes", 2, "tuple of ints",
+                                        split_size_or_sections))
         return split_with_sizes(tensor, split_size_or_sections, dim, _unsafe=_unsafe)
     x = tensor._data
     if x.ndim == 0:
@@ -487,6 +493,7 @@ def chunk(input, chunks, dim=0, *, _unsafe=False):
 
 
 def unsafe_split(tensor, split_size, dim=0):
+    check_args("unsafe_split", ("split_size", 2, "int", split_size), ("dim", 3, "int", dim))
     return split(tensor, split_size, dim, _unsafe=True)
 
 
@@ -552,6 +559,8 @@ def _dir_split(name, min_dim, dim_of):
             x = input._data
         except AttributeError as e:
             raise not_tensor(e) from None
+        if indices_or_sections is None or not args_fit(("tuple of ints", indices_or_sections)):
+            raise invalid_args(name, (input, indices_or_sections))
         if x.ndim < min_dim:
             raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} "
                                f"dimension, but got a tensor with {x.ndim} dimensions!")

@@ -26,7 +26,7 @@ from . import loss as _loss
 from . import normalization as _norm
 from . import pool as _pool
 from ._args import saved_output, write_out
-from ._args import not_tensor
+from ._args import not_tensor, check_args
 from .distance import _norm_np
 from .normalization import _stats, _invstd      # (the statistics batch_norm computes)
 from .reduce import _norm_backward
@@ -259,6 +259,7 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
                             ceil_mode=False):
+    check_args("max_pool1d_with_indices", ("kernel_size", 2, "tuple of ints", kernel_size))
     return _pool.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode,
                             True)
 
@@ -360,6 +361,7 @@ def _norm_all(v, p):
 def norm_except_dim(v, pow=2, dim=0):
     """The norm over every dim but dim, shaped with 1 there (weight_norm's g); dim=-1: the norm
     of everything."""
+    check_args("norm_except_dim", ("pow", 2, "int", pow), ("dim", 3, "int", dim))
     if dim == -1:
         return _norm_all(v, pow)
     try:
@@ -401,6 +403,7 @@ def _shuffle(x, groups):
 
 
 def channel_shuffle(input, groups):
+    check_args("channel_shuffle", ("groups", 2, "int", groups))
     try:
         res = wrap(_shuffle(input._data, groups))
     except AttributeError as e:
@@ -413,6 +416,7 @@ def channel_shuffle(input, groups):
 
 
 def native_channel_shuffle(input, groups):
+    check_args("native_channel_shuffle", ("groups", 2, "int", groups))
     """channel_shuffle with torch's NotImplemented node (it has no derivative formula)."""
     try:
         res = wrap(_shuffle(input._data, groups))

@@ -16,7 +16,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args,
                     layout2, torch_layout)
-from ._args import not_tensor
+from ._args import not_tensor, invalid_args, OMITTED
 from ._views import check_overlap, inplace, inplace_binary
 
 
@@ -35,8 +35,12 @@ class WhereBackward0(Node):                  # derivatives.yaml: where.self
         return where(c, 0.0 if ts[0] is None else ts[0], 0.0 if ts[1] is None else ts[1])
 
 
-def where(condition, input=None, other=None, *, out=None):
-    if input is None and other is None:
+def where(condition, input=OMITTED, other=OMITTED, *, out=None):
+    if input is None or other is None or (input is OMITTED) != (other is OMITTED):
+        raise invalid_args("where", [a for a in (condition, input, other) if a is not OMITTED])
+    if input is OMITTED:
+        if out is not None:             # where(condition) has no out=
+            raise invalid_args("where", (condition,), {"out": out})
         try:
             return condition.nonzero(as_tuple=True)
         except AttributeError as e:
@@ -249,6 +253,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"allclose(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 

@@ -21,7 +21,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import promote_types, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs
-from ._args import not_tensor
+from ._args import not_tensor, check_args
 from .activation import logsigmoid
 from .arith import (scalar_op, AddBackward1, SubBackward1, MulBackward1, DivBackward1,
                     NotImplementedBackward)
@@ -682,6 +682,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
+    check_args("hinge_embedding_loss", ("target", 2, "Tensor", target),
+               ("margin", 3, "float", margin))
     try:
         zeros = wrap(np.zeros_like(input._data))
     except AttributeError as e:

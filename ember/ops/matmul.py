@@ -16,7 +16,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs, scalar_array, wrap_dim, write_out, requires
-from ._args import not_tensor
+from ._args import not_tensor, check_args
 from ._linalg import _h
 from ._views import inplace, inplace_source
 from .shape import _mH, _mT, _unsafe_view, squeeze_
@@ -436,6 +436,7 @@ def _rmatmul(self, other):
 
 
 def outer(input, vec2, *, out=None):
+    check_args("outer", ("vec2", 2, "Tensor", vec2))
     try:
         if input._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")

@@ -16,7 +16,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, write_out, saved_output, requires
-from ._args import not_tensor, wrong_type
+from ._args import not_tensor, wrong_type, check_args, invalid_args, args_fit, OMITTED
 from ._linalg import _check_float, _check_matrices, _check_square, _h, _outs, _warn
 from .convert import copy_
 from .decomp import (_lu_legacy, _qr_legacy, _slogdet_old_t, _slogdet_t, _svd_legacy,
@@ -181,6 +181,7 @@ def pinverse(input, rcond=1e-15):
 
 
 def matrix_power(A, n, *, out=None):
+    check_args("matrix_power", ("n", 2, "int", n))
     try:
         a = A._data
     except AttributeError as e:
@@ -214,6 +215,9 @@ def _vector_norm(*args, **kwargs):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    if not _ord_ok(ord) or not args_fit(("bool", keepdim)) or \
+            dtype is not None and type(dtype).__name__ != "dtype":
+        raise invalid_args("linalg_matrix_norm", (A, ord))
     a = _check_matrices(A, "linalg.matrix_norm")
     _check_float(A, "linalg.matrix_norm", "input")
     if isinstance(ord, str):
@@ -253,6 +257,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    if ord is not None and not _ord_ok(ord) or not args_fit(("bool", keepdim)):
+        raise invalid_args("linalg_norm", (A, ord))
     try:
         a = A._data
     except AttributeError as e:
@@ -345,6 +351,10 @@ def chain_matmul(*matrices, out=None):
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
                   "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
                   "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
+    for i, m in enumerate(matrices):
+        if not isinstance(m, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(m).__name__}")
     if len(matrices) == 1:
         try:
             if matrices[0]._data.ndim != 2:
@@ -472,6 +482,7 @@ def _pinv_backward(grad, P, A):
 
 
 def lstsq(A, B, rcond=None, *, driver=None, out=None):
+    check_args("lstsq", ("b", 2, "Tensor", B))
     return _outs(_lstsq(A, B, rcond, driver), out, "linalg_lstsq")
 
 
@@ -529,6 +540,7 @@ def _lstsq(A, B, rcond, driver):
 
 
 def tensorinv(A, ind=2, *, out=None):
+    check_args("linalg_tensorinv", ("ind", 2, "int", ind))
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     try:
@@ -544,6 +556,7 @@ def tensorinv(A, ind=2, *, out=None):
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
+    check_args("tensorsolve", ("other", 2, "Tensor", B))
     if dims is not None:
         nd = A._data.ndim
         dd = [wrap_dim(d, nd) for d in dims]
@@ -617,7 +630,14 @@ lu = _lu_legacy
 lu_solve = _lu_solve_legacy
 
 
+def _ord_ok(ord):
+    """torch's norm overloads take ord as a number or as a string."""
+    return isinstance(ord, str) or args_fit(("Number", ord)) and ord is not None
+
+
 def cond(A, p=None, *, out=None):
+    if p is not None and not _ord_ok(p):
+        raise invalid_args("linalg_cond", (A, p))
     try:
         a = A._data
     except AttributeError as e:
@@ -647,6 +667,8 @@ _PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    if p is not None and not isinstance(p, str):
+        check_args("vector_norm", ("ord", 2, "Number", p))
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             return vector_norm(input, 2, dim, keepdim, dtype=dtype, out=out)
@@ -661,6 +683,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
 
 def torch_vander(x, N=None, increasing=False):
+    check_args("vander", ("N", 2, "int", N, True), ("increasing", 3, "bool", increasing))
     """torch.vander (not linalg.vander, above; exported as ember.vander): columns x**0 .. x**(N-1) (reversed unless increasing), made as the
     cumulative product of [1, x, x, ...] so that its gradient is the product rule's. (torch
     builds the same product with in-place writes, whose backward fails on a saved-tensor
@@ -728,18 +751,23 @@ def _matrix_rank_removed(input, tol=None, symmetric=False, *, out=None):
 
 
 
-def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+def nuclear_norm(input, dim=OMITTED, keepdim=False, *, out=None):
     """torch.nuclear_norm (deprecated, kept for JIT): linalg.matrix_norm(input, 'nuc')."""
+    if dim is not OMITTED and not isinstance(dim, bool) and not args_fit(("tuple of ints", dim)) \
+            or dim is None or not args_fit(("bool", keepdim)):
+        raise invalid_args("nuclear_norm", (input, dim))
     _warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
           "removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, "
           "keepdim)` instead")
     if isinstance(dim, bool):
-        dim, keepdim = None, dim
-    return write_out(matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim), out)
+        dim, keepdim = OMITTED, dim
+    return write_out(matrix_norm(input, "nuc", (-2, -1) if dim is OMITTED else dim, keepdim), out)
 
 
 def frobenius_norm(input, dim, keepdim=False, *, out=None):
     """torch.frobenius_norm (deprecated, kept for JIT): the 2-norm over dim."""
+    check_args("frobenius_norm", ("dim", 2, "tuple of ints", dim),
+               ("keepdim", 3, "bool", keepdim))
     _warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
           "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
           "keepdim)` instead")

@@ -16,7 +16,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, write_out
-from ._args import not_tensor, wrong_type
+from ._args import not_tensor, wrong_type, check_args
 from ._views import mark_written
 from .arith import scalar_op, AddBackward1
 from .join import cat
@@ -325,6 +325,9 @@ class NativeGroupNormBackward0(Node):        # derivatives.yaml: native_group_no
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    check_args("group_norm", ("num_groups", 2, "int", num_groups),
+               ("weight", 3, "Tensor", weight, True), ("bias", 4, "Tensor", bias, True),
+               ("eps", 5, "float", eps))
     return _group_norm(input, num_groups, weight, bias, eps, False)
 
 
@@ -466,5 +469,12 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 # ---------------------------------------------------------------- normalize
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    # torch's F.normalize calls input.norm(p, dim): None is the 2-norm, 'fro' over one dim too,
+    # any other string asks for a matrix norm, which one dim cannot give
+    if p is None or isinstance(p, str) and p == "fro":
+        p = 2.0
+    elif isinstance(p, str):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    check_args("linalg_vector_norm", ("ord", 2, "Number", p), ("dim", 3, "tuple of ints", dim))
     denom = vector_norm(input, p, dim, True).clamp_min(eps).expand_as(input)
     return write_out(input / denom, out)

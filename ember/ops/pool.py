@@ -14,7 +14,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs
-from ._args import wrong_type
+from ._args import wrong_type, check_args
 from ._windows import offsets, int_tuple
 
 
@@ -592,7 +592,13 @@ def _output_size(output_size, x, fn, n=2):
     if isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool):
         sizes = (int(output_size),) * n
     else:
-        sizes = tuple(output_size)
+        # (torch's F.adaptive_*_pool takes len() first: its TypeError for None or an object)
+        sizes = tuple(output_size[i] for i in range(len(output_size)))
+        for i, v in enumerate(sizes):
+            if v is not None and not (isinstance(v, (int, np.integer)) and
+                                      not isinstance(v, bool)):
+                raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of "
+                                f"ints, but found element of type {type(v).__name__} at pos {i}")
         if len(sizes) != n:
             raise RuntimeError(f"{fn}: output_size must be {n}")
     try:
@@ -651,6 +657,7 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def _one_size(output_size, fn):
+    check_args(fn, ("output_size", 2, "tuple of ints", output_size))
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != 1:
             raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got "

@@ -18,9 +18,10 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, requires, conj_if_complex, broadcast_error)
-from ._args import not_tensor, wrong_type
+from ._args import not_tensor, wrong_type, invalid_args, OMITTED, out_tuple
 from .arith import _zeros
 from ._views import inplace, inplace_source
+from .shape import size_args
 from .binary import maximum, minimum
 from .join import cat
 from .logical import where
@@ -40,8 +41,13 @@ def _required_dim(op, dim, axis=None):
 
 
 def _np_aliases(dim, keepdim, axis, keepdims):
-    """torch accepts NumPy's names axis= and keepdims= for dim= and keepdim=."""
-    return (dim if axis is None else axis), (keepdim if keepdims is None else keepdims)
+    """torch accepts NumPy's names axis= and keepdims= for dim= and keepdim=; keepdim must
+    be a bool (Note [Argument types])."""
+    if keepdims is not None:
+        keepdim = keepdims
+    if keepdim is not False and keepdim is not True:
+        raise wrong_type(keepdim, "bool")
+    return (dim if axis is None else axis), keepdim
 
 
 def _unsqueeze_dims(grad, dims, keepdim):
@@ -432,9 +438,11 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
         return (t * _prod_others_t(s, d)).sum(d, keepdim=self._saved_keepdim)
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+def prod(input, dim=OMITTED, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    if dim is None:
+        raise invalid_args("prod", (input, dim))
     dtype = D.as_dtype(dtype, "prod")
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
+    dim, keepdim = _np_aliases(None if dim is OMITTED else dim, keepdim, axis, keepdims)
     if dtype is not None and input._requires_grad and dtype.np != input._data.dtype:
         _sum_dtype(input._data, dtype, input)
         input = input.to(dtype)              # torch computes (and differentiates) in dtype
@@ -564,14 +572,17 @@ def _minmax(input, dim, keepdim, largest, out):
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     if out is not None:
+        out_tuple(out, 2)
         write_out(values, out[0])
         write_out(indices, out[1])
         return (_RT.max_out if largest else _RT.min_out)(out)
     return (_RT.max if largest else _RT.min)((values, indices))
 
 
-def max(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keepdims=None):
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
+def max(input, dim=OMITTED, keepdim=False, *, out=None, other=None, axis=None, keepdims=None):
+    if dim is None:
+        raise invalid_args("max", (input, dim))
+    dim, keepdim = _np_aliases(None if dim is OMITTED else dim, keepdim, axis, keepdims)
     if other is not None:
         dim = other
     if isinstance(dim, Tensor):
@@ -579,8 +590,10 @@ def max(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keep
     return _minmax(input, dim, keepdim, True, out)
 
 
-def min(input, dim=None, keepdim=False, *, out=None, other=None, axis=None, keepdims=None):
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
+def min(input, dim=OMITTED, keepdim=False, *, out=None, other=None, axis=None, keepdims=None):
+    if dim is None:
+        raise invalid_args("min", (input, dim))
+    dim, keepdim = _np_aliases(None if dim is OMITTED else dim, keepdim, axis, keepdims)
     if other is not None:
         dim = other
     if isinstance(dim, Tensor):
@@ -608,7 +621,7 @@ def _amaxmin(input, dim, keepdim, largest, out):
     name = "amax" if largest else "amin"
     _kernel_check(input, "max_values_cpu" if largest else "min_values_cpu")
     x = input._data
-    every = dim is None or not isinstance(dim, int) and len(dim) == 0
+    every = dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0
     if x.size == 0 and every:
         raise _reduce_empty_error(name, x)
     dims, axis = _red_dims(dim if dim is not None else (), x.ndim)
@@ -686,6 +699,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         node._saved_keepdim = keepdim
         link_multi([mn, mx], node, input)
     if out is not None:
+        out_tuple(out, 2)
         write_out(mn, out[0])
         write_out(mx, out[1])
         return _RT.aminmax_out(out)
@@ -817,6 +831,9 @@ def _norm_values(x, p, axis, keepdim):
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     dtype = D.as_dtype(dtype, "linalg_vector_norm")
+    if keepdim is not False and keepdim is not True:
+        raise TypeError(f"linalg_vector_norm(): argument 'keepdim' must be bool, not "
+                        f"{type(keepdim).__name__}")
     try:
         x = input._data
     except AttributeError as e:
@@ -1235,8 +1252,7 @@ def renorm_(self, p, dim, maxnorm):
 def sum_to_size(self, *size):
     if not size:
         raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
+    size = size_args(size, "sum_to_size")
     shape = self._data.shape
     lead = len(shape) - len(size)
     ok = lead >= 0 and builtins.all(s == d or s == 1 for s, d in zip(size, shape[lead:]))

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..autograd.graph import Node, link, link_multi
 from ..tensor import Tensor, wrap
-from ._args import needs, requires
+from ._args import invalid_args, needs, requires
 from .dropout import dropout as _dropout
 from .join import cat, stack
 from .matmul import addmm, matmul
@@ -512,7 +512,7 @@ def _sequence_args(name, args, kwargs, n_hidden):
     packed = len(args) > k and isinstance(args[k], Tensor)
     names = names_packed if packed or "batch_sizes" in kwargs else names_padded
     if len(args) + len(kwargs) != len(names):
-        raise TypeError(f"{name}() received an invalid combination of arguments")
+        raise invalid_args(name, args, kwargs)
     bound = dict(zip(names, args))
     bound.update(kwargs)
     return bound, names is names_packed

@@ -10,7 +10,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
-from ._args import not_tensor
+from ._args import not_tensor, check_args, invalid_args, args_fit, OMITTED
 from ._views import check_inplace, inplace, inplace_source, mark_written
 from .join import cat
 from .logical import where
@@ -312,6 +312,8 @@ def _floated(t):
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    check_args("diff", ("n", 2, "int", n), ("dim", 3, "int", dim),
+               ("prepend", 4, "Tensor", prepend, True), ("append", 5, "Tensor", append, True))
     return write_out(_diff(input, n, dim, prepend, append), out, "sub")
 
 
@@ -358,18 +360,22 @@ def _empty_trapezoid(y, d):
     return wrap(np.zeros(shape, dt.np))
 
 
-def _trapezoid_dim(y, dim):
-    """The wrapped dim of (cumulative_)trapezoid (a 0-d y has none)."""
+def _trapezoid_args(name, y, x, dx, dim):
+    """x (None when omitted) and the wrapped dim of (cumulative_)trapezoid, after torch's
+    argument checks (a 0-d y has no dim)."""
+    if x is not OMITTED and not args_fit(("Tensor or Number", x)) or x is None:
+        raise invalid_args(name, (y, x))
+    check_args(name, ("dx", None, "Number", dx, True), ("dim", None, "int", dim))
     try:
         if y.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     except AttributeError as e:
         raise not_tensor(e) from None
-    return wrap_dim(dim, y.ndim)
+    return None if x is OMITTED else x, wrap_dim(dim, y.ndim)
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
-    d = _trapezoid_dim(y, dim)
+def trapezoid(y, x=OMITTED, *, dx=None, dim=-1):
+    x, d = _trapezoid_args("trapezoid", y, x, dx, dim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None                   # trapezoid(y, dx) as a positional spacing
     if x is None:
@@ -390,12 +396,14 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     return ((_slice(y, d, 1) + _slice(y, d, 0, -1)) * h).sum(d) / 2.0
 
 
-def trapz(y, x=None, *, dx=None, dim=-1):
+def trapz(y, x=OMITTED, *, dx=None, dim=-1):
+    if x is not OMITTED and not args_fit(("Tensor or Number", x)) or x is None:
+        raise invalid_args("trapz", (y, x))
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    d = _trapezoid_dim(y, dim)
+def cumulative_trapezoid(y, x=OMITTED, *, dx=None, dim=-1):
+    x, d = _trapezoid_args("cumulative_trapezoid", y, x, dx, dim)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None
     pair = _slice(y, d, 1) + _slice(y, d, 0, -1)

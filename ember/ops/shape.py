@@ -20,7 +20,8 @@ from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
-from ._args import no_memory, not_tensor, wrong_type
+from ._args import no_memory, not_tensor, wrong_type, check_args, invalid_args
+from ._args import OVERLOADED, OMITTED
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
                      mark_written, reshaped_in_place)
 
@@ -51,6 +52,8 @@ def size_args(args, name=None, arg="size"):
         if i:
             raise TypeError(f"{what} failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {kind}\"") from None
+        if name in OVERLOADED:         # rand(t, ...): no overload takes a tensor first
+            raise invalid_args(name, args) from None
         raise TypeError(f"{what} (position 1) must be tuple of ints, but found element of type "
                         f"{kind} at pos {i}") from None
 
@@ -339,12 +342,14 @@ class SqueezeBackward2(Node):                # squeeze.dims
         return ts[0].squeeze(self._saved_dim)
 
 
-def squeeze(input, dim=None):
+def squeeze(input, dim=OMITTED):
     try:
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
     if dim is None:
+        raise invalid_args("squeeze", (input, dim))
+    if dim is OMITTED:
         node = SqueezeBackward0()
         axes = tuple(i for i, s in enumerate(x.shape) if s == 1)
     else:
@@ -622,6 +627,7 @@ def expand_as(input, other):
 
 
 def broadcast_to(input, size):
+    check_args("broadcast_to", ("size", 2, "tuple of ints", size))
     return expand(input, size)
 
 
@@ -732,6 +738,7 @@ def repeat(input, *repeats, **kwargs):
 
 
 def tile(input, dims):
+    check_args("tile", ("dims", 2, "tuple of ints", dims))
     reps = size_args((dims,) if isinstance(dims, (int, np.integer)) else tuple(dims), "tile",
                      "dims")
     n = input._data.ndim
@@ -1447,6 +1454,8 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 def _tri_indices(name, fn):
     def op(row, col, offset=0, *, dtype=None, device=None, layout=None):
+        check_args(name, ("row", 1, "int", row), ("col", 2, "int", col),
+                   ("offset", 3, "int", offset))
         dt = D.int64 if dtype is None else dtype
         if dt.np.kind not in "iu":
             raise NotImplementedError(f'"{name}" not implemented for \'{type_name(dt.np)}\'')

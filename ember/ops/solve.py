@@ -12,7 +12,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import broadcast_error, needs, write_out, saved_output, requires
-from ._args import not_tensor
+from ._args import not_tensor, check_args
 from ._linalg import (_LinAlgError, _check_float, _check_square, _h, _lu_zero_pivot, _outs,
                       _singular_error, _warn)
 from .matmul import matmul
@@ -278,6 +278,7 @@ class CholeskyInverseBackward0(Node):        # derivatives.yaml: cholesky_invers
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
+    check_args("cholesky_inverse", ("upper", 2, "bool", upper))
     try:
         l = input._data
     except AttributeError as e:

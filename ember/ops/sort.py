@@ -11,7 +11,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
-from ._args import not_tensor
+from ._args import not_tensor, check_args, invalid_args, args_fit, OMITTED
 from .reduce import (MaxBackward0, MaxBackward1, _complex_check, _kernel_check, _np_aliases,
                      _pymin, _scatter_add)
 
@@ -308,6 +308,9 @@ def _sort_order(x, d, descending, stable):
 
 
 def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
+    if not args_fit(("bool", descending), ("bool", stable)):
+        raise invalid_args("sort", (input,), {k: v for k, v in (("stable", stable), (
+            "descending", descending)) if not args_fit(("bool", v))})
     if axis is not None:
         dim = axis
     if isinstance(dim, bool):
@@ -340,6 +343,9 @@ def _pair_out(values, indices, out, rt, rt_out):
 
 
 def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
+    if not args_fit(("bool", descending), ("bool", stable)):
+        raise invalid_args("argsort", (input,), {k: v for k, v in (("stable", stable), (
+            "descending", descending)) if not args_fit(("bool", v))})
     if axis is not None:
         dim = axis
     _complex_check(input, " Sort does not support complex dtypes on CPU")
@@ -355,6 +361,8 @@ def msort(input, *, out=None):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    check_args("topk", ("k", 2, "int", k), ("dim", 3, "int", dim), ("largest", 4, "bool", largest),
+               ("sorted", 5, "bool", sorted))
     try:
         x = input._data
     except AttributeError as e:
@@ -460,6 +468,8 @@ def _values_indices(vals, idx, input, node_cls, d, keepdim):
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
+    check_args("kthvalue", ("k", 2, "int", k), ("dim", 3, "int", dim, True),
+               ("keepdim", 4, "bool", keepdim))
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     _kernel_check(input, "kthvalue_cpu", "bc")
     def pos(sx, n, d=None):
@@ -482,6 +492,9 @@ def write_pair(res, out, rt):
     if out is None:
         return res
     name = rt.__name__[:-len("_out")]
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
     write_out(res[0], out[0], name)
     write_out(res[1], out[1], name)
     return rt((out[0], out[1]))
@@ -542,17 +555,23 @@ def _empty_reduction(x, dim):
     return x.shape[wrap_dim(dim, x.ndim)] == 0
 
 
-def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+def median(input, dim=OMITTED, keepdim=False, *, out=None, axis=None, keepdims=None):
     return _median(input, dim, keepdim, out, axis, keepdims, False)
 
 
-def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+def nanmedian(input, dim=OMITTED, keepdim=False, *, out=None, axis=None, keepdims=None):
     return _median(input, dim, keepdim, out, axis, keepdims, True)
 
 
 def _median(input, dim, keepdim, out, axis, keepdims, nan):
     """median (nan False: a NaN is the median) or nanmedian (NaNs ignored)."""
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
+    fn = "nanmedian" if nan else "median"
+    if dim is OMITTED:
+        if out is not None:             # out= belongs to the dim overload
+            raise TypeError(f'{fn}() missing 1 required positional arguments: "dim"')
+    else:
+        check_args(fn, ("dim", 2, "int", dim))
+    dim, keepdim = _np_aliases(None if dim is OMITTED else dim, keepdim, axis, keepdims)
     try:
         if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
             _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
@@ -673,6 +692,9 @@ def _rows_of(x, d):
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    check_args("_unique2", ("sorted", None, "bool", sorted),
+               ("return_inverse", None, "bool", return_inverse),
+               ("return_counts", None, "bool", return_counts), ("dim", None, "int", dim, True))
     try:
         x = input._data
     except AttributeError as e:
@@ -705,6 +727,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    check_args("unique_consecutive", ("return_inverse", None, "bool", return_inverse),
+               ("return_counts", None, "bool", return_counts), ("dim", None, "int", dim, True))
     try:
         x = input._data
     except AttributeError as e:
@@ -766,6 +790,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         b = sorted_sequence._data
     except AttributeError as e:
         raise not_tensor(e) from None
+    if not args_fit(("Tensor or Number", input)) or input is None:
+        raise invalid_args("searchsorted", (sorted_sequence, input))
     side = _search_side(side, right)
     if b.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
@@ -802,6 +828,12 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    if not (isinstance(elements, Tensor) or isinstance(test_elements, Tensor)) or not \
+            args_fit(("Tensor or Number", elements), ("Tensor or Number", test_elements),
+                     ("bool", assume_unique),
+                     ("bool", invert)) or None in (elements, test_elements):
+        kw = {k: v for k, v in (("assume_unique", assume_unique), ("invert", invert)) if v}
+        raise invalid_args("isin", (elements, test_elements), kw)
     e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     for a in (e, t):

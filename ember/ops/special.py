@@ -20,7 +20,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import floating, needs, saved_output, write_out
-from ._args import not_tensor, torch_layout
+from ._args import not_tensor, torch_layout, check_operands
 from ._specfun import (airy_ai_kernel, bessel_i_kernel, bessel_jy_kernel, bessel_k_kernel,
                        digamma_kernel, hurwitz_zeta, igamma_kernels, lgamma_kernel,
                        polygamma_kernel, polynomial_kernel)
@@ -636,6 +636,7 @@ def special_xlog1py(input, other, *, out=None):
     t_in, t_other = isinstance(input, Tensor), isinstance(other, Tensor)
     if not (t_in or t_other):
         raise TypeError("special_xlog1py() received an invalid combination of arguments")
+    check_operands("special_xlog1py", input, other)
     rt = D.result_type(input, other)
     rt = (rt if rt.category >= D.FLOAT else D.get_default_dtype()).np
     x = input._data.astype(rt, copy=False) if t_in else np.asarray(input, rt)
@@ -677,6 +678,7 @@ class SpecialZetaBackward2(Node):            # special_zeta.other_scalar: not di
 
 
 def special_zeta(input, other, *, out=None):
+    check_operands("special_zeta", input, other)
     t_in, t_other = isinstance(input, Tensor), isinstance(other, Tensor)
     rt = D.result_type(input, other)
     rt = (rt if rt.category >= D.FLOAT else D.get_default_dtype()).np
@@ -733,6 +735,7 @@ special_spherical_bessel_j0 = _plain(_spherical_j0_kernel, "spherical_bessel_j0"
 
 def special_polynomial(kind, x, n, out=None):
     """An orthogonal polynomial of degree n at x (either may be a number); no history."""
+    check_operands("special_" + "_polynomial_".join(kind.rsplit("_", 1)), x, n)
     t_x, t_n = isinstance(x, Tensor), isinstance(n, Tensor)
     rt = D.result_type(x, n)
     rt = (rt if rt.category >= D.FLOAT else D.get_default_dtype()).np

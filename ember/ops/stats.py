@@ -12,7 +12,7 @@ from ..autograd.graph import Node, NotImplementedBackward, link, link_multi
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output
-from ._args import not_tensor, wrong_type
+from ._args import not_tensor, wrong_type, check_args, invalid_args, args_fit
 from .logical import where
 from .reduce import _const, _expand_to, _np_aliases, _pymax, _red_dims, _unsqueeze_dims
 
@@ -22,6 +22,9 @@ from .reduce import _const, _expand_to, _np_aliases, _pymax, _red_dims, _unsquee
 def _var_args(dim, unbiased, correction, name):
     if isinstance(dim, bool):                # legacy var(input, unbiased)
         dim, unbiased = None, dim
+    if unbiased is not None and not isinstance(unbiased, bool):
+        raise wrong_type(unbiased, "bool")
+    check_args(name, ("correction", None, "Number", correction, True))
     if unbiased is not None and correction is not None:
         raise TypeError(f"{name}() received an invalid combination of arguments")
     if correction is None:
@@ -293,6 +296,8 @@ def _data_range(x, lo, hi, name):
 
 
 def _weight_check(x, weight):
+    if weight is not None and not isinstance(weight, Tensor):
+        raise wrong_type(weight, "Tensor")
     if weight is not None and weight._data.dtype != x.dtype:
         raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and "
                            f"weight tensor should have the same dtype, but got input("
@@ -306,6 +311,8 @@ def _float_input(x, name):
 
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
+    check_args("histc", ("bins", 2, "int", bins), ("min", 3, "Number", min),
+               ("max", 4, "Number", max))
     try:
         x = input._data
     except AttributeError as e:
@@ -322,6 +329,8 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    if not args_fit(("Tensor", bins)) and not args_fit(("int", bins)) or bins is None:
+        raise invalid_args("histogram", (input, bins))
     try:
         x = input._data
     except AttributeError as e:
@@ -360,6 +369,12 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
 
 
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    if isinstance(bins, (list, tuple)) and not all(isinstance(b, Tensor) for b in bins) \
+            and not args_fit(("tuple of ints", bins)):
+        i, b = next((i, b) for i, b in enumerate(bins) if not isinstance(b, Tensor))
+        raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(b).__name__}")
+    if not isinstance(bins, (list, tuple)) and not args_fit(("int", bins)) or bins is None:
+        raise invalid_args("histogramdd", (input, bins))
     try:
         x = input._data
     except AttributeError as e:
@@ -405,6 +420,8 @@ builtins_range = range
 
 
 def bincount(input, weights=None, minlength=0):
+    check_args("bincount", ("weights", 2, "Tensor", weights, True),
+               ("minlength", None, "int", minlength))
     try:
         x = input._data
     except AttributeError as e:
@@ -431,6 +448,9 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     name = "nanquantile" if ignore_nan else "quantile"
+    if not (isinstance(q, Tensor) or args_fit(("float", q), ("int", dim), ("bool", keepdim))) \
+            or q is None:
+        raise invalid_args(name, (input, q) + ((dim,) if dim is not None else ()))
     try:
         x = input._data
     except AttributeError as e:
@@ -508,6 +528,9 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
+    check_args("cov", ("correction", None, "int", correction),
+               ("fweights", None, "Tensor", fweights, True),
+               ("aweights", None, "Tensor", aweights, True))
     try:
         if input.ndim > 2:
             raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "

@@ -25,7 +25,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, floating, write_out)
-from ._args import not_tensor, torch_layout, wrong_type
+from ._args import not_tensor, torch_layout, wrong_type, invalid_args, check_args, out_tuple
 from ._views import check_overlap, inplace, inplace_source
 from .arith import _grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow
 from .complex import real
@@ -594,6 +594,7 @@ class LogitBackward0(_SavesSelf):
 
 
 def logit(input, eps=None, *, out=None):
+    check_args("logit", ("eps", 2, "float", eps, True))
     try:
         x = floating(input._data)
     except AttributeError as e:
@@ -683,9 +684,7 @@ _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 _np_ones_u = {u: np.array(1, u) for u in _UINT.values()}
 
 
-def relu(input, inplace=False):
-    if inplace:
-        return relu_(input)
+def relu(input):
     try:
         x = input._data
     except AttributeError as e:
@@ -1002,6 +1001,8 @@ class ClampMaxBackward1(_SavesSelf):
 
 
 def clamp_min(input, min, *, out=None):
+    if min is None:
+        raise invalid_args("clamp_min", (input, min))
     res = _clamp_data(input, min, None)
     if isinstance(min, Tensor):
         if _grad_needed(input, min):
@@ -1016,6 +1017,8 @@ def clamp_min(input, min, *, out=None):
 
 
 def clamp_max(input, max, *, out=None):
+    if max is None:
+        raise invalid_args("clamp_max", (input, max))
     res = _clamp_data(input, None, max)
     if isinstance(max, Tensor):
         if _grad_needed(input, max):
@@ -1189,6 +1192,7 @@ def relu_(self):
 
 
 def logit_(self, eps=None):
+    check_args("logit_", ("eps", 2, "float", eps, True))
     return inplace(self, logit(inplace_source(self), eps))
 
 
@@ -1206,11 +1210,15 @@ clip_ = clamp_
 
 
 def clamp_min_(self, min):
+    if min is None:
+        raise invalid_args("clamp_min_", (self, min))
     check_overlap(self, min)
     return inplace(self, clamp_min(inplace_source(self), min))
 
 
 def clamp_max_(self, max):
+    if max is None:
+        raise invalid_args("clamp_max_", (self, max))
     check_overlap(self, max)
     return inplace(self, clamp_max(inplace_source(self), max))
 
@@ -1247,6 +1255,7 @@ def frexp(input, *, out=None):
         node._saved_exponent = expo
         link(mant, node, input)
     if out is not None:
+        out_tuple(out, 2)
         write_out(mant, out[0])
         write_out(expo, out[1])
         return _RT.frexp_out(out)
