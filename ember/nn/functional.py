@@ -23,7 +23,8 @@ from ..ops.matmul import addmm, matmul
 from ..ops.pad import pad
 from ..ops.pool import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool3d, avg_pool2d, adaptive_avg_pool1d,
                         adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
-                        adaptive_max_pool2d, max_unpool1d, max_unpool2d)
+                        adaptive_max_pool2d, max_unpool1d, max_unpool2d,
+                        adaptive_max_pool3d, max_unpool3d)
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
 from ..ops.grid import affine_grid, grid_sample
 from ..ops.layer_forms import channel_shuffle, native_channel_shuffle
@@ -59,6 +60,7 @@ __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"
             "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
             "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
             "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",
+            "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "max_unpool3d",
             "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
             "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample",
             "affine_grid"]
@@ -1083,6 +1085,10 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
     return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool3d(input, output_size, True)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

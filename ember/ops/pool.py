@@ -1128,3 +1128,194 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     _pool3d_checks(x, k, s, p, (1, 1, 1), ceil_mode)
     return _avg_pool3d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad),
                           divisor_override)
+
+
+# ------------------------------------------------------------------ adaptive_max_pool3d
+
+def _adaptive_max3d_np(x, out):
+    """Max over each adaptive 3-d window, and its flat index in the D*H*W volume (windows
+    scanned depth, row, column first; torch's first-largest / NaN rule via _argmax_views)."""
+    sp = x.shape[-3:]
+    pos, ks = [], []
+    for n, o in zip(sp, out):
+        s, e = _adaptive_bounds(n, o)
+        k = int((e - s).max(initial=0))
+        # (short windows repeat their last element: no change to the max or the first one)
+        pos.append(np.minimum(s[:, None] + np.arange(k), e[:, None] - 1))   # (O, k)
+        ks.append(k)
+    shape = x.shape[:-3] + tuple(out)
+    if not all(ks):
+        return np.zeros(shape, x.dtype), np.zeros(shape, np.int64)
+    a, b, c = pos
+    views = [x[..., a[:, i][:, None, None], b[:, j][:, None], c[:, k]]
+             for i in range(ks[0]) for j in range(ks[1]) for k in range(ks[2])]
+    m, w = _argmax_views(views)
+    i, rest = np.divmod(w, ks[1] * ks[2])
+    j, k = np.divmod(rest, ks[2])
+    o0, o1, o2 = (np.arange(o) for o in out)
+    idx = ((a[o0[:, None, None], i] * sp[1] + b[o1[:, None], j]) * sp[2] + c[o2, k])
+    return m, idx.astype(np.int64, copy=False)
+
+
+def _volume_gather(grad, indices):
+    """grad (..., D, H, W) read at each volume's flat indices, with ember ops
+    (differentiable; torch's double backward: a gather, then ViewBackward0)."""
+    idx = indices._data
+    lead = idx.shape[:-3]
+    return grad.reshape(lead + (-1,)).gather(-1, wrap(idx.reshape(lead + (-1,)))) \
+        .view(idx.shape)
+
+
+class AdaptiveMaxPool3DBackward0(Node):      # derivatives.yaml: adaptive_max_pool3d
+    __slots__ = ("_saved_result1", "_saved_self")
+    _saved_names = ("_saved_self",)
+
+    def apply(self, grad):
+        return adaptive_max_pool3d_backward(grad, self._saved_self, self._saved_result1),
+
+    def np_apply(self, g):
+        x = self._saved_self._data
+        return _volume_scatter(g, self._saved_result1._data,
+                               int(np.prod(x.shape[-3:]))).reshape(x.shape),
+
+
+class AdaptiveMaxPool3DBackwardBackward0(Node):   # adaptive_max_pool3d_backward
+    __slots__ = ("_saved_indices", "_self_meta")
+
+    def apply(self, grad):
+        return (_volume_gather(grad, self._saved_indices) if needs(self, 0) else None,
+                _self_zeros(self))
+
+
+def adaptive_max_pool3d_op(input, output_size):
+    """torch.adaptive_max_pool3d on a checked output size: (output, indices)."""
+    m, idx = _adaptive_max3d_np(input._data, output_size)
+    res, indices = wrap(m), wrap(idx)
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = AdaptiveMaxPool3DBackward0()
+        node._saved_self, node._saved_result1 = input, indices
+        link(res, node, input)
+    return res, indices
+
+
+def adaptive_max_pool3d_backward(grad, input, indices):
+    """The gradient of adaptive_max_pool3d as an op (differentiable in grad)."""
+    x = input._data
+    res = wrap(_volume_scatter(grad._data, indices._data,
+                               int(np.prod(x.shape[-3:]))).reshape(x.shape))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = AdaptiveMaxPool3DBackwardBackward0()
+        node._saved_indices = indices
+        node._self_meta = (x.shape, x.dtype)
+        link(res, node, grad, input)
+    return res
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """torch.nn.functional.adaptive_max_pool3d (AdaptiveMaxPool3DBackward0)."""
+    fn = "adaptive_max_pool3d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    x = input._data
+    if not (isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool)):
+        try:
+            sizes = list(output_size)
+        except TypeError:
+            raise wrong_type(output_size, "tuple of ints") from None
+        if x.ndim <= len(sizes):       # (torch's Python layer fills None from input.size())
+            raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
+        for pos, v in enumerate(sizes):
+            if v is not None and not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+                raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple "
+                                f"of ints, but found element of type {type(v).__name__} at "
+                                f"pos {pos}")
+        if len(sizes) != 3:
+            raise RuntimeError(f"{fn}(): internal error: output_size.size() must be 3")
+        output_size = sizes
+    out = _output_size(output_size, x, fn, 3)
+    if x.ndim not in (4, 5):
+        raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got: {list(x.shape)}")
+    for d in range(1, x.ndim):
+        if x.shape[d] == 0:
+            raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(x.shape)} with dimension "
+                               f"{d} being empty")
+    if any(o < 0 for o in out):
+        shape = list(x.shape[:-3]) + list(out)
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(o for o in out if o < 0)}: {shape}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'{type_name(x.dtype)}\'')
+    res, indices = adaptive_max_pool3d_op(input, out)
+    return (res, indices) if return_indices else res
+
+
+# ------------------------------------------------------------------ max_unpool3d
+
+class MaxUnpool3DBackward0(Node):            # derivatives.yaml: max_unpool3d
+    __slots__ = ("_saved_indices",)
+
+    def apply(self, grad):
+        return _volume_gather(grad, self._saved_indices), None
+
+    def np_apply(self, g):
+        idx = self._saved_indices._data
+        lead = idx.shape[:-3]
+        return np.take_along_axis(g.reshape(lead + (-1,)), idx.reshape(lead + (-1,)),
+                                  -1).reshape(idx.shape), None
+
+
+def max_unpool3d_op(input, indices, output_size):
+    """torch.max_unpool3d on checked arguments: each value written at its flat index in a
+    zero volume of output_size."""
+    x, idx = input._data, indices._data
+    size = int(np.prod(output_size))
+    lead = x.shape[:-3]
+    vols = int(np.prod(lead, dtype=np.int64))
+    out = np.zeros(vols * size, x.dtype)
+    out[(idx.reshape(vols, -1) + (np.arange(vols) * size)[:, None]).reshape(-1)] = \
+        x.reshape(-1)
+    res = wrap(out.reshape(lead + tuple(output_size)))
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = MaxUnpool3DBackward0()
+        node._saved_indices = indices
+        link(res, node, input, None)
+    return res
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """torch.nn.functional.max_unpool3d (MaxUnpool3DBackward0)."""
+    kernel = int_tuple(kernel_size, 3, "max_unpool3d", "kernel_size")
+    stride = kernel if stride is None else int_tuple(stride, 3, "max_unpool3d", "stride")
+    padding = int_tuple(padding, 3, "max_unpool3d", "padding")
+    x, idx = input._data, indices._data
+    if x.ndim < 3:
+        raise IndexError("tuple index out of range")   # (torch's Python layer, input.size())
+    # (torch's Python layer sizes the output from the kernel's length)
+    out = _unpool_size(x, kernel, stride, padding, output_size, len(kernel))
+    if len(out) != 3:
+        raise RuntimeError(f"There should be exactly three elements (depth, height, width) in "
+                           f"output_size, but got {len(out)} elements.")
+    if x.ndim not in (4, 5):
+        raise RuntimeError(f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a "
+                           f"tensor with {x.ndim} dimensions.")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError(f"strides should be greater than zero, but got stride: "
+                           f"{list(stride)}")
+    if idx.dtype != np.int64:
+        raise RuntimeError("elements in indices should be type int64")
+    if idx.shape != x.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(x.shape)}) but got indices tensor with shape: "
+                           f"{list(idx.shape)}")
+    if x.dtype.kind not in "f":
+        raise NotImplementedError(f'"max_unpool3d" not implemented for '
+                                  f"'{type_name(x.dtype)}'")
+    size = out[0] * out[1] * out[2]
+    if idx.size:
+        bad = (idx < 0) | (idx >= size)
+        if bad.any():
+            raise RuntimeError(f"Found an invalid max index: {idx[bad].flat[0]} (output volumes "
+                               f"are of size {out[0]}x{out[1]}x{out[2]})")
+    return max_unpool3d_op(input, indices, out)
