@@ -228,6 +228,48 @@ def test_stft_errors():
     check_error(lambda L: s(L, x=L.zeros(4)))
 
 
+ALIGN = {      # (n_fft, hop, win_length, batch): frames step with the window
+    "win 12 of 16": (16, 4, 12, False),
+    "win 8 of 16 batch": (16, 3, 8, True),
+    "win 16 of 16": (16, 5, 16, False),
+    "win 3 of 7 (even difference)": (7, 2, 3, False),
+    "no window given": (16, 4, None, False),
+}
+
+
+@pytest.mark.parametrize("case", list(ALIGN))
+def test_stft_align_to_window(case):
+    """align_to_window=True (center=False): frames are counted by the window's length and
+    start (n_fft - win_length) // 2 before each hop, over a zero-padded signal (found by running
+    torch 2.13: its docstring does not describe it)."""
+    n, hop, win, batch = ALIGN[case]
+
+    def fn(L, x):
+        w = _hann(L, win) if win else None
+        return L.view_as_real(L.stft(x, n, hop, win, w, center=False, return_complex=True,
+                                     align_to_window=True))
+    x = R(2, 40) if batch else R(40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(fn, x)
+        gradcheck(lambda x: fn(ember, x), x)
+
+
+def test_stft_align_to_window_errors():
+    def s(L, x=None, n=16, win=12, **kw):
+        x = L.zeros(40) if x is None else x
+        return L.stft(x, n, 4, win, _hann(L, win), return_complex=True, **kw)
+    check_error(lambda L: s(L, align_to_window=True))                  # center=True
+    check_error(lambda L: s(L, align_to_window=False))
+    check_error(lambda L: s(L, x=L.zeros(10), center=False, align_to_window=True))
+    # an odd n_fft - win_length: the last frame runs past the padded signal (torch's error)
+    check_error(lambda L: s(L, x=L.zeros(39), win=11, center=False, align_to_window=True))
+    check_error(lambda L: s(L, x=L.zeros(2, 29, dtype=L.float32), win=9, center=False,
+                            align_to_window=True))
+    check(lambda L, x: L.view_as_real(L.stft(x, 16, 4, 12, _hann(L, 12), center=False,
+                                             return_complex=True, align_to_window=False)), R(40))
+
+
 ISTFT = {
     "default": {},
     "length short": {"length": 60},
