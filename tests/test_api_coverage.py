@@ -129,11 +129,7 @@ def test_exclusion_list_stays_short():
 
 
 # torch.linalg names ember does not have yet, with the reason
-LINALG_EXCLUDED = {
-    "ldl_factor": "not yet (issue 14): LAPACK sytrf's Bunch-Kaufman pivots and packed output",
-    "ldl_factor_ex": "as ldl_factor",
-    "ldl_solve": "as ldl_factor",
-}
+LINALG_EXCLUDED = {}      # (none left: ldl_factor/_ex and ldl_solve landed, tests/test_linalg_ldl.py)
 
 
 def test_namespaces_exist():
