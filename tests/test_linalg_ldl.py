@@ -201,3 +201,14 @@ def test_out():
         res.append((r.LD.numpy(), r.pivots.tolist(), x.numpy()))
     assert np.array_equal(res[0][0], res[1][0]) and res[0][1] == res[1][1]
     np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-10, atol=1e-12)
+
+
+def test_factor_above_block_size():
+    """Above 64 rows torch's sytrf factors in blocked panels: the same pivots, LD to rounding
+    (bit for bit up to 65 rows, where the unblocked steps still run)."""
+    a = _sym(65, np.float64, False)
+    _compare_factor(a)
+    a = _sym(100, np.float64, False)
+    t, e = _factor(torch, a), _factor(ember, a)
+    assert t.pivots.tolist() == e.pivots.tolist()
+    np.testing.assert_allclose(e.LD.numpy(), t.LD.numpy(), rtol=0, atol=1e-10)
