@@ -53,6 +53,7 @@ __all__ = ["linear", "softmax", "log_softmax", "bilinear", "embedding", "embeddi
            "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "ctc_loss"]
 __all__ += ["one_hot"]     # ---- nnaudit
+__all__ += ["linear_cross_entropy", "lp_pool1d", "lp_pool2d", "lp_pool3d"]     # ---- surf2
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "unfold", "fold", "pad", "max_pool1d", "max_pool2d",
             "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
@@ -1129,3 +1130,52 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be smaller than num_classes.")
     # compare against a class axis: one vectorised pass, no scatter loop
     return wrap((idx[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# ---------------------------------------------------------------- power-average pools, linear CE
+
+def _lp_finish(out, norm_type, count):
+    """torch's lp_pool tail: (sign(out) * relu(|out|)) * (window size), to the 1/p."""
+    from ..ops.unary import sign
+    return (sign(out) * relu(out.abs())).mul(count).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """torch.nn.functional.lp_pool1d: avg_pool1d of x^p, times the window, to the 1/p."""
+    if stride is not None:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, norm_type, kernel_size)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """torch.nn.functional.lp_pool2d (as lp_pool1d, over kh * kw windows)."""
+    kw, kh = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 2
+    if stride is not None:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, norm_type, kw * kh)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """torch.nn.functional.lp_pool3d (as lp_pool1d, over kd * kh * kw windows)."""
+    kd, kw, kh = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 3
+    if stride is not None:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, norm_type, kd * kw * kh)
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """torch.nn.functional.linear_cross_entropy: cross_entropy(linear(input, W, b), target)
+    (torch's options only choose how the product is chunked to save memory; ignore_index=None
+    ignores nothing: torch's default of -100 gives the same losses for valid targets)."""
+    logits = linear(input, linear_weight, linear_bias)
+    return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None
+                         else ignore_index, reduction=reduction,
+                         label_smoothing=label_smoothing)

@@ -1,6 +1,6 @@
 """torch.nn.modules: every layer class, re-exported by family."""
 from .module import Module
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Container
 from .linear import Identity, Linear, Bilinear
 from .flatten import Flatten, Unflatten
 from .sparse import Embedding, EmbeddingBag
@@ -9,7 +9,8 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
                       AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
-                      MaxUnpool1d, MaxUnpool2d, AdaptiveMaxPool3d, MaxUnpool3d)
+                      MaxUnpool1d, MaxUnpool2d, AdaptiveMaxPool3d, MaxUnpool3d, LPPool1d,
+                      LPPool2d, LPPool3d)
 from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPad2d,
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
@@ -40,7 +41,8 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
 __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
             "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
             "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-            "MaxUnpool1d", "MaxUnpool2d", "AdaptiveMaxPool3d", "MaxUnpool3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+            "MaxUnpool1d", "MaxUnpool2d", "AdaptiveMaxPool3d", "MaxUnpool3d", "LPPool1d",
+            "LPPool2d", "LPPool3d", "Container", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
             "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
             "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Upsample",
