@@ -176,8 +176,6 @@ F_EXCLUDED = {
     "fractional_max_pool2d_with_indices": "not yet: as fractional_max_pool2d",
     "fractional_max_pool3d": "not yet: as fractional_max_pool2d",
     "fractional_max_pool3d_with_indices": "not yet: as fractional_max_pool2d",
-    "gumbel_softmax": "not yet: samples from torch's exponential_ stream",
-    "conv_tbc": "not yet: time-batch-channel convolution (ConvTbcBackward0)",
 }
 LAZY = ("not yet: lazy modules (shapes inferred at the first call, UninitializedParameter "
         "until then)")

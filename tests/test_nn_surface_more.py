@@ -86,3 +86,25 @@ def test_nllloss2d_and_container():
         out[L] = (w, wc, isinstance(m, L.nn.NLLLoss), m.ignore_index, round(loss.item(), 12),
                   repr(c), [n for n, _ in c.named_parameters()])
     assert out[torch] == out[ember]
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax(hard):
+    """The same draws as torch (ember's exponential_ follows torch's generator stream)."""
+    logits = randn(3, 5)
+
+    def fn(L, x):
+        L.manual_seed(7)
+        return L.nn.functional.gumbel_softmax(x, tau=0.5, hard=hard, dim=-1)
+    check(fn, logits)
+    check(lambda L, x: (L.manual_seed(3), L.nn.functional.gumbel_softmax(x, dim=0))[1],
+          logits.astype(np.float32))
+
+
+def test_gumbel_eps_warning_and_conv_tbc():
+    for L in (torch, ember):
+        with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
+            L.nn.functional.gumbel_softmax(L.zeros(2, 3), eps=1e-5)
+    assert ember.nn.functional.conv_tbc is ember.conv_tbc
+    check(lambda L, x, w, b: L.nn.functional.conv_tbc(x, w, b, 1),
+          randn(4, 2, 3), randn(3, 3, 2), randn(2))

@@ -53,7 +53,8 @@ __all__ = ["linear", "softmax", "log_softmax", "bilinear", "embedding", "embeddi
            "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "ctc_loss"]
 __all__ += ["one_hot"]     # ---- nnaudit
-__all__ += ["linear_cross_entropy", "lp_pool1d", "lp_pool2d", "lp_pool3d"]     # ---- surf2
+__all__ += ["conv_tbc", "gumbel_softmax", "linear_cross_entropy", "lp_pool1d", "lp_pool2d",
+            "lp_pool3d"]     # ---- surf2
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "unfold", "fold", "pad", "max_pool1d", "max_pool2d",
             "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
@@ -1179,3 +1180,22 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None
                          else ignore_index, reduction=reduction,
                          label_smoothing=label_smoothing)
+
+
+from ..ops.conv import conv_tbc  # (torch.nn.functional.conv_tbc is torch.conv_tbc)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """torch.nn.functional.gumbel_softmax: softmax((logits + g) / tau) with g = -log(E),
+    E ~ Exponential(1) drawn from the generator as torch draws it; hard=True returns the
+    one-hot of the argmax with the soft sample's gradient (y_hard - y_soft.detach() +
+    y_soft)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -logits.new_empty(logits.shape).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = logits.new_zeros(logits.shape).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
