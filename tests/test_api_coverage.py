@@ -172,10 +172,6 @@ F_EXCLUDED = {
     "boolean_dispatch": "torch._jit_internal's helper that builds F's max_pool functions "
                         "(TorchScript)",
     "assert_int_or_pair": "torch.nn.functional's private argument check left public",
-    "fractional_max_pool2d": "not yet: random windows from torch's generator stream",
-    "fractional_max_pool2d_with_indices": "not yet: as fractional_max_pool2d",
-    "fractional_max_pool3d": "not yet: as fractional_max_pool2d",
-    "fractional_max_pool3d_with_indices": "not yet: as fractional_max_pool2d",
 }
 LAZY = ("not yet: lazy modules (shapes inferred at the first call, UninitializedParameter "
         "until then)")
@@ -187,8 +183,6 @@ NN_EXCLUDED = {
     "LazyBatchNorm3d": LAZY, "LazyConv1d": LAZY, "LazyConv2d": LAZY, "LazyConv3d": LAZY,
     "LazyConvTranspose1d": LAZY, "LazyConvTranspose2d": LAZY, "LazyConvTranspose3d": LAZY,
     "LazyInstanceNorm1d": LAZY, "LazyInstanceNorm2d": LAZY, "LazyInstanceNorm3d": LAZY,
-    "FractionalMaxPool2d": "not yet: as F.fractional_max_pool2d",
-    "FractionalMaxPool3d": "not yet: as F.fractional_max_pool2d",
     "AdaptiveLogSoftmaxWithLoss": "not yet: the adaptive softmax's clustered heads",
     "CrossMapLRN2d": "not yet: the legacy Lua-torch LRN (nn.LocalResponseNorm is there)",
     "LinearCrossEntropyLoss": "not yet: torch 2.13's chunked linear + cross-entropy module "

@@ -82,6 +82,11 @@ EXTRA = {
     "max_pool3d": (lambda L, x: L.nn.functional.max_pool3d(x, 2), [_r(1, 1, 2, 4, 4)]),
     "adaptive_max_pool3d": (lambda L, x: L.nn.functional.adaptive_max_pool3d(x, (1, 2, 2)),
                             [_r(1, 1, 2, 3, 4)]),
+    "fractional_max_pool2d": (lambda L, x: L.nn.functional.fractional_max_pool2d(
+        x, 2, 3, _random_samples=L.tensor([[[0.3, 0.8]]], dtype=x.dtype)), [_r(1, 1, 6, 5)]),
+    "fractional_max_pool3d": (lambda L, x: L.nn.functional.fractional_max_pool3d(
+        x, 2, 2, _random_samples=L.tensor([[[0.3, 0.8, 0.5]]], dtype=x.dtype)),
+        [_r(1, 1, 4, 4, 4)]),
     "max_unpool3d": (lambda L, x: L.nn.functional.max_unpool3d(
         *L.nn.functional.max_pool3d(x, 2, return_indices=True), 2), [_r(1, 1, 2, 4, 4)]),
     "conv_tbc": (lambda L, x, w, b: L.conv_tbc(x, w, b, 1),

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from oracle import check, gradcheck
+from oracle import check, check_error, gradcheck, gradgradcheck
 
 import ember
 
@@ -108,3 +108,107 @@ def test_gumbel_eps_warning_and_conv_tbc():
     assert ember.nn.functional.conv_tbc is ember.conv_tbc
     check(lambda L, x, w, b: L.nn.functional.conv_tbc(x, w, b, 1),
           randn(4, 2, 3), randn(3, 3, 2), randn(2))
+
+
+# ---- fractional max pooling: windows from torch's random samples (torch.rand's stream)
+
+def _seeded(fn, seed=0):
+    def run(L, *a):
+        L.manual_seed(seed)
+        return fn(L, *a)
+    return run
+
+
+FRACTIONAL = {
+    "2d size": (lambda L, x: F(L).fractional_max_pool2d(x, 3, (4, 5), return_indices=True),
+                [randn(2, 3, 9, 10)]),
+    "2d ratio tuple": (lambda L, x: F(L).fractional_max_pool2d(x, (2, 3), None, (0.5, 0.6),
+                                                               True), [randn(2, 3, 9, 10)]),
+    "2d unbatched": (lambda L, x: F(L).fractional_max_pool2d(x, 2, 3, return_indices=True),
+                     [randn(3, 9, 10)]),
+    "2d tight": (lambda L, x: F(L).fractional_max_pool2d(x, 2, (8, 9), return_indices=True),
+                 [randn(2, 3, 9, 10)]),
+    "2d out 1": (lambda L, x: F(L).fractional_max_pool2d(x, 2, 1), [randn(2, 3, 9, 10)]),
+    "2d with_indices": (lambda L, x: F(L).fractional_max_pool2d_with_indices(x, 2, 3),
+                        [randn(1, 2, 6, 6)]),
+    "2d ties": (lambda L, x: F(L).fractional_max_pool2d(x, 3, 4, return_indices=True),
+                [np.round(randn(2, 2, 8, 8))]),
+    "2d samples given": (lambda L, x: F(L).fractional_max_pool2d(
+        x, 2, 3, _random_samples=L.tensor([[[0.3, 0.9]] * 3] * 2, dtype=L.float64)),
+        [randn(2, 3, 9, 10)]),
+    "3d size": (lambda L, x: F(L).fractional_max_pool3d(x, 2, (3, 4, 5), return_indices=True),
+                [randn(1, 2, 5, 6, 7)]),
+    "3d ratio": (lambda L, x: F(L).fractional_max_pool3d(x, (1, 2, 3), None, 0.5, True),
+                 [randn(1, 2, 5, 6, 7)]),
+    "3d unbatched": (lambda L, x: F(L).fractional_max_pool3d(x, 2, 2), [randn(2, 4, 5, 4)]),
+    "module 2d": (lambda L, x: L.nn.FractionalMaxPool2d(3, output_ratio=0.5,
+                                                        return_indices=True)(x),
+                  [randn(2, 3, 9, 10)]),
+    "module 3d": (lambda L, x: L.nn.FractionalMaxPool3d(2, output_size=3)(x),
+                  [randn(1, 2, 5, 6, 7)]),
+}
+
+
+@pytest.mark.parametrize("name", FRACTIONAL)
+def test_fractional_max_pool(name):
+    fn, inputs = FRACTIONAL[name]
+    check(_seeded(fn), *inputs)
+    if name in ("2d size", "3d size"):
+        check(_seeded(fn), *[a.astype(np.float32) for a in inputs])
+
+
+def test_fractional_double_backward():
+    x = randn(1, 2, 6, 7)
+
+    def graph(L):
+        t = L.tensor(x, requires_grad=True)
+        L.manual_seed(1)
+        y = F(L).fractional_max_pool2d(t, 2, output_size=(3, 4))
+        go = L.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)),
+                      requires_grad=True)
+        gx, = L.autograd.grad(y, t, go, create_graph=True)
+        h, = L.autograd.grad((gx * gx).sum(), go)
+        node = y.grad_fn
+        return (type(node).__name__, type(gx.grad_fn).__name__,
+                [type(f).__name__ for f, _ in gx.grad_fn.next_functions],
+                tuple(node._saved_kernel_size), tuple(node._saved_output_size),
+                gx.detach().tolist(), h.tolist())
+    assert graph(torch) == graph(ember)
+    s = ember.tensor([[[0.3, 0.7]] * 2])
+    gradgradcheck(lambda t: ember.nn.functional.fractional_max_pool2d(
+        t, 2, 3, _random_samples=s.double()) ** 2, randn(1, 2, 6, 6))
+
+
+FRACTIONAL_ERRORS = {
+    "no size": lambda L: F(L).fractional_max_pool2d(L.zeros(1, 1, 9, 9), 3),
+    "too big": lambda L: F(L).fractional_max_pool2d(L.zeros(1, 1, 9, 9), 3, output_size=9),
+    "kernel too big": lambda L: F(L).fractional_max_pool2d(L.zeros(1, 1, 9, 9), 11, 2),
+    "3d too big": lambda L: F(L).fractional_max_pool3d(L.zeros(1, 2, 4, 9, 9), 3, (3, 3, 3)),
+    "float ratio 2d": lambda L: F(L).fractional_max_pool2d(L.zeros(1, 1, 9, 9), 3,
+                                                           output_ratio=0.5),
+    "short ratio": lambda L: F(L).fractional_max_pool2d(L.zeros(1, 1, 9, 9), 3,
+                                                        output_ratio=(0.5,)),
+    "2-d input": lambda L: F(L).fractional_max_pool2d(L.zeros(9, 9), 3, output_size=2),
+    "5-d input": lambda L: F(L).fractional_max_pool2d(L.zeros(1, 1, 1, 9, 9), 2, 2),
+    "samples size": lambda L: F(L).fractional_max_pool2d(
+        L.zeros(2, 3, 9, 9), 3, 2, _random_samples=L.rand(2, 3, 3)),
+    "samples dtype": lambda L: F(L).fractional_max_pool2d(
+        L.zeros(2, 3, 9, 9, dtype=L.float64), 3, 2, _random_samples=L.rand(2, 3, 2)),
+    "module ratio": lambda L: L.nn.FractionalMaxPool2d(3, output_ratio=1.5),
+    "module none": lambda L: L.nn.FractionalMaxPool2d(3),
+    "module both": lambda L: L.nn.FractionalMaxPool2d(3, output_size=2, output_ratio=0.5),
+    "module ratio 3d": lambda L: L.nn.FractionalMaxPool3d(3, output_ratio=(0.5, 0, 0.5)),
+}
+
+
+@pytest.mark.parametrize("case", list(FRACTIONAL_ERRORS))
+def test_fractional_errors(case):
+    check_error(FRACTIONAL_ERRORS[case])
+
+
+def test_fractional_module_repr_and_state():
+    for L in (torch, ember):
+        m = L.nn.FractionalMaxPool2d(3, output_ratio=0.5)
+        assert repr(m) == "FractionalMaxPool2d()"
+        assert (m.output_ratio, m.output_size, m.kernel_size) == ((0.5, 0.5), None, (3, 3))
+        assert list(m.state_dict()) == []

@@ -53,8 +53,9 @@ __all__ = ["linear", "softmax", "log_softmax", "bilinear", "embedding", "embeddi
            "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "ctc_loss"]
 __all__ += ["one_hot"]     # ---- nnaudit
-__all__ += ["conv_tbc", "gumbel_softmax", "linear_cross_entropy", "lp_pool1d", "lp_pool2d",
-            "lp_pool3d"]     # ---- surf2
+__all__ += ["conv_tbc", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+            "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "gumbel_softmax",
+            "linear_cross_entropy", "lp_pool1d", "lp_pool2d", "lp_pool3d"]     # ---- surf2
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "unfold", "fold", "pad", "max_pool1d", "max_pool2d",
             "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
@@ -1199,3 +1200,31 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     index = y_soft.max(dim, keepdim=True)[1]
     y_hard = logits.new_zeros(logits.shape).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """torch.nn.functional.fractional_max_pool2d (FractionalMaxPool2DBackward0)."""
+    from ..ops.pool import fractional_max_pool
+    return fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                               _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """torch.nn.functional.fractional_max_pool3d (FractionalMaxPool3DBackward0)."""
+    from ..ops.pool import fractional_max_pool
+    return fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                               _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)

@@ -1319,3 +1319,158 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
             raise RuntimeError(f"Found an invalid max index: {idx[bad].flat[0]} (output volumes "
                                f"are of size {out[0]}x{out[1]}x{out[2]})")
     return max_unpool3d_op(input, indices, out)
+
+
+# ------------------------------------------------------------------ fractional_max_pool2d / 3d
+
+def _fractional_starts(u, size, out, k):
+    """torch's pseudo-random window starts along one dim, one row per plane: with alpha =
+    (size - k) / (out - 1) in the input's dtype, start_i = int((i + u) * alpha) - int(u *
+    alpha) for i < out - 1, and the last window ends at the input's end."""
+    dt = u.dtype.type
+    if out == 1:
+        return np.full(u.shape + (1,), size - k, np.int64)
+    alpha = dt(size - k) / dt(out - 1)
+    i = np.arange(out - 1).astype(u.dtype)
+    first = ((i + u[..., None]) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)[..., None]
+    return np.concatenate([first, np.full(u.shape + (1,), size - k, np.int64)], -1)
+
+
+def _fractional_np(x, kernel, out, samples):
+    """(max, flat index in the plane/volume) of each fractional window; samples (N, C, n)."""
+    n = len(kernel)
+    sp = x.shape[-n:]
+    lead = x.shape[:-n]
+    u = samples.reshape(lead + (n,))
+    # (2-d: sample 0 drives the width, 1 the height; 3-d: 0 time, 1 height, 2 width)
+    col = [1, 0] if n == 2 else [0, 1, 2]
+    starts = [_fractional_starts(u[..., col[d]], sp[d], out[d], kernel[d]) for d in range(n)]
+    flat = x.reshape(lead + (-1,))
+    strides = [int(np.prod(sp[d + 1:])) for d in range(n)]
+    base = 0
+    for d in range(n):     # start index of each window, broadcast over the output grid
+        shape = lead + tuple(out[e] if e == d else 1 for e in range(n))
+        base = base + starts[d].reshape(shape) * strides[d]
+    offs = [sum(o * s for o, s in zip(off, strides)) for off in np.ndindex(*kernel)]
+    if not offs or not all(out):
+        shape = lead + tuple(out)
+        return np.zeros(shape, x.dtype), np.zeros(shape, np.int64)
+    cand = [base + o for o in offs]
+    views = [np.take_along_axis(flat, c.reshape(lead + (-1,)), -1).reshape(c.shape)
+             for c in cand]
+    m, k = _argmax_views(views)
+    idx = base + np.take(np.array(offs, np.int64), k)
+    return m, idx.astype(np.int64, copy=False)
+
+
+class FractionalMaxPool2DBackward0(Node):    # derivatives.yaml: fractional_max_pool2d
+    __slots__ = ("_saved_kernel_size", "_saved_output_size", "_saved_result1", "_saved_self")
+    _saved_names = ("_saved_self",)
+    _n = 2
+
+    def apply(self, grad):
+        return fractional_max_pool_backward(grad, self._saved_self, self._saved_result1,
+                                            self._n),
+
+    def np_apply(self, g):
+        x = self._saved_self._data
+        n = self._n
+        lead = x.shape[:-n]
+        size = int(np.prod(x.shape[-n:]))
+        idx = self._saved_result1._data.reshape(lead + (1, -1))
+        return _plane_scatter(g.reshape(idx.shape), idx, size).reshape(x.shape),
+
+
+class FractionalMaxPool3DBackward0(FractionalMaxPool2DBackward0):   # fractional_max_pool3d
+    __slots__ = ()
+    _n = 3
+
+
+class FractionalMaxPool2DBackwardBackward0(Node):   # fractional_max_pool2d_backward
+    __slots__ = ("_saved_indices", "_self_meta")
+
+    _n = 2
+
+    def apply(self, grad):
+        g = None
+        if needs(self, 0):
+            g = (_volume_gather if self._n == 3 else _gather)(grad, self._saved_indices)
+        return g, _self_zeros(self)
+
+
+class FractionalMaxPool3DBackwardBackward0(FractionalMaxPool2DBackwardBackward0):
+    __slots__ = ()                           # fractional_max_pool3d_backward
+    _n = 3
+
+
+def fractional_max_pool_backward(grad, input, indices, n):
+    """The gradient of fractional_max_pool2d / 3d as an op (differentiable in grad)."""
+    x = input._data
+    lead = x.shape[:-n]
+    idx = indices._data.reshape(lead + (1, -1))
+    res = wrap(_plane_scatter(grad._data.reshape(idx.shape), idx,
+                              int(np.prod(x.shape[-n:]))).reshape(x.shape))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = (FractionalMaxPool2DBackwardBackward0 if n == 2 else
+                FractionalMaxPool3DBackwardBackward0)()
+        node._saved_indices = indices
+        node._self_meta = (x.shape, x.dtype)
+        link(res, node, grad, input)
+    return res
+
+
+_FMP_DIMS = ("time", "height", "width")
+
+
+def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                        _random_samples, n):
+    """torch.nn.functional.fractional_max_pool2d / 3d (FractionalMaxPool2DBackward0 / 3D):
+    max pools over windows whose starts torch draws from _random_samples (uniform in [0, 1),
+    drawn with torch.rand's stream as torch does when not given)."""
+    fn = f"fractional_max_pool{n}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{fn} requires specifying either an output_size or an "
+                         f"output_ratio")
+    kernel = int_tuple(kernel_size, n, fn, "kernel_size")
+    x = input._data
+    if output_size is None:
+        # (torch's Python layer: 3-d repeats a single ratio, 2-d takes len() of it)
+        if not isinstance(output_ratio, (tuple, list)):
+            if n == 2:
+                raise TypeError(f"object of type '{type(output_ratio).__name__}' has no len()")
+            output_ratio = (output_ratio,) * n
+        ratio = tuple(output_ratio)
+        if len(ratio) < n:
+            raise IndexError("tuple index out of range")
+        out = tuple(int(input.size(-n + d) * ratio[d]) for d in range(n))
+    else:
+        out = int_tuple(output_size, n, fn, "output_size")
+    if _random_samples is None:
+        from ..random import rand
+        batch = 1 if x.ndim == n + 1 else input.size(0)
+        _random_samples = rand(batch, input.size(-n - 1), n, dtype=input.dtype)
+    s = _random_samples._data
+    if x.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{fn}(): Expected {n + 1}D or {n + 2}D tensor, but got: "
+                           f"{list(x.shape)}")
+    if s.ndim != 3 or s.shape[2] != n:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {n}; got "
+                           f"{s.shape[2] if s.ndim == 3 else s.ndim}.")
+    if s.dtype != x.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    for d in range(n):
+        name = _FMP_DIMS[3 - n + d]
+        if out[d] + kernel[d] - 1 > x.shape[-n + d]:
+            raise RuntimeError(f"{fn}{'_out' if n == 3 else ''}(): pool {name} {kernel[d]} too large relative to input "
+                               f"{name} {x.shape[-n + d]}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"{fn}_out_frame" not implemented for '
+                                  f"'{type_name(x.dtype)}'")
+    m, idx = _fractional_np(x, kernel, out, s)
+    res, indices = wrap(m), wrap(idx)
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = (FractionalMaxPool2DBackward0 if n == 2 else FractionalMaxPool3DBackward0)()
+        node._saved_self, node._saved_result1 = input, indices
+        node._saved_kernel_size, node._saved_output_size = tuple(kernel), tuple(out)
+        link(res, node, input)
+    return (res, indices) if return_indices else res

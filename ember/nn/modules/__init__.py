@@ -10,7 +10,7 @@ from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, Avg
                       AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                       MaxUnpool1d, MaxUnpool2d, AdaptiveMaxPool3d, MaxUnpool3d, LPPool1d,
-                      LPPool2d, LPPool3d)
+                      LPPool2d, LPPool3d, FractionalMaxPool2d, FractionalMaxPool3d)
 from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPad2d,
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
@@ -42,7 +42,8 @@ __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", 
             "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
             "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
             "MaxUnpool1d", "MaxUnpool2d", "AdaptiveMaxPool3d", "MaxUnpool3d", "LPPool1d",
-            "LPPool2d", "LPPool3d", "Container", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+            "LPPool2d", "LPPool3d", "Container", "FractionalMaxPool2d", "FractionalMaxPool3d",
+            "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
             "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
             "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Upsample",
