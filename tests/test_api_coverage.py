@@ -185,9 +185,6 @@ NN_EXCLUDED = {
     "LazyInstanceNorm1d": LAZY, "LazyInstanceNorm2d": LAZY, "LazyInstanceNorm3d": LAZY,
     "AdaptiveLogSoftmaxWithLoss": "not yet: the adaptive softmax's clustered heads",
     "CrossMapLRN2d": "not yet: the legacy Lua-torch LRN (nn.LocalResponseNorm is there)",
-    "LinearCrossEntropyLoss": "not yet: torch 2.13's chunked linear + cross-entropy module "
-                              "(F.linear_cross_entropy is there)",
-    "LinearCrossEntropyOptions": "not yet: as LinearCrossEntropyLoss",
 }
 
 

@@ -212,3 +212,56 @@ def test_fractional_module_repr_and_state():
         assert repr(m) == "FractionalMaxPool2d()"
         assert (m.output_ratio, m.output_size, m.kernel_size) == ((0.5, 0.5), None, (3, 3))
         assert list(m.state_dict()) == []
+
+
+# ---- LinearCrossEntropyLoss / Options (torch 2.13)
+
+def test_linear_cross_entropy_module():
+    x, t = randn(6, 3), np.array([0, 4, 2, 1, 3, 3])
+    x1 = randn(3)
+    t3 = R.integers(0, 5, (6, 4, 2))
+    cw = np.abs(randn(5))
+    out = {}
+    for L in (torch, ember):
+        L.manual_seed(0)
+        m = L.nn.LinearCrossEntropyLoss(3, 5)
+        a = m(L.tensor(x, dtype=L.float32), L.tensor(t))
+        L.manual_seed(0)
+        m2 = L.nn.LinearCrossEntropyLoss(3, 5, out_features=(4, 2), bias=True,
+                                         weight=L.tensor(cw, dtype=L.float32),
+                                         reduction="sum", label_smoothing=0.1)
+        b = m2(L.tensor(x, dtype=L.float32), L.tensor(t3))
+        b.backward()
+        L.manual_seed(0)
+        m3 = L.nn.LinearCrossEntropyLoss(3, 5, dtype=L.float64, ignore_index=2,
+                                         options=L.nn.LinearCrossEntropyOptions())
+        c = m3(L.tensor(x1), L.tensor(2))
+        out[L] = (repr(m), repr(m2), repr(m3), [n for n, _ in m2.named_parameters()],
+                  [n for n, _ in m2.named_buffers()], round(a.item(), 4), round(b.item(), 3),
+                  type(b.grad_fn).__name__, np.round(m2.linear.weight.grad.numpy(), 4).tolist(),
+                  c.item() if c.item() == c.item() else "nan")
+    assert out[torch] == out[ember]
+    check_error(lambda L: L.nn.LinearCrossEntropyLoss(3, 5)(L.zeros(2, 6, 3),
+                                                           L.zeros(2, 6, dtype=L.long)))
+    check_error(lambda L: L.nn.functional.linear_cross_entropy(
+        L.zeros(2, 6, 3), L.zeros(5, 3), L.zeros(2, 6, dtype=L.long)))
+
+
+OPTIONS = [{}, {"batch_chunk_size": 4}, {"batch_chunk_size": 0},
+           {"batch_chunk_size": -1}, {"chunking_method": "aspect_ratio:2"},
+           {"chunking_method": "aspect_ratio"}, {"chunking_method": None},
+           {"chunking_method": "aspect_ratio:1.5"}, {"chunking_method": "fixed"},
+           {"acc_policy": "compact"}, {"acc_policy": "accurate"}, {"acc_policy": "full"},
+           {"acc_policy": None}, {"allow_retain_graph": True, "acc_dtype": None}]
+
+
+@pytest.mark.parametrize("kw", OPTIONS, ids=[str(k) for k in OPTIONS])
+def test_linear_cross_entropy_options(kw):
+    def run(L):
+        try:
+            return repr(L.nn.LinearCrossEntropyOptions(**kw))
+        except ValueError as e:
+            return "ValueError: " + str(e)
+    assert run(ember) == run(torch)
+    a, b = torch.nn.LinearCrossEntropyOptions(), ember.nn.LinearCrossEntropyOptions()
+    assert (a == torch.nn.LinearCrossEntropyOptions()) and (b == ember.nn.LinearCrossEntropyOptions())

@@ -1177,6 +1177,8 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     """torch.nn.functional.linear_cross_entropy: cross_entropy(linear(input, W, b), target)
     (torch's options only choose how the product is chunked to save memory; ignore_index=None
     ignores nothing: torch's default of -100 gives the same losses for valid targets)."""
+    if input.dim() not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
     logits = linear(input, linear_weight, linear_bias)
     return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None
                          else ignore_index, reduction=reduction,
