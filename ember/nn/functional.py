@@ -31,6 +31,8 @@ from ..ops.layer_forms import channel_shuffle, native_channel_shuffle
 from ..ops.resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample_fn as _upsample
 from ..ops.trilinear import bilinear
 from ..ops import unary as _unary
+from ..ops.pool import fractional_max_pool as _fractional_max_pool
+from ..ops.unary import sign as _sign
 from ..ops.arith import MulBackward1, scalar_op as _scalar_op
 from ..ops.join import cat
 from ..ops.unary import tanh, sigmoid
@@ -1138,8 +1140,7 @@ def one_hot(tensor, num_classes=-1):
 
 def _lp_finish(out, norm_type, count):
     """torch's lp_pool tail: (sign(out) * relu(|out|)) * (window size), to the 1/p."""
-    from ..ops.unary import sign
-    return (sign(out) * relu(out.abs())).mul(count).pow(1.0 / norm_type)
+    return (_sign(out) * relu(out.abs())).mul(count).pow(1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
@@ -1207,16 +1208,14 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
     """torch.nn.functional.fractional_max_pool2d (FractionalMaxPool2DBackward0)."""
-    from ..ops.pool import fractional_max_pool
-    return fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
                                _random_samples, 2)
 
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
     """torch.nn.functional.fractional_max_pool3d (FractionalMaxPool3DBackward0)."""
-    from ..ops.pool import fractional_max_pool
-    return fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
                                _random_samples, 3)
 
 

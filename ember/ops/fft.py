@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
+from ..creation import _into, _out_dtype
 from ..autograd.grad_mode import STATE
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node, NotImplementedBackward, link
@@ -375,7 +376,6 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
 
 
 def _freq(n, d, dtype, requires_grad, full, out=None):
-    from ..creation import _into, _out_dtype
     name = "fftfreq" if full else "rfftfreq"
     if out is not None:
         if n < 0 and full:      # (torch's out= path builds it with arange)

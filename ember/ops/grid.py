@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd import grad as _grad
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE, enable_grad, no_grad
 from ..autograd.graph import Node, link, link_multi
@@ -259,7 +260,6 @@ class GridSampler2DBackwardBackward0(Node):  # derivatives.yaml: grid_sampler_2d
     _n_outputs = 2
 
     def apply(self, grads):
-        from ..autograd import grad as _grad
         ggx, ggg = grads
         saved = (self._saved_grad_output, self._saved_input, self._saved_grid)
         mode = self._saved_interpolation_mode

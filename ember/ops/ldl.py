@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from .. import return_types as _RT
-from ..autograd.grad_mode import STATE
+from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import NotImplementedBackward, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
@@ -305,7 +305,6 @@ def _write(res, out, A, name):
 
 
 def _no_grad():
-    from ..autograd.grad_mode import no_grad
     return no_grad()
 
 

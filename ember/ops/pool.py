@@ -12,6 +12,7 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
+from ..random import rand
 from ..tensor import Tensor, wrap
 from ._args import needs
 from ._args import wrong_type
@@ -1446,7 +1447,6 @@ def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_in
     else:
         out = int_tuple(output_size, n, fn, "output_size")
     if _random_samples is None:
-        from ..random import rand
         batch = 1 if x.ndim == n + 1 else input.size(0)
         _random_samples = rand(batch, input.size(-n - 1), n, dtype=input.dtype)
     s = _random_samples._data

@@ -1,5 +1,6 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import chain, islice
@@ -477,7 +478,6 @@ class Container(Module):
 
     def __init__(self, **kwargs):
         super().__init__()
-        import warnings
         warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
                       "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
                       stacklevel=2)

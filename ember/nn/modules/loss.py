@@ -2,9 +2,11 @@
 and the loss's options, a class weight as a buffer, and call the nn.functional loss."""
 import dataclasses as _dc
 import re as _re
+import warnings
 
 from .. import functional as F
 from .distance import PairwiseDistance
+from .linear import Linear
 from .module import Module
 
 __all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "LinearCrossEntropyLoss", "LinearCrossEntropyOptions", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss",
@@ -54,7 +56,6 @@ class NLLLoss2d(NLLLoss):
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean"):
-        import warnings
         warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
                       "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
                       "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
@@ -330,7 +331,6 @@ class LinearCrossEntropyLoss(Module):
                  dtype=None, reduction="mean", weight=None, ignore_index=None,
                  label_smoothing=0.0, options=None):
         super().__init__()
-        from .linear import Linear
         self.num_classes = num_classes
         self.out_features = tuple(out_features)
         self.reduction = reduction
