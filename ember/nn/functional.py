@@ -31,6 +31,8 @@ from ..ops.layer_forms import channel_shuffle, native_channel_shuffle
 from ..ops.resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample_fn as _upsample
 from ..ops.trilinear import bilinear
 from ..ops import unary as _unary
+from ..creation import empty_like as _empty_like, zeros_like as _zeros_like
+from ..ops.conv import conv_tbc  # (torch.nn.functional.conv_tbc is torch.conv_tbc)
 from ..ops.pool import fractional_max_pool as _fractional_max_pool
 from ..ops.unary import sign as _sign
 from ..ops.arith import MulBackward1, scalar_op as _scalar_op
@@ -1186,7 +1188,6 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
                          label_smoothing=label_smoothing)
 
 
-from ..ops.conv import conv_tbc  # (torch.nn.functional.conv_tbc is torch.conv_tbc)
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
@@ -1196,12 +1197,15 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     y_soft)."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    gumbels = -logits.new_empty(logits.shape).exponential_().log()
+    if not isinstance(logits, Tensor):      # (torch's first use of it: empty_like)
+        raise TypeError(f"empty_like(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(logits).__name__}")
+    gumbels = -_empty_like(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
         return y_soft
     index = y_soft.max(dim, keepdim=True)[1]
-    y_hard = logits.new_zeros(logits.shape).scatter_(dim, index, 1.0)
+    y_hard = _zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
 
 
