@@ -183,7 +183,6 @@ NN_EXCLUDED = {
     "LazyBatchNorm3d": LAZY, "LazyConv1d": LAZY, "LazyConv2d": LAZY, "LazyConv3d": LAZY,
     "LazyConvTranspose1d": LAZY, "LazyConvTranspose2d": LAZY, "LazyConvTranspose3d": LAZY,
     "LazyInstanceNorm1d": LAZY, "LazyInstanceNorm2d": LAZY, "LazyInstanceNorm3d": LAZY,
-    "AdaptiveLogSoftmaxWithLoss": "not yet: the adaptive softmax's clustered heads",
     "CrossMapLRN2d": "not yet: the legacy Lua-torch LRN (nn.LocalResponseNorm is there)",
 }
 

@@ -265,3 +265,67 @@ def test_linear_cross_entropy_options(kw):
     assert run(ember) == run(torch)
     a, b = torch.nn.LinearCrossEntropyOptions(), ember.nn.LinearCrossEntropyOptions()
     assert (a == torch.nn.LinearCrossEntropyOptions()) and (b == ember.nn.LinearCrossEntropyOptions())
+
+
+# ---- AdaptiveLogSoftmaxWithLoss
+
+def _asm(L, seed=0, *args, **kw):
+    L.manual_seed(seed)
+    return L.nn.AdaptiveLogSoftmaxWithLoss(*args, **kw)
+
+
+def test_adaptive_log_softmax():
+    x = R.standard_normal((5, 8)).astype(np.float32)
+    x2 = R.standard_normal((4, 6))
+    out = {}
+    for L in (torch, ember):
+        m = _asm(L, 0, 8, 10, [3, 6], div_value=2.0)
+        xt = L.tensor(x, requires_grad=True)
+        r = m(xt, L.tensor([0, 4, 9, 2, 7]))
+        r.loss.backward()
+        lp = m.log_prob(xt)
+        one = m(L.tensor(x[0]), L.tensor(8))
+        m2 = _asm(L, 1, 6, 7, (2,), head_bias=True, div_value=1.0, dtype=L.float64)
+        r2 = m2(L.tensor(x2), L.tensor([6, 0, 1, 5]))
+        out[L] = {
+            "reprs": (repr(m), repr(m2)),
+            "params": sorted((n, tuple(p.shape)) for n, p in m.named_parameters()),
+            "attrs": (m.cutoffs, m.shortlist_size, m.n_clusters, m.head_size, m.div_value),
+            "names": (type(r).__name__, r._fields, type(r.output.grad_fn).__name__,
+                   type(r.loss.grad_fn).__name__, type(lp.grad_fn).__name__,
+                   type(one.output.grad_fn).__name__, tuple(one.output.shape)),
+            "vals": [t.detach().double().numpy() for t in (r.output, r.loss, xt.grad,
+                                                         m.tail[1][0].weight.grad, lp,
+                                                         one.output, r2.output,
+                                                         m2.log_prob(L.tensor(x2)))],
+            "pred": (m.predict(xt).tolist(), m2.predict(L.tensor(x2)).tolist())}
+    t, e = out[torch], out[ember]
+    for k in ("reprs", "params", "attrs", "names", "pred"):
+        assert t[k] == e[k], k
+    for a, b in zip(t["vals"], e["vals"]):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+ASM_ERRORS = {
+    "batch sizes": lambda L: _asm(L, 0, 8, 10, [3, 6])(L.zeros(5, 8), L.tensor([0, 1])),
+    "target too big": lambda L: _asm(L, 0, 8, 10, [3, 6])(L.zeros(5, 8),
+                                                          L.tensor([0, 1, 2, 3, 10])),
+    "negative target": lambda L: _asm(L, 0, 8, 10, [3, 6])(L.zeros(5, 8),
+                                                           L.tensor([0, 1, 2, 3, -1])),
+    "2-d target": lambda L: _asm(L, 0, 8, 10, [3, 6])(L.zeros(5, 8),
+                                                      L.zeros(5, 2, dtype=L.long)),
+    "3-d input": lambda L: _asm(L, 0, 8, 10, [3, 6])(L.zeros(1, 5, 8), L.zeros(1, dtype=L.long)),
+    "0-d target, 2-d input": lambda L: _asm(L, 0, 8, 10, [3, 6])(L.zeros(5, 8), L.tensor(1)),
+    "predict 1-d": lambda L: _asm(L, 0, 8, 10, [3, 6]).predict(L.zeros(8)),
+    "cutoffs with n_classes": lambda L: _asm(L, 0, 8, 10, [3, 6, 10]),
+    "cutoffs unsorted": lambda L: _asm(L, 0, 8, 10, [6, 3]),
+    "cutoffs repeated": lambda L: _asm(L, 0, 8, 10, [3, 3]),
+    "cutoffs zero": lambda L: _asm(L, 0, 8, 10, [0, 3]),
+    "cutoffs empty": lambda L: _asm(L, 0, 8, 10, []),
+    "cutoffs float": lambda L: _asm(L, 0, 8, 10, [2.5]),
+}
+
+
+@pytest.mark.parametrize("case", list(ASM_ERRORS))
+def test_adaptive_log_softmax_errors(case):
+    check_error(ASM_ERRORS[case])

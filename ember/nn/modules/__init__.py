@@ -27,6 +27,7 @@ from .normalization import *  # noqa: F401,F403
 from .dropout import *       # noqa: F401,F403
 from .distance import *      # noqa: F401,F403
 from .loss import *          # noqa: F401,F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from . import activation, batchnorm, instancenorm, normalization, dropout, distance, loss
 # ---- rnn: recurrent layers, attention, transformer
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear
@@ -53,6 +54,7 @@ __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", 
 __all__ += (activation.__all__ + batchnorm.__all__ + instancenorm.__all__ +
             normalization.__all__ + dropout.__all__ + distance.__all__ + loss.__all__)
 # ---- rnn
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
 __all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear", "RNNBase", "RNN", "LSTM",
             "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Transformer",
             "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
