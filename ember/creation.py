@@ -447,6 +447,8 @@ def arange(start, end=_OMITTED, step=1, *, out=None, dtype=None, layout=None, de
                           f"number of elements {n}. Note that this may occur as a result of "
                           f"rounding error. The out tensor will be resized to a tensor of shape "
                           f"({n},).", stacklevel=2)
+        elif m:                 # (the same number of elements: out keeps its shape, as torch)
+            res = wrap(res._data.reshape(out._data.shape))
         return _into(res, out, "arange", requires_grad)
     _check_device(device)
     end = None if end is _OMITTED else end

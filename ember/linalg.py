@@ -10,6 +10,7 @@ from .ops.matmul import _linalg_cross as cross, matmul
 from .ops.matrix import (cond, det, linalg_slogdet as slogdet, pinv, matrix_power, matrix_norm,
                          multi_dot, matrix_rank, vecdot, matrix_exp, lstsq, tensorinv, tensorsolve,
                          vander, linalg_norm as norm, linalg_diagonal as diagonal)
+from .ops.ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from .ops.reduce import vector_norm
 from .ops.solve import inv, inv_ex, solve, solve_triangular
 
@@ -18,4 +19,4 @@ __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "cholesky"
            "matrix_norm", "norm", "vector_norm", "multi_dot", "matrix_rank", "cross", "matmul",
            "vecdot", "matrix_exp", "solve_triangular", "lstsq", "lu_factor", "lu_factor_ex",
            "lu", "lu_solve", "cond", "tensorinv", "tensorsolve", "vander", "diagonal",
-           "householder_product", "solve_ex"]
+           "householder_product", "solve_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve"]

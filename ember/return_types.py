@@ -56,6 +56,8 @@ linalg_lstsq = structseq("linalg_lstsq", ("solution", "residuals", "rank", "sing
 linalg_lu_factor = structseq("linalg_lu_factor", ("LU", "pivots"))
 linalg_lu_factor_ex = structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
 linalg_lu = structseq("linalg_lu", ("P", "L", "U"))
+linalg_ldl_factor = structseq("linalg_ldl_factor", ("LD", "pivots"))
+linalg_ldl_factor_ex = structseq("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
 lu_unpack = structseq("lu_unpack", ("P", "L", "U"))
 _lu_with_info = structseq("_lu_with_info", ("LU", "pivots", "infos"))
 triangular_solve = structseq("triangular_solve", ("solution", "cloned_coefficient"))
@@ -72,7 +74,8 @@ for _name in ("max", "min", "median", "nanmedian", "mode", "topk", "sort", "kthv
               "triangular_solve", "lu_unpack", "linalg_slogdet", "linalg_qr", "linalg_eigh",
               "linalg_eig", "linalg_svd", "linalg_inv_ex", "linalg_solve_ex", "linalg_cholesky_ex",
               "linalg_lstsq",
-              "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu"):
+              "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu", "linalg_ldl_factor",
+              "linalg_ldl_factor_ex"):
     _base = globals()[_name]
     globals()[_name + "_out"] = structseq(_name + "_out", _base._fields)
 del _name, _base

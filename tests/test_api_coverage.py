@@ -129,11 +129,7 @@ def test_exclusion_list_stays_short():
 
 
 # torch.linalg names ember does not have yet, with the reason
-LINALG_EXCLUDED = {
-    "ldl_factor": "not yet (issue 14): LAPACK sytrf's Bunch-Kaufman pivots and packed output",
-    "ldl_factor_ex": "as ldl_factor",
-    "ldl_solve": "as ldl_factor",
-}
+LINALG_EXCLUDED = {}      # (none left: ldl_factor/_ex and ldl_solve landed, tests/test_linalg_ldl.py)
 
 
 def test_namespaces_exist():
@@ -158,3 +154,68 @@ def test_namespaces_exist():
         assert not hasattr(ember.linalg, name), f"{name} exists now: drop its exclusion"
     for name in ("assert_close", "make_tensor", "assert_allclose"):
         assert hasattr(ember.testing, name), name
+
+
+# ---- torch.nn.functional and torch.nn's module classes (fft, special, linalg: above)
+
+TYPING = "a typing/enum name torch.nn.functional imports for its annotations, not a function"
+OVERRIDES = ("the __torch_function__ override protocol (ember tensors have no subclass "
+             "dispatch)")
+F_EXCLUDED = {
+    "Callable": TYPING, "DType": TYPING, "Optional": TYPING,
+    "ScalingType": CUDA + ": scaled_mm's float8 scaling recipes",
+    "SwizzleType": CUDA + ": scaled_mm's float8 swizzles",
+    "scaled_mm": CUDA + " (float8 matmul)", "scaled_grouped_mm": CUDA + " (float8 matmul)",
+    "grouped_mm": CUDA + " (bfloat16 grouped GEMM; ember has no bfloat16)",
+    "handle_torch_function": OVERRIDES, "has_torch_function": OVERRIDES,
+    "has_torch_function_unary": OVERRIDES, "has_torch_function_variadic": OVERRIDES,
+    "boolean_dispatch": "torch._jit_internal's helper that builds F's max_pool functions "
+                        "(TorchScript)",
+    "assert_int_or_pair": "torch.nn.functional's private argument check left public",
+}
+LAZY = ("not yet: lazy modules (shapes inferred at the first call, UninitializedParameter "
+        "until then)")
+NN_EXCLUDED = {
+    "DataParallel": CUDA + " (replicates a module over GPUs)",
+    "SyncBatchNorm": CUDA + " (batch statistics synchronized across processes by NCCL)",
+    "UninitializedParameter": LAZY, "UninitializedBuffer": LAZY,
+    "LazyLinear": LAZY, "LazyBatchNorm1d": LAZY, "LazyBatchNorm2d": LAZY,
+    "LazyBatchNorm3d": LAZY, "LazyConv1d": LAZY, "LazyConv2d": LAZY, "LazyConv3d": LAZY,
+    "LazyConvTranspose1d": LAZY, "LazyConvTranspose2d": LAZY, "LazyConvTranspose3d": LAZY,
+    "LazyInstanceNorm1d": LAZY, "LazyInstanceNorm2d": LAZY, "LazyInstanceNorm3d": LAZY,
+    "CrossMapLRN2d": "not yet: the legacy Lua-torch LRN (nn.LocalResponseNorm is there)",
+}
+
+
+def _public(mod, pred):
+    return sorted(n for n in dir(mod) if not n.startswith("_") and pred(getattr(mod, n)))
+
+
+def _f_names():
+    import inspect
+    return _public(torch.nn.functional,
+                   lambda v: callable(v) and not inspect.ismodule(v))
+
+
+def _nn_classes():
+    import inspect
+    return _public(torch.nn, inspect.isclass)
+
+
+def test_every_public_functional():
+    missing = [n for n in _f_names() if not hasattr(ember.nn.functional, n) and
+               n not in F_EXCLUDED]
+    assert not missing, missing
+
+
+def test_every_public_nn_class():
+    missing = [n for n in _nn_classes() if not hasattr(ember.nn, n) and n not in NN_EXCLUDED]
+    assert not missing, missing
+
+
+def test_nn_exclusions_are_not_stale():
+    for table, mod, names in ((F_EXCLUDED, ember.nn.functional, _f_names()),
+                              (NN_EXCLUDED, ember.nn, _nn_classes())):
+        for name in table:
+            assert name in names, f"{name} is no longer in torch: drop its exclusion"
+            assert not hasattr(mod, name), f"{name} exists now: drop its exclusion"

@@ -309,6 +309,17 @@ def _pools(E, x):
             (_F(E).max_unpool2d(y * 3, i, 2) * x).sum())
 
 
+def _pools3d(E, x):
+    # the 3-d adaptive max pool and unpool, fractional max pooling (fixed samples)
+    x5 = (x * x).reshape(1, 1, 2, 2, 4)
+    y, i = _F(E).max_pool3d(x5, (1, 2, 2), return_indices=True)
+    s = E.tensor([[[0.3, 0.7]]], dtype=x.dtype)
+    x4 = x.reshape(1, 1, 4, 4) * x.reshape(1, 1, 4, 4)
+    return ((_F(E).adaptive_max_pool3d(x5, (1, 2, 3)) * x[:2, :3].reshape(1, 1, 1, 2, 3)).sum() +
+            (_F(E).max_unpool3d(y * 3, i, (1, 2, 2)) * x5).sum() +
+            (_F(E).fractional_max_pool2d(x4, 2, 3, _random_samples=s) * x[:3, :3]).sum())
+
+
 def _pads_and_resampling(E, x):
     x3, x4 = x.reshape(1, 4, 4), x.reshape(1, 4, 2, 2)
     return ((_F(E).pad(x3, (1, 2), value=2.0) * _F(E).pad(x3, (1, 2), "reflect")).sum() +
@@ -329,7 +340,7 @@ def _lstm(E, x):
 
 PASS_PROGRAMS = {
     "convolutions": _convolutions,
-    "pools": _pools,
+    "pools": _pools, "pools3d": _pools3d,
     "pads and resampling": _pads_and_resampling,
     "scalar arithmetic": lambda E, x: ((x + 2.0) * 3.0 - 0.5).sum(),
     "tensor arithmetic": lambda E, x: (x * x.exp() + x.tanh() - x * 2).mean(),

@@ -80,6 +80,15 @@ EXTRA = {
                     [_r(1, 2, 3)]),
     "avg_pool3d": (lambda L, x: L.nn.functional.avg_pool3d(x, 2), [_r(1, 1, 2, 4, 4)]),
     "max_pool3d": (lambda L, x: L.nn.functional.max_pool3d(x, 2), [_r(1, 1, 2, 4, 4)]),
+    "adaptive_max_pool3d": (lambda L, x: L.nn.functional.adaptive_max_pool3d(x, (1, 2, 2)),
+                            [_r(1, 1, 2, 3, 4)]),
+    "fractional_max_pool2d": (lambda L, x: L.nn.functional.fractional_max_pool2d(
+        x, 2, 3, _random_samples=L.tensor([[[0.3, 0.8]]], dtype=x.dtype)), [_r(1, 1, 6, 5)]),
+    "fractional_max_pool3d": (lambda L, x: L.nn.functional.fractional_max_pool3d(
+        x, 2, 2, _random_samples=L.tensor([[[0.3, 0.8, 0.5]]], dtype=x.dtype)),
+        [_r(1, 1, 4, 4, 4)]),
+    "max_unpool3d": (lambda L, x: L.nn.functional.max_unpool3d(
+        *L.nn.functional.max_pool3d(x, 2, return_indices=True), 2), [_r(1, 1, 2, 4, 4)]),
     "conv_tbc": (lambda L, x, w, b: L.conv_tbc(x, w, b, 1),
                  [_r(4, 2, 3), _r(3, 3, 2, seed=1), _r(2, seed=2)]),
     "acosh_": (_ip("acosh_"), [_u(1.2, 3, 2, 3)]),
@@ -437,9 +446,8 @@ def _second_order_names(L, name):
 SECOND_ORDER_NAMES_DIFFER = {
     "binary:add_alpha", "binary:addcdiv", "binary:arctan2", "binary:atan2", "binary:fmax",
     "binary:fmin", "binary:lerp_scalar", "binary:lerp_scalar_big", "binary:maximum",
-    "binary:minimum", "binary:sub", "binary:true_divide", "extra:affine_grid",
-    "extra:as_strided", "extra:as_strided_scatter", "extra:conv_tbc", "extra:grid_sample2d",
-    "extra:grid_sample3d", "extra:renorm", "extra:triangular_solve", "index:index_put_acc_",
+    "binary:minimum", "binary:sub", "binary:true_divide",
+    "extra:as_strided", "extra:as_strided_scatter", "extra:conv_tbc", "extra:renorm", "extra:triangular_solve", "index:index_put_acc_",
     "index:index_put_acc_bc", "index:index_put_mask", "index:index_reduce_amin_ni",
     "index:index_reduce_mean_ni", "linalg_ops:addbmm", "linalg_ops:addmm_bcast",
     "linalg_ops:addmm_beta0", "linalg_ops:addmv", "linalg_ops:baddbmm", "linalg_ops:det",

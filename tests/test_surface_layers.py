@@ -80,17 +80,45 @@ def test_grid_sample_3d(mode, pad, align):
               R(1, 1, 2, 3, 2), R(1, 2, 1, 2, 3, lo=-1.4, hi=1.4))
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "nearest"])
 def test_grid_sample_double_backward(mode):
-    """torch differentiates grid_sampler_2d_backward too; ember's backward is ember ops. (Not
-    nearest: its first gradients are constant in input and grid, which ember's create_graph
-    leaves untracked while torch links a GridSampler2DBackwardBackward0 with zero gradients.)"""
+    """torch differentiates grid_sampler_2d_backward with one node,
+    GridSampler2DBackwardBackward0 (inputs: grad, input, grid); nearest's grid gradient is
+    zeros that still hang on it."""
     def second(L, x, g):
         y = L.nn.functional.grid_sample(x, g, mode, "reflection", False)
         w = L.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
         gx, gg = L.autograd.grad((y * w).sum(), (x, g), create_graph=True)
         return (gx * gx).sum() + (gg * gg).sum()
     check(second, R(1, 2, 3, 4), R(1, 3, 2, 2, lo=-1.4, hi=1.4), names=False)
+
+    def graph(L, d, xa, ga):
+        x = L.tensor(xa, requires_grad=True)
+        g = L.tensor(ga, requires_grad=True)
+        y = L.nn.functional.grid_sample(x, g, mode, "zeros", True)
+        go = L.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)),
+                      requires_grad=True)
+        gx, gg = L.autograd.grad(y, (x, g), go, create_graph=True)
+        node = gx.grad_fn
+        names = (type(node).__name__, gg.grad_fn is node,
+                 [type(f).__name__ for f, _ in node.next_functions],
+                 sorted(a for a in dir(node) if a.startswith("_saved_") and
+                        a != "_saved_names"))
+        # second and third order, through the node (values to rounding)
+        h = L.autograd.grad((gx * gx).sum() + (gg * gg * gg).sum(), (x, g, go),
+                            create_graph=True, allow_unused=True)
+        third = L.autograd.grad(sum((t * t).sum() for t in h if t is not None), (x, g),
+                                allow_unused=True)
+        vals = [None if t is None else t.detach().numpy() for t in h + third]
+        return names, vals
+    for d in ((2, 3) if mode != "bicubic" else (2,)):
+        xa, ga = R(*(1, 2) + (3,) * d), R(*(1,) + (2,) * d + (d,), lo=-1.2, hi=1.2)
+        (tn, tv), (en, ev) = graph(torch, d, xa, ga), graph(ember, d, xa, ga)
+        assert tn == en
+        assert [v is None for v in tv] == [v is None for v in ev]
+        for a, b in zip(tv, ev):
+            if a is not None:
+                np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-10)
     gradgradcheck(lambda x, g: ember.nn.functional.grid_sample(x, g, mode, "zeros", True),
                   R(1, 1, 3, 3), R(1, 2, 2, 2, lo=-1.2, hi=1.2))
 
@@ -226,6 +254,48 @@ def test_stft_errors():
     check_error(lambda L: s(L, x=L.zeros(2, 2, 32)))
     check_error(lambda L: s(L, x=L.zeros(64, dtype=L.long)))
     check_error(lambda L: s(L, x=L.zeros(4)))
+
+
+ALIGN = {      # (n_fft, hop, win_length, batch): frames step with the window
+    "win 12 of 16": (16, 4, 12, False),
+    "win 8 of 16 batch": (16, 3, 8, True),
+    "win 16 of 16": (16, 5, 16, False),
+    "win 3 of 7 (even difference)": (7, 2, 3, False),
+    "no window given": (16, 4, None, False),
+}
+
+
+@pytest.mark.parametrize("case", list(ALIGN))
+def test_stft_align_to_window(case):
+    """align_to_window=True (center=False): frames are counted by the window's length and
+    start (n_fft - win_length) // 2 before each hop, over a zero-padded signal (found by running
+    torch 2.13: its docstring does not describe it)."""
+    n, hop, win, batch = ALIGN[case]
+
+    def fn(L, x):
+        w = _hann(L, win) if win else None
+        return L.view_as_real(L.stft(x, n, hop, win, w, center=False, return_complex=True,
+                                     align_to_window=True))
+    x = R(2, 40) if batch else R(40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(fn, x)
+        gradcheck(lambda x: fn(ember, x), x)
+
+
+def test_stft_align_to_window_errors():
+    def s(L, x=None, n=16, win=12, **kw):
+        x = L.zeros(40) if x is None else x
+        return L.stft(x, n, 4, win, _hann(L, win), return_complex=True, **kw)
+    check_error(lambda L: s(L, align_to_window=True))                  # center=True
+    check_error(lambda L: s(L, align_to_window=False))
+    check_error(lambda L: s(L, x=L.zeros(10), center=False, align_to_window=True))
+    # an odd n_fft - win_length: the last frame runs past the padded signal (torch's error)
+    check_error(lambda L: s(L, x=L.zeros(39), win=11, center=False, align_to_window=True))
+    check_error(lambda L: s(L, x=L.zeros(2, 29, dtype=L.float32), win=9, center=False,
+                            align_to_window=True))
+    check(lambda L, x: L.view_as_real(L.stft(x, 16, 4, 12, _hann(L, 12), center=False,
+                                             return_complex=True, align_to_window=False)), R(40))
 
 
 ISTFT = {

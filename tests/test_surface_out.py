@@ -169,6 +169,8 @@ RULES = {
     "kthvalue": lambda L: L.kthvalue(L.tensor([1., 3., 2.]), 2,
                                      out=(L.empty(0), L.empty(0, dtype=L.long)))[0],
     "histogram default bins": lambda L: L.histogram(L.tensor([0.1, 0.5, 0.5])).hist,
+    "arange into out of as many elements (keeps its shape)": lambda L: L.arange(
+        4., out=L.empty(2, 2)),
 }
 
 
@@ -225,27 +227,37 @@ def test_factory_out(case, od):
 SPD = (A @ A.T + np.eye(3, dtype=np.float32)).astype(np.float32)
 
 
-@pytest.mark.parametrize("space", ["torch", "linalg"])
-def test_out_autograd_error_sweep(space):
-    """Every torch.* (torch.linalg.*) out= function that refuses out= under autograd (an input
-    requiring grad) raises the same RuntimeError in ember, the op's (aten) name first: "exp():
-    functions with out=... ", "linalg_inv_ex(): ..." for torch.inverse and linalg.inv."""
+SPACES = {"torch": (torch, ember), "linalg": (torch.linalg, ember.linalg),
+          "fft": (torch.fft, ember.fft), "special": (torch.special, ember.special)}
+
+
+@pytest.mark.parametrize("which", ["input", "out"])
+@pytest.mark.parametrize("space", list(SPACES))
+def test_out_autograd_error_sweep(space, which):
+    """Every torch.* (torch.linalg.*, torch.fft.*, torch.special.*) out= function that refuses
+    out= under autograd (an input requiring grad, or the out tensor requiring grad) raises the
+    same RuntimeError in ember, the op's (aten) name first: "exp(): functions with out=... ",
+    "linalg_inv_ex(): ..." for torch.inverse and linalg.inv, "_fft_r2c(): ..." for fft.rfft."""
     tried, bad = 0, []
-    tm, em = (torch, ember) if space == "torch" else (torch.linalg, ember.linalg)
+    tm, em = SPACES[space]
     names = OUT_NAMES if space == "torch" else \
-        [n for n in dir(tm) if not n.startswith("_") and hasattr(em, n)]
-    first = A if space == "torch" else SPD
+        [n for n in dir(tm) if not n.startswith("_") and hasattr(em, n) and callable(getattr(tm, n))]
+    first = SPD if space == "linalg" else A
     for n in names:
         f, g = getattr(tm, n), getattr(em, n)
         for args in ((first,), (first, B), (first, B, C), (first, 1), (first, 0)):
-            ta = [torch.tensor(a, requires_grad=i == 0) if isinstance(a, np.ndarray) else a
-                  for i, a in enumerate(args)]
+            ta = [torch.tensor(a, requires_grad=i == 0 and which == "input")
+                  if isinstance(a, np.ndarray) else a for i, a in enumerate(args)]
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     tout = _empty_like_result(torch, f(*ta))
             except Exception:   # noqa: BLE001, S112 - not this argument pattern
                 continue
+            if which == "out":
+                tout = tuple(t.requires_grad_() if t.dtype.is_floating_point or t.is_complex()
+                             else t for t in tout) if isinstance(tout, tuple) else \
+                    tout.requires_grad_(tout.dtype.is_floating_point or tout.is_complex())
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -258,12 +270,16 @@ def test_out_autograd_error_sweep(space):
                 break
             if "functions with out=... arguments" not in want:
                 break
-            ea = [ember.tensor(a, requires_grad=i == 0) if isinstance(a, np.ndarray) else a
-                  for i, a in enumerate(args)]
+            ea = [ember.tensor(a, requires_grad=i == 0 and which == "input")
+                  if isinstance(a, np.ndarray) else a for i, a in enumerate(args)]
+            eout = _empty_like_result(ember, tout)
+            if which == "out":
+                eout = tuple(e.requires_grad_(t.requires_grad) for e, t in zip(eout, tout)) \
+                    if isinstance(eout, tuple) else eout.requires_grad_(tout.requires_grad)
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    g(*ea, out=_empty_like_result(ember, tout))
+                    g(*ea, out=eout)
                 got = "no error"
             except Exception as e:  # noqa: BLE001 - compared below
                 got = f"{type(e).__name__}: {e}"
@@ -272,7 +288,7 @@ def test_out_autograd_error_sweep(space):
                 bad.append(f"{n}: torch {want!r}, ember {got!r}")
             break
     assert not bad, bad
-    assert tried > (100 if space == "torch" else 15), tried
+    assert tried > {"torch": 100, "linalg": 15, "fft": 15, "special": 25}[space], tried
 
 
 TUPLE_OUTS = {

@@ -183,6 +183,11 @@ LOOPS = {
     "F.adaptive_avg_pool2d": ("the sweep's sample is 2-d: ember's adaptive_avg_pool2d refuses it "
         "per sample (it wants 3-d or 4-d; torch's takes 2-d), so the pooling rule leaves it to "
         "the loop's error: a surface gap, not vmap's"),
+    "F.linear_cross_entropy": ("no rule yet: torch 2.13's fused linear + cross_entropy, new "
+        "in ember this session (the cross_entropy rule's kind)"),
+    "linalg.ldl_factor": ("no rule yet: new this session; ember's Bunch-Kaufman emulation runs "
+        "LAPACK's steps matrix by matrix in any case"),
+    "linalg.ldl_factor_ex": "as linalg.ldl_factor",
     "F.multi_margin_loss": "no rule yet: a class-indexed loss (the cross_entropy rule's kind)",
     "F.multilabel_soft_margin_loss": "no rule yet: its mean over classes is per row",
     "F.poisson_nll_loss": ("no rule yet: its signature (log_input, full, eps) is not the "

@@ -23,13 +23,18 @@ from ..ops.matmul import addmm, matmul
 from ..ops.pad import pad
 from ..ops.pool import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool3d, avg_pool2d, adaptive_avg_pool1d,
                         adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
-                        adaptive_max_pool2d, max_unpool1d, max_unpool2d)
+                        adaptive_max_pool2d, max_unpool1d, max_unpool2d,
+                        adaptive_max_pool3d, max_unpool3d)
 from ..ops.reduce import softmax as _softmax, log_softmax as _log_softmax
 from ..ops.grid import affine_grid, grid_sample
 from ..ops.layer_forms import channel_shuffle, native_channel_shuffle
 from ..ops.resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample_fn as _upsample
 from ..ops.trilinear import bilinear
 from ..ops import unary as _unary
+from ..creation import empty_like as _empty_like, zeros_like as _zeros_like
+from ..ops.conv import conv_tbc  # (torch.nn.functional.conv_tbc is torch.conv_tbc)
+from ..ops.pool import fractional_max_pool as _fractional_max_pool
+from ..ops.unary import sign as _sign
 from ..ops.arith import MulBackward1, scalar_op as _scalar_op
 from ..ops.join import cat
 from ..ops.unary import tanh, sigmoid
@@ -52,6 +57,9 @@ __all__ = ["linear", "softmax", "log_softmax", "bilinear", "embedding", "embeddi
            "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "ctc_loss"]
 __all__ += ["one_hot"]     # ---- nnaudit
+__all__ += ["conv_tbc", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+            "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "gumbel_softmax",
+            "linear_cross_entropy", "lp_pool1d", "lp_pool2d", "lp_pool3d"]     # ---- surf2
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "unfold", "fold", "pad", "max_pool1d", "max_pool2d",
             "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
@@ -59,6 +67,7 @@ __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"
             "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
             "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
             "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",
+            "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "max_unpool3d",
             "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
             "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample",
             "affine_grid"]
@@ -1097,6 +1106,10 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
     return adaptive_max_pool2d(input, output_size, True)
 
 
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool3d(input, output_size, True)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     return _upsample(input, size, scale_factor, mode, align_corners, "upsample")
 
@@ -1135,3 +1148,100 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be smaller than num_classes.")
     # compare against a class axis: one vectorised pass, no scatter loop
     return wrap((idx[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# ---------------------------------------------------------------- power-average pools, linear CE
+
+def _lp_finish(out, norm_type, count):
+    """torch's lp_pool tail: (sign(out) * relu(|out|)) * (window size), to the 1/p."""
+    return (_sign(out) * relu(out.abs())).mul(count).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """torch.nn.functional.lp_pool1d: avg_pool1d of x^p, times the window, to the 1/p."""
+    if stride is not None:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, norm_type, kernel_size)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """torch.nn.functional.lp_pool2d (as lp_pool1d, over kh * kw windows)."""
+    kw, kh = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 2
+    if stride is not None:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, norm_type, kw * kh)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """torch.nn.functional.lp_pool3d (as lp_pool1d, over kd * kh * kw windows)."""
+    kd, kw, kh = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 3
+    if stride is not None:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, norm_type, kd * kw * kh)
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """torch.nn.functional.linear_cross_entropy: cross_entropy(linear(input, W, b), target)
+    (torch's options only choose how the product is chunked to save memory; ignore_index=None
+    ignores nothing: torch's default of -100 gives the same losses for valid targets)."""
+    if input.dim() not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    logits = linear(input, linear_weight, linear_bias)
+    return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None
+                         else ignore_index, reduction=reduction,
+                         label_smoothing=label_smoothing)
+
+
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """torch.nn.functional.gumbel_softmax: softmax((logits + g) / tau) with g = -log(E),
+    E ~ Exponential(1) drawn from the generator as torch draws it; hard=True returns the
+    one-hot of the argmax with the soft sample's gradient (y_hard - y_soft.detach() +
+    y_soft)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    if not isinstance(logits, Tensor):      # (torch's first use of it: empty_like)
+        raise TypeError(f"empty_like(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(logits).__name__}")
+    gumbels = -_empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """torch.nn.functional.fractional_max_pool2d (FractionalMaxPool2DBackward0)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                               _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """torch.nn.functional.fractional_max_pool3d (FractionalMaxPool3DBackward0)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                               _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)

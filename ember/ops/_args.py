@@ -340,7 +340,10 @@ def write_out(res, out, name=None):
     except AttributeError:
         raise wrong_type(out, "Tensor") from None
     if STATE.enabled and (res._requires_grad or out_requires_grad):
-        raise out_grad_error(name or _public_caller())
+        name = name or _public_caller()
+        if not res._requires_grad:          # (only out requires grad)
+            name = _OUT_ONLY_NAMES.get(name, name)
+        raise out_grad_error(name)
     if not can_cast(res._data.dtype, out._data.dtype):
         raise RuntimeError(f"result type {D.type_name(res._data.dtype)} can't be cast to the "
                            f"desired output type {D.type_name(out._data.dtype)}")
@@ -355,6 +358,14 @@ def write_out(res, out, name=None):
         out._data = np.empty(res._data.shape, out._data.dtype)
     np.copyto(out._data, res._data, casting="unsafe")
     return out
+
+
+# torch's name for these ops in autograd's refusal when only the out tensor requires grad (found
+# by running torch: these composite ops are refused one level down, by aten's own out= op)
+_OUT_ONLY_NAMES = {n: "aten::" + n for n in ("conj_physical", "floor_divide", "heaviside",
+                                             "histogram", "log_softmax", "slice_scatter",
+                                             "softmax")}
+_OUT_ONLY_NAMES.update(diag="aten::diagonal_copy", eigvals="aten::linalg_eigvals")
 
 
 _HELPERS = frozenset(("op", "write_pair", "write_out", "<genexpr>", "<lambda>", "<listcomp>",

@@ -9,17 +9,20 @@ transform normalised by `norm` is the opposite-direction transform with the dual
 zeros and keeps the real part of the inverse; C2R's is R2C with the bins that stand for two
 (k and n - k) counted twice. The formulas call the primitives, so they differentiate again."""
 import math
+import warnings
 
 import numpy as np
 
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
+from ..creation import _into, _out_dtype
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import Node, NotImplementedBackward, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim
-from ._args import not_tensor, check_args, wrong_type
+from ._args import not_tensor, check_args, wrong_type, write_out
 from .join import cat
 
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -229,24 +232,25 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
     d = _one_dim(input, n, dim, "fft")
     x = _prepared(_as_float(input), (d,), (n,))
     if x._data.dtype.kind == "c":
-        return _out(fft_c2c(x, (d,), _norm(norm), True), out)
-    return _out(fft_r2c(x, (d,), _norm(norm), False), out)
+        return _out(fft_c2c(x, (d,), _norm(norm), True), out, "_fft_c2c", "fft")
+    return _out(fft_r2c(x, (d,), _norm(norm), False), out, "_fft_r2c", "fft")
 
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     d = _one_dim(input, n, dim, "ifft")
     x = _prepared(_as_float(input), (d,), (n,))
     if x._data.dtype.kind == "c":
-        return _out(fft_c2c(x, (d,), _norm(norm), False), out)
+        return _out(fft_c2c(x, (d,), _norm(norm), False), out, "_fft_c2c", "ifft")
     # a real signal's inverse transform is the conjugate of its forward one
-    return _out(fft_r2c(x, (d,), _DUAL[_norm(norm)], False).conj(), out)
+    return _out(fft_r2c(x, (d,), _DUAL[_norm(norm)], False).conj(), out, "conj_physical",
+                "ifft")
 
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     _real_check(input, "rfft")
     d = _one_dim(input, n, dim, "rfft")
     x = _prepared(_as_float(input), (d,), (n,))
-    return _out(fft_r2c(x, (d,), _norm(norm), True), out)
+    return _out(fft_r2c(x, (d,), _norm(norm), True), out, "_fft_r2c", "rfft")
 
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
@@ -255,7 +259,7 @@ def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     if last < 1:
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
     x = _prepared(_as_complex(input), (d,), (last // 2 + 1,))
-    return _out(fft_c2r(x, (d,), _norm(norm), last), out)
+    return _out(fft_c2r(x, (d,), _norm(norm), last), out, "_fft_c2r", "irfft")
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
@@ -264,33 +268,34 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     if last < 1:
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
     x = _prepared(_as_complex(input), (d,), (last // 2 + 1,))
-    return _out(fft_c2r(x.conj(), (d,), _DUAL[_norm(norm)], last), out)
+    return _out(fft_c2r(x.conj(), (d,), _DUAL[_norm(norm)], last), out, "_fft_c2r", "hfft")
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     _real_check(input, "ihfft")
     d = _one_dim(input, n, dim, "ihfft")
     x = _prepared(_as_float(input), (d,), (n,))
-    return _out(fft_r2c(x, (d,), _DUAL[_norm(norm)], True).conj(), out)
+    return _out(fft_r2c(x, (d,), _DUAL[_norm(norm)], True).conj(), out, "conj_physical",
+                "ihfft")
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     dims, sizes = _many_dims(input, s, dim, "fftn")
     x = _prepared(_as_complex(input), dims, sizes)
-    return _out(fft_c2c(x, dims, _norm(norm), True), out)
+    return _out(fft_c2c(x, dims, _norm(norm), True), out, "_fft_c2c", "fftn")
 
 
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     dims, sizes = _many_dims(input, s, dim, "ifftn")
     x = _prepared(_as_complex(input), dims, sizes)
-    return _out(fft_c2c(x, dims, _norm(norm), False), out)
+    return _out(fft_c2c(x, dims, _norm(norm), False), out, "_fft_c2c", "fftn")
 
 
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     _real_check(input, "rfftn")
     dims, sizes = _many_dims(input, s, dim, "rfftn")
     x = _prepared(_as_float(input), dims, sizes)
-    return _out(fft_r2c(x, dims, _norm(norm), True), out)
+    return _out(fft_r2c(x, dims, _norm(norm), True), out, "_fft_r2c", "rfftn")
 
 
 def _c2r_sizes(input, dims, sizes):
@@ -304,7 +309,7 @@ def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     dims, sizes = _many_dims(input, s, dim, "irfftn")
     last, sizes = _c2r_sizes(input, dims, sizes)
     x = _prepared(_as_complex(input), dims, sizes)
-    return _out(fft_c2r(x, dims, _norm(norm), last), out)
+    return _out(fft_c2r(x, dims, _norm(norm), last), out, "_fft_c2r", "irfftn")
 
 
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
@@ -314,7 +319,7 @@ def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     norm = _norm(norm)
     if len(dims) > 1:
         x = fft_c2c(x, dims[:-1], norm, True)
-    return _out(fft_c2r(x.conj(), dims[-1:], _DUAL[norm], last), out)
+    return _out(fft_c2r(x.conj(), dims[-1:], _DUAL[norm], last), out, "_fft_c2r", "hfftn")
 
 
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
@@ -325,7 +330,7 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     y = fft_r2c(x, dims[-1:], _DUAL[norm], True).conj_physical()
     if len(dims) > 1:
         y = fft_c2c(y, dims[:-1], norm, False)
-    return _out(y, out)
+    return _out(y, out, "_fft_c2c" if len(dims) > 1 else "conj_physical", "ihfftn")
 
 
 def _two(fn):
@@ -342,38 +347,77 @@ fft2, ifft2, rfft2, irfft2, hfft2, ihfft2 = (_two(f) for f in (fftn, ifftn, rfft
                                                                 hfftn, ihfftn))
 
 
-def _out(res, out):
+def _out(res, out, op, name):
+    """torch.fft's out=: the output's kind checked (complex for a complex result, real for a
+    real one: torch's error names the n-dim function), autograd's refusal named after the
+    primitive that writes out (op), then the result written (resized as any out=). A real
+    input's inverse (ifft, ihfft) ends in an in-place conj_physical on out, which torch lets
+    through with an input that requires grad: out then gets torch's NotImplemented node."""
     if out is None:
         return res
     if not isinstance(out, Tensor):
         raise wrong_type(out, "Tensor")
-    if out._data.shape != res._data.shape:
-        out._data = np.empty(res._data.shape, out._data.dtype)
-    np.copyto(out._data, res._data, casting="unsafe")
-    return out
+    if res._data.dtype.kind == "c" and out._data.dtype.kind != "c":
+        raise RuntimeError(f"{name} expects a complex output tensor, but got "
+                           f"{type_name(out._data.dtype)}")
+    if res._data.dtype.kind != "c" and out._data.dtype.kind == "c":
+        raise RuntimeError(f"{name} expects a floating point output tensor, but got "
+                           f"{type_name(out._data.dtype)}")
+    if op == "conj_physical" and STATE.enabled and res._requires_grad and \
+            not out._requires_grad:
+        with no_grad():
+            write_out(res.detach(), out, op)
+        node = NotImplementedBackward()
+        node._op = op
+        link(out, node, res)
+        return out
+    return write_out(res, out, f"aten::{op}" if op == "conj_physical" else op)
 
 
-def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
-    return _freq(n, d, dtype, requires_grad, full=True)
+def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _freq(n, d, dtype, requires_grad, True, out)
 
 
-def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
-    return _freq(n, d, dtype, requires_grad, full=False)
+def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    return _freq(n, d, dtype, requires_grad, False, out)
 
 
-def _freq(n, d, dtype, requires_grad, full):
-    check_args("fft_fftfreq" if full else "fft_rfftfreq", ("n", 1, "int", n), ("d", 2, "float", d))
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    dt = D.as_dtype(dtype, "fftfreq") or D.get_default_dtype()
+def _freq(n, d, dtype, requires_grad, full, out=None):
+    name = "fftfreq" if full else "rfftfreq"
+    check_args("fft_" + name, ("n", 1, "int", n), ("d", 2, "float", d))
+    if out is not None:
+        if n < 0 and full:      # (torch's out= path builds it with arange)
+            raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+        dtype = _out_dtype(out, dtype, name)
+    # (rfftfreq's length is n / 2 + 1 truncated toward zero, as torch computes it)
+    size = n if full else int(n / 2) + 1
+    if size < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {size}: [{size}]")
+    dt = D.as_dtype(dtype, name) or D.get_default_dtype()
+    if dt.np.kind == "c":
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{type_name(dt.np)}\'')
+    if dt.np.kind != "f":
+        raise RuntimeError(f"{name} requires a floating point or complex dtype")
     if full:
         k = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
     else:
-        k = np.arange(n // 2 + 1)
+        k = np.arange(size)
     # torch: the integer bins in the output dtype, times 1 / (n d) in that dtype (n = 0: NaN)
     scale = 1.0 / (n * d) if n else math.nan
     arr = k.astype(dt.np) * dt.np.type(scale)
     t = wrap(arr.astype(dt.np, copy=False))
+    if out is not None:         # (torch fills out with arange: its size warning, its shape)
+        n_, m = arr.size, out._data.size
+        if m and m != n_:
+            warnings.warn(f"The number of elements in the out tensor of shape "
+                          f"{list(out._data.shape)} is {m} which does not match the computed "
+                          f"number of elements {n_}. Note that this may occur as a result of "
+                          f"rounding error. The out tensor will be resized to a tensor of shape "
+                          f"({n_},).", stacklevel=3)
+        elif m:
+            t = wrap(t._data.reshape(out._data.shape))
+        return _into(t, out, "fft_" + name, requires_grad)
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -21,9 +21,10 @@ import warnings
 
 import numpy as np
 
+from ..autograd import grad as _grad
 from ..autograd.forward import LEVELS, dual
-from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.grad_mode import STATE, enable_grad, no_grad
+from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import check_args, needs, not_tensor
@@ -175,58 +176,116 @@ def _sample_np(x, grid, mode, padding, align):
     return out.reshape((n, c) + cs.out_spatial)
 
 
+def _grid_grads(grad, x, grid, mode, padding, align, need_x, need_g):
+    """Note [Grid sampling as taps]: the input's gradient scatters grad times each corner's
+    weight back to the corner; the grid's is, per axis, the sum over corners and channels of
+    grad * value * d(weight)/dt, times dt/dg (ember ops: differentiable when recording)."""
+    cs = _Corners(x._data.shape, grid._data, mode, padding, align)
+    n, c = x._data.shape[:2]
+    d = len(cs.axes)
+    m = cs.axes[0][0].shape[1]
+    gflat = grid.reshape(n, m, d)
+    ts = []
+    for a, (t, mult, _, _) in enumerate(cs.axes):
+        if STATE.enabled and grid._requires_grad:   # t as a function of the grid
+            g = gflat[..., d - 1 - a]
+            ts.append(g * wrap(mult) + wrap(t - mult * g._data))
+        else:
+            ts.append(wrap(t))
+    gr = grad.reshape(n, c, m)
+    lins = [wrap(np.ascontiguousarray(np.broadcast_to(lin[:, None, :], (n, c, m))))
+            for _, lin, _ in cs.corners]
+    dt = x._data.dtype
+    gx = gg = None
+    if need_x:
+        ws = cs.weight(ts, dtype=dt)
+        src = [gr * w.reshape(n, 1, m) for w in ws]
+        flat = wrap(np.zeros((n, c, int(np.prod(x._data.shape[2:]))), dt))
+        gx = flat.scatter_add(2, _cat(lins), _cat(src)).reshape(x._data.shape)
+    if need_g:
+        if mode == 1:
+            gg = wrap(np.zeros(grid._data.shape, grid._data.dtype))
+        else:
+            xf = x.reshape(n, c, -1)
+            vals = [(gr * xf.gather(2, lin)).sum(1) for lin in lins]
+            parts = []
+            for a in range(d):
+                dws = cs.weight(ts, skip=a, dtype=dt)
+                s = 0
+                for v, w in zip(vals, dws):
+                    s = v * w + s
+                parts.append(s * wrap(cs.axes[a][1]))
+            gg = stack(parts[::-1], -1).reshape(grid._data.shape)
+    return gx, gg
+
+
 class GridSampler2DBackward0(Node):          # derivatives.yaml: grid_sampler_2d
     __slots__ = ("_saved_align_corners", "_saved_grid", "_saved_input",
                  "_saved_interpolation_mode", "_saved_padding_mode")
     _saved_names = ("_saved_input", "_saved_grid")
 
     def apply(self, grad):
-        """Note [Grid sampling as taps]: the input's gradient scatters grad times each
-        corner's weight back to the corner; the grid's is, per axis, the sum over corners
-        and channels of grad * value * d(weight)/dt, times dt/dg."""
         x, grid = self._saved_input, self._saved_grid
-        mode, padding = self._saved_interpolation_mode, self._saved_padding_mode
-        cs = _Corners(x._data.shape, grid._data, mode, padding, self._saved_align_corners)
-        n, c = x._data.shape[:2]
-        d = len(cs.axes)
-        m = cs.axes[0][0].shape[1]
-        gflat = grid.reshape(n, m, d)
-        ts = []
-        for a, (t, mult, _, _) in enumerate(cs.axes):
-            if STATE.enabled and grid._requires_grad:   # t as a function of the grid
-                g = gflat[..., d - 1 - a]
-                ts.append(g * wrap(mult) + wrap(t - mult * g._data))
-            else:
-                ts.append(wrap(t))
-        gr = grad.reshape(n, c, m)
-        lins = [wrap(np.ascontiguousarray(np.broadcast_to(lin[:, None, :], (n, c, m))))
-                for _, lin, _ in cs.corners]
-        dt = x._data.dtype
-        gx = gg = None
-        if needs(self, 0):
-            ws = cs.weight(ts, dtype=dt)
-            src = [gr * w.reshape(n, 1, m) for w in ws]
-            flat = wrap(np.zeros((n, c, int(np.prod(x._data.shape[2:]))), dt))
-            gx = flat.scatter_add(2, _cat(lins), _cat(src)).reshape(x._data.shape)
-        if needs(self, 1):
-            if mode == 1:
-                gg = wrap(np.zeros(grid._data.shape, grid._data.dtype))
-            else:
-                xf = x.reshape(n, c, -1)
-                vals = [(gr * xf.gather(2, lin)).sum(1) for lin in lins]
-                parts = []
-                for a in range(d):
-                    dws = cs.weight(ts, skip=a, dtype=dt)
-                    s = 0
-                    for v, w in zip(vals, dws):
-                        s = v * w + s
-                    parts.append(s * wrap(cs.axes[a][1]))
-                gg = stack(parts[::-1], -1).reshape(grid._data.shape)
-        return gx, gg
+        args = (self._saved_interpolation_mode, self._saved_padding_mode,
+                self._saved_align_corners)
+        if not STATE.enabled:
+            return _grid_grads(grad, x, grid, *args, needs(self, 0), needs(self, 1))
+        # create_graph: torch's one node GridSampler2DBackwardBackward0 (3D) makes both
+        # gradients from (grad, input, grid)
+        with no_grad():
+            gx, gg = _grid_grads(grad, x, grid, *args, True, True)
+        outs = [wrap(gx._data), wrap(gg._data)]
+        if grad._requires_grad or x._requires_grad or grid._requires_grad:
+            node = (GridSampler3DBackwardBackward0 if isinstance(self, GridSampler3DBackward0)
+                    else GridSampler2DBackwardBackward0)()
+            node._saved_grad_output, node._saved_input, node._saved_grid = grad, x, grid
+            node._saved_interpolation_mode, node._saved_padding_mode = args[:2]
+            node._saved_align_corners = args[2]
+            link_multi(outs, node, grad, x, grid)
+        return (outs[0] if needs(self, 0) else None), (outs[1] if needs(self, 1) else None)
 
 
 class GridSampler3DBackward0(GridSampler2DBackward0):   # derivatives.yaml: grid_sampler_3d
     __slots__ = ()
+
+
+class GridSampler2DBackwardBackward0(Node):  # derivatives.yaml: grid_sampler_2d_backward
+    """The derivative of the grid sampler's gradients (gx, gg) in (grad, input, grid): the
+    vector-Jacobian product of _grid_grads' ember-op expression, rebuilt on the saved tensors
+    and differentiated with autograd.grad (so it differentiates again). Nearest mode: the
+    grid's part is zeros, as torch's."""
+    __slots__ = ("_saved_align_corners", "_saved_grad_output", "_saved_grid", "_saved_input",
+                 "_saved_interpolation_mode", "_saved_padding_mode")
+    _saved_names = ("_saved_grad_output", "_saved_input", "_saved_grid")
+    _n_outputs = 2
+
+    def apply(self, grads):
+        ggx, ggg = grads
+        saved = (self._saved_grad_output, self._saved_input, self._saved_grid)
+        mode = self._saved_interpolation_mode
+        create = STATE.enabled
+        with enable_grad():
+            gx, gg = _grid_grads(*saved, mode, self._saved_padding_mode,
+                                 self._saved_align_corners, ggx is not None, ggg is not None)
+        outs, gos = [], []
+        for o, g in ((gx, ggx), (gg, ggg)):
+            if o is not None and g is not None and o._requires_grad:
+                outs.append(o)
+                gos.append(g)
+        want = [i for i in range(3) if needs(self, i)]
+        res = [None, None, None]
+        if outs and want:
+            got = _grad(outs, [saved[i] for i in want], gos, create_graph=create,
+                        allow_unused=True)
+            for i, g in zip(want, got):
+                res[i] = g
+        if mode == 1 and needs(self, 2) and res[2] is None:
+            res[2] = wrap(np.zeros(saved[2]._data.shape, saved[2]._data.dtype))
+        return tuple(res)
+
+
+class GridSampler3DBackwardBackward0(GridSampler2DBackwardBackward0):
+    __slots__ = ()                           # derivatives.yaml: grid_sampler_3d_backward
 
 
 def _cat(ts):
@@ -341,9 +400,11 @@ class AffineGridGeneratorBackward0(Node):    # derivatives.yaml: affine_grid_gen
     def apply(self, grad):
         size = self._saved_size
         n, d = size[0], len(size) - 2
-        base = wrap(_base_grid(size, self._saved_align_corners, grad._data.dtype))
-        g = grad.reshape(n, -1, d)
-        return (g.transpose(1, 2) @ base),
+        # torch's formula: base^T (N, d + 1, HW) bmm grad (N, HW, d), transposed
+        base = _base_grid(size, self._saved_align_corners, grad._data.dtype)
+        bt = wrap(np.ascontiguousarray(np.broadcast_to(base.T, (n,) + base.T.shape)))
+        g = grad.view(n, -1, d) if grad.is_contiguous() else grad.reshape(n, -1, d)
+        return bt.bmm(g).transpose(1, 2),
 
 
 def affine_grid_generator(theta, size, align_corners):

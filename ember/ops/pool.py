@@ -12,6 +12,7 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import type_name
+from ..random import rand
 from ..tensor import Tensor, wrap
 from ._args import needs
 from ._args import wrong_type, check_args
@@ -1135,3 +1136,348 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     _pool3d_checks(x, k, s, p, (1, 1, 1), ceil_mode)
     return _avg_pool3d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad),
                           divisor_override)
+
+
+# ------------------------------------------------------------------ adaptive_max_pool3d
+
+def _adaptive_max3d_np(x, out):
+    """Max over each adaptive 3-d window, and its flat index in the D*H*W volume (windows
+    scanned depth, row, column first; torch's first-largest / NaN rule via _argmax_views)."""
+    sp = x.shape[-3:]
+    pos, ks = [], []
+    for n, o in zip(sp, out):
+        s, e = _adaptive_bounds(n, o)
+        k = int((e - s).max(initial=0))
+        # (short windows repeat their last element: no change to the max or the first one)
+        pos.append(np.minimum(s[:, None] + np.arange(k), e[:, None] - 1))   # (O, k)
+        ks.append(k)
+    shape = x.shape[:-3] + tuple(out)
+    if not all(ks):
+        return np.zeros(shape, x.dtype), np.zeros(shape, np.int64)
+    a, b, c = pos
+    views = [x[..., a[:, i][:, None, None], b[:, j][:, None], c[:, k]]
+             for i in range(ks[0]) for j in range(ks[1]) for k in range(ks[2])]
+    m, w = _argmax_views(views)
+    i, rest = np.divmod(w, ks[1] * ks[2])
+    j, k = np.divmod(rest, ks[2])
+    o0, o1, o2 = (np.arange(o) for o in out)
+    idx = ((a[o0[:, None, None], i] * sp[1] + b[o1[:, None], j]) * sp[2] + c[o2, k])
+    return m, idx.astype(np.int64, copy=False)
+
+
+def _volume_gather(grad, indices):
+    """grad (..., D, H, W) read at each volume's flat indices, with ember ops
+    (differentiable; torch's double backward: a gather, then ViewBackward0)."""
+    idx = indices._data
+    lead = idx.shape[:-3]
+    return grad.reshape(lead + (-1,)).gather(-1, wrap(idx.reshape(lead + (-1,)))) \
+        .view(idx.shape)
+
+
+class AdaptiveMaxPool3DBackward0(Node):      # derivatives.yaml: adaptive_max_pool3d
+    __slots__ = ("_saved_result1", "_saved_self")
+    _saved_names = ("_saved_self",)
+
+    def apply(self, grad):
+        return adaptive_max_pool3d_backward(grad, self._saved_self, self._saved_result1),
+
+    def np_apply(self, g):
+        x = self._saved_self._data
+        return _volume_scatter(g, self._saved_result1._data,
+                               int(np.prod(x.shape[-3:]))).reshape(x.shape),
+
+
+class AdaptiveMaxPool3DBackwardBackward0(Node):   # adaptive_max_pool3d_backward
+    __slots__ = ("_saved_indices", "_self_meta")
+
+    def apply(self, grad):
+        return (_volume_gather(grad, self._saved_indices) if needs(self, 0) else None,
+                _self_zeros(self))
+
+
+def adaptive_max_pool3d_op(input, output_size):
+    """torch.adaptive_max_pool3d on a checked output size: (output, indices)."""
+    m, idx = _adaptive_max3d_np(input._data, output_size)
+    res, indices = wrap(m), wrap(idx)
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = AdaptiveMaxPool3DBackward0()
+        node._saved_self, node._saved_result1 = input, indices
+        link(res, node, input)
+    return res, indices
+
+
+def adaptive_max_pool3d_backward(grad, input, indices):
+    """The gradient of adaptive_max_pool3d as an op (differentiable in grad)."""
+    x = input._data
+    res = wrap(_volume_scatter(grad._data, indices._data,
+                               int(np.prod(x.shape[-3:]))).reshape(x.shape))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = AdaptiveMaxPool3DBackwardBackward0()
+        node._saved_indices = indices
+        node._self_meta = (x.shape, x.dtype)
+        link(res, node, grad, input)
+    return res
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """torch.nn.functional.adaptive_max_pool3d (AdaptiveMaxPool3DBackward0)."""
+    fn = "adaptive_max_pool3d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    x = input._data
+    if not (isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool)):
+        try:
+            sizes = list(output_size)
+        except TypeError:
+            raise wrong_type(output_size, "tuple of ints") from None
+        if x.ndim <= len(sizes):       # (torch's Python layer fills None from input.size())
+            raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
+        for pos, v in enumerate(sizes):
+            if v is not None and not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+                raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple "
+                                f"of ints, but found element of type {type(v).__name__} at "
+                                f"pos {pos}")
+        if len(sizes) != 3:
+            raise RuntimeError(f"{fn}(): internal error: output_size.size() must be 3")
+        output_size = sizes
+    out = _output_size(output_size, x, fn, 3)
+    if x.ndim not in (4, 5):
+        raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got: {list(x.shape)}")
+    for d in range(1, x.ndim):
+        if x.shape[d] == 0:
+            raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(x.shape)} with dimension "
+                               f"{d} being empty")
+    if any(o < 0 for o in out):
+        shape = list(x.shape[:-3]) + list(out)
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(o for o in out if o < 0)}: {shape}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'{type_name(x.dtype)}\'')
+    res, indices = adaptive_max_pool3d_op(input, out)
+    return (res, indices) if return_indices else res
+
+
+# ------------------------------------------------------------------ max_unpool3d
+
+class MaxUnpool3DBackward0(Node):            # derivatives.yaml: max_unpool3d
+    __slots__ = ("_saved_indices",)
+
+    def apply(self, grad):
+        return _volume_gather(grad, self._saved_indices), None
+
+    def np_apply(self, g):
+        idx = self._saved_indices._data
+        lead = idx.shape[:-3]
+        return np.take_along_axis(g.reshape(lead + (-1,)), idx.reshape(lead + (-1,)),
+                                  -1).reshape(idx.shape), None
+
+
+def max_unpool3d_op(input, indices, output_size):
+    """torch.max_unpool3d on checked arguments: each value written at its flat index in a
+    zero volume of output_size."""
+    x, idx = input._data, indices._data
+    size = int(np.prod(output_size))
+    lead = x.shape[:-3]
+    vols = int(np.prod(lead, dtype=np.int64))
+    out = np.zeros(vols * size, x.dtype)
+    out[(idx.reshape(vols, -1) + (np.arange(vols) * size)[:, None]).reshape(-1)] = \
+        x.reshape(-1)
+    res = wrap(out.reshape(lead + tuple(output_size)))
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = MaxUnpool3DBackward0()
+        node._saved_indices = indices
+        link(res, node, input, None)
+    return res
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """torch.nn.functional.max_unpool3d (MaxUnpool3DBackward0)."""
+    kernel = int_tuple(kernel_size, 3, "max_unpool3d", "kernel_size")
+    stride = kernel if stride is None else int_tuple(stride, 3, "max_unpool3d", "stride")
+    padding = int_tuple(padding, 3, "max_unpool3d", "padding")
+    x, idx = input._data, indices._data
+    if x.ndim < 3:
+        raise IndexError("tuple index out of range")   # (torch's Python layer, input.size())
+    # (torch's Python layer sizes the output from the kernel's length)
+    out = _unpool_size(x, kernel, stride, padding, output_size, len(kernel))
+    if len(out) != 3:
+        raise RuntimeError(f"There should be exactly three elements (depth, height, width) in "
+                           f"output_size, but got {len(out)} elements.")
+    if x.ndim not in (4, 5):
+        raise RuntimeError(f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a "
+                           f"tensor with {x.ndim} dimensions.")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError(f"strides should be greater than zero, but got stride: "
+                           f"{list(stride)}")
+    if idx.dtype != np.int64:
+        raise RuntimeError("elements in indices should be type int64")
+    if idx.shape != x.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(x.shape)}) but got indices tensor with shape: "
+                           f"{list(idx.shape)}")
+    if x.dtype.kind not in "f":
+        raise NotImplementedError(f'"max_unpool3d" not implemented for '
+                                  f"'{type_name(x.dtype)}'")
+    size = out[0] * out[1] * out[2]
+    if idx.size:
+        bad = (idx < 0) | (idx >= size)
+        if bad.any():
+            raise RuntimeError(f"Found an invalid max index: {idx[bad].flat[0]} (output volumes "
+                               f"are of size {out[0]}x{out[1]}x{out[2]})")
+    return max_unpool3d_op(input, indices, out)
+
+
+# ------------------------------------------------------------------ fractional_max_pool2d / 3d
+
+def _fractional_starts(u, size, out, k):
+    """torch's pseudo-random window starts along one dim, one row per plane: with alpha =
+    (size - k) / (out - 1) in the input's dtype, start_i = int((i + u) * alpha) - int(u *
+    alpha) for i < out - 1, and the last window ends at the input's end."""
+    dt = u.dtype.type
+    if out == 1:
+        return np.full(u.shape + (1,), size - k, np.int64)
+    alpha = dt(size - k) / dt(out - 1)
+    i = np.arange(out - 1).astype(u.dtype)
+    first = ((i + u[..., None]) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)[..., None]
+    return np.concatenate([first, np.full(u.shape + (1,), size - k, np.int64)], -1)
+
+
+def _fractional_np(x, kernel, out, samples):
+    """(max, flat index in the plane/volume) of each fractional window; samples (N, C, n)."""
+    n = len(kernel)
+    sp = x.shape[-n:]
+    lead = x.shape[:-n]
+    u = samples.reshape(lead + (n,))
+    # (2-d: sample 0 drives the width, 1 the height; 3-d: 0 time, 1 height, 2 width)
+    col = [1, 0] if n == 2 else [0, 1, 2]
+    starts = [_fractional_starts(u[..., col[d]], sp[d], out[d], kernel[d]) for d in range(n)]
+    flat = x.reshape(lead + (-1,))
+    strides = [int(np.prod(sp[d + 1:])) for d in range(n)]
+    base = 0
+    for d in range(n):     # start index of each window, broadcast over the output grid
+        shape = lead + tuple(out[e] if e == d else 1 for e in range(n))
+        base = base + starts[d].reshape(shape) * strides[d]
+    offs = [sum(o * s for o, s in zip(off, strides)) for off in np.ndindex(*kernel)]
+    if not offs or not all(out):
+        shape = lead + tuple(out)
+        return np.zeros(shape, x.dtype), np.zeros(shape, np.int64)
+    cand = [base + o for o in offs]
+    views = [np.take_along_axis(flat, c.reshape(lead + (-1,)), -1).reshape(c.shape)
+             for c in cand]
+    m, k = _argmax_views(views)
+    idx = base + np.take(np.array(offs, np.int64), k)
+    return m, idx.astype(np.int64, copy=False)
+
+
+class FractionalMaxPool2DBackward0(Node):    # derivatives.yaml: fractional_max_pool2d
+    __slots__ = ("_saved_kernel_size", "_saved_output_size", "_saved_result1", "_saved_self")
+    _saved_names = ("_saved_self",)
+    _n = 2
+
+    def apply(self, grad):
+        return fractional_max_pool_backward(grad, self._saved_self, self._saved_result1,
+                                            self._n),
+
+    def np_apply(self, g):
+        x = self._saved_self._data
+        n = self._n
+        lead = x.shape[:-n]
+        size = int(np.prod(x.shape[-n:]))
+        idx = self._saved_result1._data.reshape(lead + (1, -1))
+        return _plane_scatter(g.reshape(idx.shape), idx, size).reshape(x.shape),
+
+
+class FractionalMaxPool3DBackward0(FractionalMaxPool2DBackward0):   # fractional_max_pool3d
+    __slots__ = ()
+    _n = 3
+
+
+class FractionalMaxPool2DBackwardBackward0(Node):   # fractional_max_pool2d_backward
+    __slots__ = ("_saved_indices", "_self_meta")
+
+    _n = 2
+
+    def apply(self, grad):
+        g = None
+        if needs(self, 0):
+            g = (_volume_gather if self._n == 3 else _gather)(grad, self._saved_indices)
+        return g, _self_zeros(self)
+
+
+class FractionalMaxPool3DBackwardBackward0(FractionalMaxPool2DBackwardBackward0):
+    __slots__ = ()                           # fractional_max_pool3d_backward
+    _n = 3
+
+
+def fractional_max_pool_backward(grad, input, indices, n):
+    """The gradient of fractional_max_pool2d / 3d as an op (differentiable in grad)."""
+    x = input._data
+    lead = x.shape[:-n]
+    idx = indices._data.reshape(lead + (1, -1))
+    res = wrap(_plane_scatter(grad._data.reshape(idx.shape), idx,
+                              int(np.prod(x.shape[-n:]))).reshape(x.shape))
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = (FractionalMaxPool2DBackwardBackward0 if n == 2 else
+                FractionalMaxPool3DBackwardBackward0)()
+        node._saved_indices = indices
+        node._self_meta = (x.shape, x.dtype)
+        link(res, node, grad, input)
+    return res
+
+
+_FMP_DIMS = ("time", "height", "width")
+
+
+def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                        _random_samples, n):
+    """torch.nn.functional.fractional_max_pool2d / 3d (FractionalMaxPool2DBackward0 / 3D):
+    max pools over windows whose starts torch draws from _random_samples (uniform in [0, 1),
+    drawn with torch.rand's stream as torch does when not given)."""
+    fn = f"fractional_max_pool{n}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{fn} requires specifying either an output_size or an "
+                         f"output_ratio")
+    kernel = int_tuple(kernel_size, n, fn, "kernel_size")
+    x = input._data
+    if output_size is None:
+        # (torch's Python layer: 3-d repeats a single ratio, 2-d takes len() of it)
+        if not isinstance(output_ratio, (tuple, list)):
+            if n == 2:
+                raise TypeError(f"object of type '{type(output_ratio).__name__}' has no len()")
+            output_ratio = (output_ratio,) * n
+        ratio = tuple(output_ratio)
+        if len(ratio) < n:
+            raise IndexError("tuple index out of range")
+        out = tuple(int(input.size(-n + d) * ratio[d]) for d in range(n))
+    else:
+        out = int_tuple(output_size, n, fn, "output_size")
+    if _random_samples is None:
+        batch = 1 if x.ndim == n + 1 else input.size(0)
+        _random_samples = rand(batch, input.size(-n - 1), n, dtype=input.dtype)
+    s = _random_samples._data
+    if x.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{fn}(): Expected {n + 1}D or {n + 2}D tensor, but got: "
+                           f"{list(x.shape)}")
+    if s.ndim != 3 or s.shape[2] != n:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {n}; got "
+                           f"{s.shape[2] if s.ndim == 3 else s.ndim}.")
+    if s.dtype != x.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    for d in range(n):
+        name = _FMP_DIMS[3 - n + d]
+        if out[d] + kernel[d] - 1 > x.shape[-n + d]:
+            raise RuntimeError(f"{fn}{'_out' if n == 3 else ''}(): pool {name} {kernel[d]} too large relative to input "
+                               f"{name} {x.shape[-n + d]}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"{fn}_out_frame" not implemented for '
+                                  f"'{type_name(x.dtype)}'")
+    m, idx = _fractional_np(x, kernel, out, s)
+    res, indices = wrap(m), wrap(idx)
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = (FractionalMaxPool2DBackward0 if n == 2 else FractionalMaxPool3DBackward0)()
+        node._saved_self, node._saved_result1 = input, indices
+        node._saved_kernel_size, node._saved_output_size = tuple(kernel), tuple(out)
+        link(res, node, input)
+    return (res, indices) if return_indices else res

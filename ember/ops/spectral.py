@@ -68,8 +68,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "format.", UserWarning, stacklevel=2)
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
-    if align_to_window:
-        raise RuntimeError("ember: stft(align_to_window=True) is not supported")
     if center:
         shape = (1,) * (3 - x.ndim) + x.shape if x.ndim < 3 else x.shape
         p = n_fft // 2
@@ -89,8 +87,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if x.dtype.kind not in "fc":
         raise fail("expected a tensor of floating point or complex values")
     length = x.shape[-1]
-    if not 0 < n_fft <= length:
-        raise fail(f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+    if not 0 < n_fft <= length:     # (torch names the window's length when aligning to it)
+        raise fail(f"expected 0 < n_fft < {length}, but got n_fft="
+                   f"{win if align_to_window else n_fft}")
     if hop <= 0:
         raise fail(f"expected hop_length > 0, but got hop_length={hop}")
     if not 0 < win <= n_fft:
@@ -110,6 +109,23 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         input = input.unsqueeze(0)
     b = input.shape[0]
     frames = 1 + (length - n_fft) // hop
+    if align_to_window:
+        # frames step with the window (its length, not n_fft's, sets their number): the
+        # signal is zero-padded by the window's offset inside a frame, (n_fft - win) // 2, on
+        # both sides, and frame f starts that far before f * hop. An odd n_fft - win leaves
+        # the last frame one short of the padded signal: torch's storage error, as torch.
+        frames = 1 + (length - win) // hop
+        left = (n_fft - win) // 2
+        if left:
+            input = _pad(input, (left, left))
+        size = length + 2 * left
+        need = (b - 1) * size + (frames - 1) * hop + n_fft
+        if need > b * size:
+            item = x.dtype.itemsize
+            raise RuntimeError(f"setStorage: sizes [{b}, {frames}, {n_fft}], strides [{size}, "
+                               f"{hop}, 1], storage offset 0, and itemsize {item} requiring a "
+                               f"storage size of {need * item} are out of bounds for storage "
+                               f"of size {b * size * item}")
     strides = input.stride()
     framed = input.as_strided((b, frames, n_fft), (strides[0], hop * strides[1], strides[1]),
                               input.storage_offset())

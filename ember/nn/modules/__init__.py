@@ -1,6 +1,6 @@
 """torch.nn.modules: every layer class, re-exported by family."""
 from .module import Module
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Container
 from .linear import Identity, Linear, Bilinear
 from .flatten import Flatten, Unflatten
 from .sparse import Embedding, EmbeddingBag
@@ -9,7 +9,8 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
                       AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
-                      MaxUnpool1d, MaxUnpool2d)
+                      MaxUnpool1d, MaxUnpool2d, AdaptiveMaxPool3d, MaxUnpool3d, LPPool1d,
+                      LPPool2d, LPPool3d, FractionalMaxPool2d, FractionalMaxPool3d)
 from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPad2d,
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
@@ -26,6 +27,7 @@ from .normalization import *  # noqa: F401,F403
 from .dropout import *       # noqa: F401,F403
 from .distance import *      # noqa: F401,F403
 from .loss import *          # noqa: F401,F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from . import activation, batchnorm, instancenorm, normalization, dropout, distance, loss
 # ---- rnn: recurrent layers, attention, transformer
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear
@@ -40,7 +42,9 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
 __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
             "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
             "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-            "MaxUnpool1d", "MaxUnpool2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+            "MaxUnpool1d", "MaxUnpool2d", "AdaptiveMaxPool3d", "MaxUnpool3d", "LPPool1d",
+            "LPPool2d", "LPPool3d", "Container", "FractionalMaxPool2d", "FractionalMaxPool3d",
+            "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
             "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
             "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Upsample",
@@ -50,6 +54,7 @@ __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", 
 __all__ += (activation.__all__ + batchnorm.__all__ + instancenorm.__all__ +
             normalization.__all__ + dropout.__all__ + distance.__all__ + loss.__all__)
 # ---- rnn
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
 __all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear", "RNNBase", "RNN", "LSTM",
             "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Transformer",
             "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",

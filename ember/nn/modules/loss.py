@@ -1,10 +1,15 @@
 """Loss modules: they hold the reduction (after torch's legacy size_average/reduce arguments)
 and the loss's options, a class weight as a buffer, and call the nn.functional loss."""
+import dataclasses as _dc
+import re as _re
+import warnings
+
 from .. import functional as F
 from .distance import PairwiseDistance
+from .linear import Linear
 from .module import Module
 
-__all__ = ["L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss",
+__all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "LinearCrossEntropyLoss", "LinearCrossEntropyOptions", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss",
            "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss",
            "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
            "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
@@ -44,6 +49,17 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated: NLLLoss (torch keeps the name with a FutureWarning)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
+                      "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class PoissonNLLLoss(_Loss):
@@ -276,3 +292,77 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+# ---- torch 2.13's linear + cross-entropy (chunking options accepted; ember runs the reference
+# path, which gives the same values)
+
+
+@_dc.dataclass(frozen=True)
+class LinearCrossEntropyOptions:
+    """How torch chunks linear_cross_entropy to save memory (validated as torch does; ember
+    computes the unchunked reference, the same values)."""
+    allow_retain_graph: bool = False
+    batch_chunk_size: object = None
+    chunking_method: object = "auto"
+    acc_policy: str = "auto"
+    acc_dtype: object = None
+
+    def __post_init__(self):
+        b = self.batch_chunk_size
+        if b is not None and (not isinstance(b, int) or isinstance(b, bool) or b <= 0):
+            raise ValueError(f"batch_chunk_size must be positive int or None, got {b}")
+        c = self.chunking_method
+        if c is not None and not (c in ("auto", "aspect_ratio") or
+                                  isinstance(c, str) and _re.fullmatch(r"aspect_ratio:\d+", c)):
+            raise ValueError(f"invalid chunking_method: {c!r}")
+        if self.acc_policy not in ("auto", "compact", "accurate"):
+            raise ValueError(f"invalid acc_policy: {self.acc_policy!r}")
+
+
+LinearCrossEntropyOptions.__module__ = "torch.nn.modules.linear_cross_entropy_options"
+
+
+class LinearCrossEntropyLoss(Module):
+    """A Linear layer (in_features -> num_classes * prod(out_features)) whose output, viewed
+    as (..., num_classes, *out_features), goes through cross_entropy with target."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction="mean", weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None):
+        super().__init__()
+        self.num_classes = num_classes
+        self.out_features = tuple(out_features)
+        self.reduction = reduction
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.options = options
+        n = num_classes
+        for f in self.out_features:
+            n *= f
+        self.linear = Linear(in_features, n, bias=bias, device=device, dtype=dtype)
+        self.register_buffer("weight", weight)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
+
+    def forward(self, input, target):
+        if input.dim() not in (1, 2):
+            raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+        if not self.out_features:
+            return F.linear_cross_entropy(input, self.linear.weight, target,
+                                          linear_bias=self.linear.bias, weight=self.weight,
+                                          reduction=self.reduction,
+                                          ignore_index=self.ignore_index,
+                                          label_smoothing=self.label_smoothing,
+                                          options=self.options)
+        logits = self.linear(input)
+        logits = logits.view(tuple(logits.shape[:-1]) + (self.num_classes,) +
+                             self.out_features)
+        return F.cross_entropy(logits, target, self.weight,
+                               ignore_index=-100 if self.ignore_index is None else
+                               self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
