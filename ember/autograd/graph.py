@@ -544,7 +544,10 @@ def init_node(node, edges, meta):
 
 def sum_to(g, shape):
     """Sum a broadcast gradient down to `shape`, with ember ops (create_graph: so that it is
-    differentiable)."""
+    differentiable). A 0-dim target takes the plain full sum, as torch's sum_to does
+    (SumBackward0 in a create_graph graph)."""
+    if not shape and g.ndim:
+        return g.sum()
     lead = g.ndim - len(shape)
     dims = list(range(lead))
     dims += [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]

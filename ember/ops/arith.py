@@ -56,8 +56,8 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
     def apply(self, grad):
         if self.next_functions[1][0] is None:       # x + number: nothing for `other`
             return grad, None
-        a = self._saved_alpha
-        return grad, (grad if a == 1 else grad * a)
+        a = self._saved_alpha          # maybe_multiply(grad, alpha): mul.Scalar
+        return grad, (grad if a == 1 else scalar_op(grad, a, MulBackward1))
 
     def jvp(self, ts, xs, out):                 # result: self_t + maybe_multiply(other_t, alpha)
         a = self._saved_alpha
@@ -143,8 +143,8 @@ class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
     def apply(self, grad):
         if self.next_functions[1][0] is None:       # x - number: nothing for `other`
             return grad, None
-        a = self._saved_alpha
-        return grad, (-grad if a == 1 else grad * -a)
+        a = self._saved_alpha          # maybe_multiply(-grad, alpha)
+        return grad, (-grad if a == 1 else scalar_op(-grad, a, MulBackward1))
 
     def jvp(self, ts, xs, out):
         a = self._saved_alpha
@@ -197,8 +197,8 @@ class RsubBackward1(Node):                   # derivatives.yaml: rsub.Scalar
     __slots__ = ("_saved_alpha",)
 
     def apply(self, grad):
-        a = self._saved_alpha
-        return (-grad if a == 1 else grad * -a),
+        a = self._saved_alpha          # maybe_multiply(-grad, alpha)
+        return (-grad if a == 1 else scalar_op(-grad, a, MulBackward1)),
 
     def jvp(self, ts, xs, out):
         a = self._saved_alpha
@@ -210,7 +210,8 @@ class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
 
     def apply(self, grad):
         a = self._saved_alpha
-        return ((-grad if a == 1 else grad * -a) if needs(self, 0) else None), grad
+        return ((-grad if a == 1 else scalar_op(-grad, a, MulBackward1)) if needs(self, 0)
+                else None), grad
 
     def jvp(self, ts, xs, out):
         a = self._saved_alpha
@@ -386,9 +387,9 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
 
     def apply(self, grad):
         nf = self.next_functions
-        other = conj_if_complex(self._saved_other)
-        return (grad / other if nf[0][0] is not None else None,
-                -grad * conj_if_complex(self._saved_self) / (other * other)
+        other = self._saved_other       # other: -grad * ((self / other) / other).conj()
+        return (grad / conj_if_complex(other) if nf[0][0] is not None else None,
+                -grad * conj_if_complex(self._saved_self / other / other)
                 if nf[1][0] is not None else None)
 
     def jvp(self, ts, xs, out):                 # result: (self_t - other_t * result) / other_p
@@ -908,8 +909,8 @@ class SubBackward1(AddBackward1):            # derivatives.yaml: sub.Scalar
 class MulBackward1(Node):                    # derivatives.yaml: mul.Scalar
     __slots__ = ("_saved_other",)
 
-    def apply(self, grad):
-        return grad * self._saved_other,
+    def apply(self, grad):                      # grad * other, other a Scalar
+        return scalar_op(grad, self._saved_other, MulBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0] * self._saved_other
@@ -918,8 +919,8 @@ class MulBackward1(Node):                    # derivatives.yaml: mul.Scalar
 class DivBackward1(Node):                    # derivatives.yaml: div.Scalar
     __slots__ = ("_saved_other",)
 
-    def apply(self, grad):
-        return grad / self._saved_other,
+    def apply(self, grad):                      # grad / other, other a Scalar
+        return scalar_op(grad, self._saved_other, DivBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0] / self._saved_other

@@ -25,7 +25,7 @@ from .join import cat
 from .logical import where
 from .matmul import matmul, mm
 from .reduce import amax, amin, vector_norm
-from .shape import _mH
+from .shape import _mH, diag_embed
 from .solve import _inv, inv_ex, solve
 from .unary import log
 
@@ -47,8 +47,8 @@ class LinalgDetBackward0(Node):              # derivatives.yaml: linalg_det
             sign = wrap(np.asarray(np.linalg.det(U._data) * np.linalg.det(Vh._data)))
             g = (grad * sign.conj()).unsqueeze(-1).unsqueeze(-1)
             return g * matmul(U * others.prod(-1).unsqueeze(-2), Vh),
-        g = grad * d.conj()
-        return g.unsqueeze(-1).unsqueeze(-1) * _mH(_inv(A)),
+        # linalg_det_backward under grad mode: linalg_solve(A.mH, diag_embed(grad * det.conj()))
+        return _solve_diag(A, grad * d.conj()),
 
     def np_apply(self, grad):
         a = self._saved_A._data
@@ -93,7 +93,16 @@ class LinalgSlogdetBackward0(Node):          # derivatives.yaml: _linalg_slogdet
                 g = t if g is None else g + t
         if g is None:
             return None,
-        return g.unsqueeze(-1).unsqueeze(-1) * _mH(_inv(A)),
+        if g._data.dtype != A._data.dtype:      # a real g for a complex A
+            g = g.to(A.dtype)
+        return _solve_diag(A, g),       # g * A^-H, as linalg_solve(A.mH, diag_embed(g))
+
+
+def _solve_diag(A, g):
+    """g * A^-H for a batch of numbers g, as torch's det/slogdet backward writes it under grad
+    mode: linalg_solve(A.mH, diag_embed(g.unsqueeze(-1).expand(..., n)).mT)."""
+    d = diag_embed(g.unsqueeze(-1).expand(A._data.shape[:-1]))
+    return solve(_mH(A), d.mT)
 
 
 def linalg_slogdet(A, *, out=None):

@@ -19,7 +19,7 @@ from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, requires, conj_if_complex, broadcast_error)
 from ._args import not_tensor, wrong_type
-from .arith import _zeros
+from .arith import _zeros, scalar_op, DivBackward1
 from ._views import inplace, inplace_source
 from .binary import maximum, minimum
 from .join import cat
@@ -102,10 +102,14 @@ def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
     mask = xa == r
     if nan_match and xa.dtype.kind in "fc":
         mask |= np.isnan(xa) & np.isnan(r)
+    if nan_match:
+        # whole tensor (evenly_distribute_backward): zeros.masked_fill_(mask, grad /
+        # mask.sum()); a NaN gradient reaches only the selected elements
+        from .scatter import masked_fill
+        zeros = wrap(np.zeros(xa.shape, grad._data.dtype))
+        return masked_fill(zeros, wrap(mask), grad / wrap(np.asarray(mask.sum())))
     count = mask.sum(axis=dims if x._data.ndim else None, keepdims=True)
     g = _unsqueeze_dims(grad, dims, keepdim)
-    if nan_match:       # torch selects: a NaN gradient reaches only the selected elements
-        return where(wrap(mask), g / _const(count, g), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return g * _const(mask / count, g)
 
@@ -260,7 +264,9 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
     __slots__ = ("_saved_self_sym_sizes", "_saved_self_sym_numel")
 
     def apply(self, grad):
-        return grad.expand(self._saved_self_sym_sizes) / self._saved_self_sym_numel,
+        # grad.expand(sizes) / numel: a div.Scalar node
+        return scalar_op(grad.expand(self._saved_self_sym_sizes), self._saved_self_sym_numel,
+                         DivBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0].sum() / self._saved_self_sym_numel
@@ -278,7 +284,7 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
 
     def apply(self, grad):
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
-        return g.expand(self._saved_self_sym_sizes) / self._count,
+        return scalar_op(g.expand(self._saved_self_sym_sizes), self._count, DivBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim) / self._count
@@ -371,7 +377,7 @@ def _prod_others_t(s, d):
     shape[d] = 1
     ones = wrap(np.ones(shape, s._data.dtype))
     left = cat([ones, s.narrow(d, 0, n - 1)], d).cumprod(d)
-    right = cat([ones, s.flip(d).narrow(d, 0, n - 1)], d).cumprod(d).flip(d)
+    right = cat([ones, s.narrow(d, 1, n - 1).flip(d)], d).cumprod(d).flip(d)
     return left * right
 
 
@@ -387,10 +393,10 @@ class ProdBackward0(Node):                   # derivatives.yaml: prod
         zeros = np.count_nonzero(x == 0)
         if zeros == 0:
             return grad * conj_if_complex(saved_output(self, self._saved_result) / s),
+        if STATE.enabled:       # building a graph: prod_safe_zeros_backward, then view_as
+            return (grad * conj_if_complex(_prod_others_t(s.reshape(-1), 0))).view(x.shape),
         if zeros > 1:
             return grad.expand(x.shape) * 0,
-        if STATE.enabled:                    # building a graph: differentiable form
-            return grad * conj_if_complex(_prod_others_t(s.reshape(-1), 0).reshape(x.shape)),
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
         return grad * _const(others.conj(), grad),
 

@@ -20,27 +20,13 @@ from .sort import _rows, _unrows, write_pair
 # ---------------------------------------------------------------- scans
 
 
-class _RevCumsumBackward(Node):              # grad of cumsum: reversed cumulative sum
-    __slots__ = ("_saved_dim",)
-
-    def apply(self, grad):
-        return cumsum(grad, self._saved_dim),
-
-    def jvp(self, ts, xs, out):
-        return _rev_cumsum(ts[0], self._saved_dim)
-
-
 def _rev_cumsum(input, dim):
+    """cumsum_backward: grad itself when there is nothing to sum (at most one element, or
+    one along dim), else grad.flip(dim).cumsum(dim).flip(dim)."""
     x = input._data
-    if x.ndim == 0:
-        res = wrap(x.copy())
-    else:
-        res = wrap(np.flip(np.add.accumulate(np.flip(x, dim), dim), dim).copy())
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = _RevCumsumBackward()
-        node._saved_dim = dim
-        link(res, node, input)
-    return res
+    if x.size <= 1 or x.shape[dim] == 1:
+        return input
+    return input.flip(dim).cumsum(dim).flip(dim)
 
 
 class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
@@ -48,6 +34,12 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
 
     def apply(self, grad):
         return _rev_cumsum(grad, self._saved_dim),
+
+    def np_apply(self, g):
+        d = self._saved_dim
+        if g.size <= 1 or g.shape[d] == 1:
+            return g,
+        return np.flip(np.add.accumulate(np.flip(g, d), d), d).copy(),
 
     def jvp(self, ts, xs, out):
         t = ts[0]

@@ -90,14 +90,13 @@ class LinalgSolveExBackward0(Node):          # derivatives.yaml: _linalg_solve_e
             gB = solve(_mH(A), grad, left=False)
             gA = -matmul(_mH(X), gB) if needs(self, 0) else None
             return gA, (gB if needs(self, 1) else None)
-        gB = solve(_mH(A), grad)
+        # linalg_solve_backward: a vector B goes through as a one-column matrix
+        vector = self._vector
+        gB = solve(_mH(A), grad.unsqueeze(-1) if vector else grad)
         gA = None
         if needs(self, 0):
-            if self._vector:
-                gA = -(gB.unsqueeze(-1) * X.conj().unsqueeze(-2))
-            else:
-                gA = -matmul(gB, _mH(X))
-        return gA, (gB if needs(self, 1) else None)
+            gA = -matmul(gB, _mH(X.unsqueeze(-1) if vector else X))
+        return gA, ((gB.squeeze(-1) if vector else gB) if needs(self, 1) else None)
 
 
 def solve(A, B, *, left=True, out=None):
