@@ -12,7 +12,8 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, wrap_out, wrap_out2, NotImplementedBackward
+from ..autograd.graph import (Node, link, wrap_out, wrap_out2, NotImplementedBackward,
+                              SavedTensor)
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
@@ -299,20 +300,32 @@ negative = neg
 # ---------------------------------------------------------------- mul / div
 
 
+def _saved_operand(slot):
+    """torch's grad_fn._saved_<arg> (and _raw_saved_<arg>) for an operand that may be a Python
+    number: the slot keeps the number as given, so that the forward pays nothing, and a read
+    gives the 0-dim tensor torch wraps it into (int64, float64, complex128 or bool)."""
+    def get(self):
+        v = getattr(self, slot)
+        return v if v is None or isinstance(v, Tensor) else wrap(np.asarray(v))
+    return property(get), property(lambda self: SavedTensor(self, slot))
+
+
 class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
-    __slots__ = ("_saved_self", "_saved_other")
-    _saved_names = ("_saved_self", "_saved_other")
+    # _other: `other` as given (a number or a Tensor); read it as _saved_other
+    __slots__ = ("_saved_self", "_other")
+    _saved_names = ("_saved_self", "_other")
+    _saved_other, _raw_saved_other = _saved_operand("_other")
 
     def apply(self, grad):
         nf = self.next_functions
         a, b = nf[0][0] is not None, nf[1][0] is not None
-        return (grad * conj_if_complex(self._saved_other) if a else None,
+        return (grad * conj_if_complex(self._other) if a else None,
                 grad * conj_if_complex(self._saved_self) if b else None)
 
     def jvp(self, ts, xs, out):                 # result: other_t * self_p + self_t * other_p
         (st, ot), (s, o) = ts, xs
         if o is None:
-            return st * self._saved_other
+            return st * self._other
         return st * o + ot * s
 
     def np_apply(self, g):
@@ -320,12 +333,12 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
         # gradient, operand of the gradient's dtype or a number)
         nf = self.next_functions
         if nf[1][0] is None:                # x * number, or x * a constant
-            o = plain_operand(self._saved_other, g)
+            o = plain_operand(self._other, g)
             if o is not None:
                 return g * o,
             return Node.np_apply(self, g)
         a = nf[0][0] is not None
-        o = plain_operand(self._saved_other, g) if a else 0
+        o = plain_operand(self._other, g) if a else 0
         s = plain_operand(self._saved_self, g)
         if o is not None and s is not None:
             return (g * o if a else None), g * s
@@ -339,7 +352,7 @@ def mul(input, other, *, out=None):
         r = x * scalar_array(other, x.dtype)         # hot path, as in add
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MulBackward0()
-            node._saved_other = other
+            node._other = other
             node._saved_self = None
             return wrap_out(r, node, input, True)
         return wrap(r)
@@ -355,7 +368,7 @@ def mul(input, other, *, out=None):
             if STATE.enabled and (input._requires_grad or other._requires_grad) or \
                     LEVELS and dual(input, other):
                 node = MulBackward0()
-                node._saved_other = other if input._requires_grad else None
+                node._other = other if input._requires_grad else None
                 node._saved_self = input if other._requires_grad else None
                 return wrap_out2(r, node, input, other)
             return wrap(r)
@@ -372,7 +385,7 @@ def mul(input, other, *, out=None):
             LEVELS and dual(input, o):
         node = MulBackward0()
         # save each operand only if the other one's gradient needs it (a number: always)
-        node._saved_other = other if input._requires_grad or o is None else None
+        node._other = other if input._requires_grad or o is None else None
         node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
@@ -382,12 +395,13 @@ multiply = mul
 
 
 class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
-    __slots__ = ("_saved_self", "_saved_other")
-    _saved_names = ("_saved_self", "_saved_other")
+    __slots__ = ("_saved_self", "_other")        # (_other: as in MulBackward0)
+    _saved_names = ("_saved_self", "_other")
+    _saved_other, _raw_saved_other = _saved_operand("_other")
 
     def apply(self, grad):
         nf = self.next_functions
-        other = self._saved_other       # other: -grad * ((self / other) / other).conj()
+        other = self._other       # other: -grad * ((self / other) / other).conj()
         return (grad / conj_if_complex(other) if nf[0][0] is not None else None,
                 -grad * conj_if_complex(self._saved_self / other / other)
                 if nf[1][0] is not None else None)
@@ -395,7 +409,7 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
     def jvp(self, ts, xs, out):                 # result: (self_t - other_t * result) / other_p
         (st, ot), (s, o) = ts, xs
         if o is None:
-            return st / self._saved_other
+            return st / self._other
         return (st - ot * out) / o
 
 
@@ -450,11 +464,11 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
         if rounding_mode is None:       # given as None: torch's Tensor_mode overload
             node = DivBackward2()
             node._saved_rounding_mode = None
-            node._saved_self = input
+            node._saved_self = input if o is not None and o._requires_grad else None
         else:
             node = DivBackward0()
             node._saved_self = input if o is not None and o._requires_grad else None
-        node._saved_other = other
+        node._other = other
         link(res, node, input, o)
     return write_out(res, out)
 
@@ -490,7 +504,9 @@ def _div_rounding(input, other, o, mode, node=True):
     if node and _grad_needed(input, o) and res._data.dtype.kind in "fc":
         node = DivBackward2()
         node._saved_rounding_mode = mode
-        node._saved_self, node._saved_other = input, other      # (torch saves both)
+        # (torch saves self only for other's gradient)
+        node._saved_self = input if o is not None and o._requires_grad else None
+        node._other = other
         link(res, node, input, o)
     return res
 

@@ -53,15 +53,15 @@ class LinalgDetBackward0(Node):              # derivatives.yaml: linalg_det
     def np_apply(self, grad):
         a = self._saved_A._data
         d = self._saved_result._data
+        g = np.asarray(grad * d.conj())
         if not (d == 0).any():
-            return np.asarray(grad * d.conj())[..., None, None] * _h(np.linalg.inv(a)),
+            return _solve_diag_np(a, g),
         # singular: torch's unrecorded formula (det * A^-H) gives zero there
         ok = d != 0
-        inv_h = np.zeros_like(a)
+        res = np.zeros(a.shape, g.dtype)
         if ok.any():
-            inv_h[ok] = _h(np.linalg.inv(a[ok]))
-        g = np.asarray(grad * d.conj())[..., None, None]
-        return np.asarray(g * inv_h, a.dtype),
+            res[ok] = _solve_diag_np(a[ok], g[ok])
+        return np.asarray(res, a.dtype),
 
 
 def det(A, *, out=None):
@@ -96,6 +96,14 @@ class LinalgSlogdetBackward0(Node):          # derivatives.yaml: _linalg_slogdet
         if g._data.dtype != A._data.dtype:      # a real g for a complex A
             g = g.to(A.dtype)
         return _solve_diag(A, g),       # g * A^-H, as linalg_solve(A.mH, diag_embed(g))
+
+
+def _solve_diag_np(a, g):
+    """_solve_diag on arrays, with the same solve (so that both passes give the same bits)."""
+    n = a.shape[-1]
+    m = np.zeros(g.shape + (n, n), g.dtype)
+    m[..., range(n), range(n)] = g[..., None]
+    return np.linalg.solve(_h(a), np.swapaxes(m, -1, -2))
 
 
 def _solve_diag(A, g):
