@@ -949,6 +949,13 @@ class SavedTensor:
         _reads_packed(node)
 
 
+def saved_alias(slot):
+    """torch's _saved_<name> and _raw_saved_<name> for a tensor the node keeps in `slot`
+    (under another name: its formula reads a form of it of its own)."""
+    return property(lambda self: getattr(self, slot)), \
+        property(lambda self: SavedTensor(self, slot))
+
+
 class saved_tensors_hooks:
     """Context manager: pack_hook(tensor) runs on each tensor saved for backward inside it,
     unpack_hook(packed) when backward (or user code) reads it (Note [Saved-tensor hooks])."""

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi
+from ..autograd.graph import Node, link, link_multi, saved_alias
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
@@ -501,21 +501,23 @@ class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tens
 
 
 class MaxBackward0(Node):                    # derivatives.yaml: max.dim
-    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_indices", "_saved_self_sym_sizes",
+    __slots__ = ("_saved_dim", "_saved_keepdim", "_idx", "_saved_self_sym_sizes",
                  "_indices")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
-    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
+    # array); _saved_indices / _raw_saved_indices read _indices
     _saved_names = ("_indices",)
+    _saved_indices, _raw_saved_indices = saved_alias("_indices")
 
     def apply(self, grad):
-        return _select_backward(grad, self._saved_dim, self._saved_indices,
+        return _select_backward(grad, self._saved_dim, self._idx,
                                 self._saved_keepdim, self._saved_self_sym_sizes),
 
     def jvp(self, ts, xs, out):                 # the tangent at the selected index
         t = ts[0]
         if t._data.ndim == 0:
             return t.clone()
-        d, idx = self._saved_dim, self._saved_indices
+        d, idx = self._saved_dim, self._idx
         if not self._saved_keepdim:
             return t.gather(d, wrap(np.expand_dims(idx, d))).squeeze(d)
         return t.gather(d, wrap(idx))
@@ -565,7 +567,7 @@ def _minmax(input, dim, keepdim, largest, out):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxBackward0() if largest else MinBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
-        node._saved_indices, node._indices = indices._data, indices
+        node._idx, node._indices = indices._data, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     if out is not None:

@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, saved_alias
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
@@ -202,20 +202,22 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
 
 
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
-    __slots__ = ("_indices", "_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+    __slots__ = ("_indices", "_saved_dim", "_idx", "_saved_self_sym_sizes")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
-    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
+    # array); _saved_indices / _raw_saved_indices read _indices
     _saved_names = ("_indices",)
+    _saved_indices, _raw_saved_indices = saved_alias("_indices")
 
     def apply(self, grad):
         if not self._saved_self_sym_sizes:
             return grad,
-        return _scatter_add(grad, self._saved_dim, self._saved_indices,
+        return _scatter_add(grad, self._saved_dim, self._idx,
                             self._saved_self_sym_sizes, unique=False),
 
     def jvp(self, ts, xs, out):                 # the tangent at the running extreme
         t = ts[0]
-        return t.gather(self._saved_dim, wrap(self._saved_indices)) if t._data.ndim \
+        return t.gather(self._saved_dim, wrap(self._idx)) if t._data.ndim \
             else t.clone()
 
 
@@ -249,7 +251,7 @@ def _cumext(input, dim, largest):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
-        node._saved_dim, node._saved_indices, node._indices = d, idx, indices
+        node._saved_dim, node._idx, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return (_RT.cummax if largest else _RT.cummin)((values, indices))
