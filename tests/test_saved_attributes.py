@@ -130,8 +130,6 @@ KNOWN = {
     ('AvgPool3DBackward0', '_saved_kernel_size', 'value'): _FORM,
     ('AvgPool3DBackward0', '_saved_padding', 'value'): _FORM,
     ('AvgPool3DBackward0', '_saved_stride', 'value'): _FORM,
-    ('BinaryCrossEntropyBackward0', '_saved_reduction', 'value'): _ENUM,
-    ('BinaryCrossEntropyWithLogitsBackward0', '_saved_reduction', 'value'): _ENUM,
     ('CeluBackward0', '_saved_input_scale', 'ember only'): _EMBER_ONLY,
     ('CeluBackward0', '_saved_scale', 'ember only'): _EMBER_ONLY,
     ('CeluBackward1', '_saved_input_scale', 'ember only'): _EMBER_ONLY,
@@ -156,15 +154,10 @@ KNOWN = {
     ('DiagonalScatterBackward0', '_saved_dim2', 'torch only'): _NOT_SAVED,
     ('DiagonalScatterBackward0', '_saved_offset', 'torch only'): _NOT_SAVED,
     ('DistBackward0', '_saved_p', 'value'): _FORM,
-    ('FftC2CBackward0', '_saved_normalization', 'value'): _ENUM,
-    ('FftC2RBackward0', '_saved_last_dim_size', 'ember only'): _EMBER_ONLY,
-    ('FftC2RBackward0', '_saved_normalization', 'value'): _ENUM,
     ('FftR2CBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
-    ('FftR2CBackward0', '_saved_normalization', 'value'): _ENUM,
     ('FftR2CBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('GatherBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('GatherBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
-    ('HuberLossBackward0', '_saved_reduction', 'value'): _ENUM,
     ('IndexAddBackward0', '_raw_saved_source', 'torch only'): _NOT_SAVED,
     ('IndexAddBackward0', '_saved_source', 'torch only'): _NOT_SAVED,
     ('IndexAddBackward0', '_saved_source_dim', 'torch only'): _NOT_SAVED,
@@ -228,7 +221,6 @@ KNOWN = {
     ('MmBackward0', '_saved_self', 'value'): _CHAIN_ORDER,
     ('MmBackward0', '_saved_self_sym_sizes', 'torch only'): _META,
     ('MmBackward0', '_saved_self_sym_strides', 'torch only'): _META,
-    ('MseLossBackward0', '_saved_reduction', 'value'): _ENUM,
     ('NativeBatchNormBackward0', '_raw_saved_running_mean', 'torch only'): _NOT_SAVED,
     ('NativeBatchNormBackward0', '_raw_saved_running_var', 'torch only'): _NOT_SAVED,
     ('NativeDropoutBackward0', '_saved_p', 'torch only'): _NOT_SAVED,
@@ -240,7 +232,6 @@ KNOWN = {
     ('NllLossBackward0', '_raw_saved_target', 'torch only'): _NOT_SAVED,
     ('NllLossBackward0', '_raw_saved_total_weight', 'torch only'): _NOT_SAVED,
     ('NllLossBackward0', '_raw_saved_weight', 'torch only'): _NOT_SAVED,
-    ('NllLossBackward0', '_saved_reduction', 'value'): _ENUM,
     ('NllLossBackward0', '_saved_shape_dtype', 'ember only'): _EMBER_ONLY,
     ('NllLossBackward0', '_saved_target', 'value'): _FORM,
     ('NllLossBackward0', '_saved_total_weight', 'value'): _FORM,
@@ -260,7 +251,6 @@ KNOWN = {
     ('SliceScatterBackward0', '_saved_end', 'torch only'): _NOT_SAVED,
     ('SliceScatterBackward0', '_saved_start', 'torch only'): _NOT_SAVED,
     ('SliceScatterBackward0', '_saved_step', 'torch only'): _NOT_SAVED,
-    ('SmoothL1LossBackward0', '_saved_reduction', 'value'): _ENUM,
     ('SoftmaxBackward0', '_saved_dim', 'value'): _FORM,
     ('SoftplusBackward0', '_saved_beta', 'value'): _FORM,
     ('SoftplusBackward0', '_saved_threshold', 'value'): _FORM,
@@ -329,3 +319,18 @@ def test_saved_indices_are_the_indices_output():
         node._raw_saved_indices.register_hooks(lambda t: t, lambda t: t)
         v.sum().backward()
         assert x.grad.tolist() == [[1.0, 1.0, 1.0]]
+
+
+def test_fft_normalization_is_torchs_enum():
+    # 0 none, 1 by_root_n, 2 by_n: which one depends on the norm name and the direction
+    def saved(L):
+        x = L.tensor([1.0, 2.0, 3.0, 4.0], dtype=L.float64, requires_grad=True)
+        out = []
+        for norm in (None, "backward", "ortho", "forward"):
+            for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
+                n = getattr(L.fft, name)(x, norm=norm).grad_fn
+                while not hasattr(n, "_saved_normalization"):       # (past ConjBackward0)
+                    n = n.next_functions[0][0]
+                out.append((name, norm, type(n).__name__, n._saved_normalization))
+        return out
+    assert saved(ember) == saved(torch)
