@@ -14,7 +14,8 @@ import ember
 
 
 def _attrs(node):
-    return {a for a in dir(node) if a.startswith(("_saved_", "_raw_saved_"))}
+    """The _saved_* / _raw_saved_* attributes the node has (hasattr: an unset slot is none)."""
+    return {a for a in dir(node) if a.startswith(("_saved_", "_raw_saved_")) and hasattr(node, a)}
 
 
 def _value(v):
@@ -130,14 +131,6 @@ KNOWN = {
     ('AvgPool3DBackward0', '_saved_kernel_size', 'value'): _FORM,
     ('AvgPool3DBackward0', '_saved_padding', 'value'): _FORM,
     ('AvgPool3DBackward0', '_saved_stride', 'value'): _FORM,
-    ('CeluBackward0', '_saved_input_scale', 'ember only'): _EMBER_ONLY,
-    ('CeluBackward0', '_saved_scale', 'ember only'): _EMBER_ONLY,
-    ('CeluBackward1', '_saved_input_scale', 'ember only'): _EMBER_ONLY,
-    ('CeluBackward1', '_saved_scale', 'ember only'): _EMBER_ONLY,
-    ('CholeskyBackward0', '_raw_saved_L', 'ember only'): _EMBER_ONLY,
-    ('CholeskyBackward0', '_raw_saved_result', 'torch only'): _NOT_SAVED,
-    ('CholeskyBackward0', '_saved_L', 'ember only'): _EMBER_ONLY,
-    ('CholeskyBackward0', '_saved_result', 'torch only'): _NOT_SAVED,
     ('CholeskySolveBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('CholeskySolveBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('ComplexBackward0', '_raw_saved_imag', 'torch only'): _NOT_SAVED,
@@ -223,8 +216,6 @@ KNOWN = {
     ('MmBackward0', '_saved_self_sym_strides', 'torch only'): _META,
     ('NativeBatchNormBackward0', '_raw_saved_running_mean', 'torch only'): _NOT_SAVED,
     ('NativeBatchNormBackward0', '_raw_saved_running_var', 'torch only'): _NOT_SAVED,
-    ('NativeDropoutBackward0', '_saved_p', 'torch only'): _NOT_SAVED,
-    ('NativeDropoutBackward0', '_saved_scale', 'ember only'): _EMBER_ONLY,
     ('NextafterBackward0', '_raw_saved_other', 'torch only'): _NOT_SAVED,
     ('NextafterBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('NextafterBackward0', '_saved_other', 'torch only'): _NOT_SAVED,
@@ -232,14 +223,12 @@ KNOWN = {
     ('NllLossBackward0', '_raw_saved_target', 'torch only'): _NOT_SAVED,
     ('NllLossBackward0', '_raw_saved_total_weight', 'torch only'): _NOT_SAVED,
     ('NllLossBackward0', '_raw_saved_weight', 'torch only'): _NOT_SAVED,
-    ('NllLossBackward0', '_saved_shape_dtype', 'ember only'): _EMBER_ONLY,
     ('NllLossBackward0', '_saved_target', 'value'): _FORM,
     ('NllLossBackward0', '_saved_total_weight', 'value'): _FORM,
     ('NormBackward0', '_saved_p', 'value'): _FORM,
     ('PowBackward0', '_saved_exponent', 'value'): _FORM,
     ('PutBackward0', '_raw_saved_source', 'torch only'): _NOT_SAVED,
     ('PutBackward0', '_saved_source', 'torch only'): _NOT_SAVED,
-    ('RoundBackward1', '_saved_decimals', 'ember only'): _EMBER_ONLY,
     ('RreluWithNoiseBackward1', '_saved_noise', 'value'): _UNINITIALIZED,
     ('ScatterReduceBackward0', '_saved_result', 'value'): _SAVED_ANYWAY,
     ('ScatterReduceBackward0', '_saved_self', 'value'): _SAVED_ANYWAY,
@@ -264,11 +253,6 @@ KNOWN = {
     ('TriangularSolveBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('TriangularSolveBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('UnsafeSplitWithSizesBackward0', '_saved_split_sizes', 'value'): _FORM,
-    ('UpsampleNearest1DBackward0', '_saved_align_corners', 'ember only'): _EMBER_ONLY,
-    ('UpsampleNearest3DBackward0', '_saved_align_corners', 'ember only'): _EMBER_ONLY,
-    ('UpsampleNearestExact1DBackward0', '_saved_align_corners', 'ember only'): _EMBER_ONLY,
-    ('UpsampleNearestExact2DBackward0', '_saved_align_corners', 'ember only'): _EMBER_ONLY,
-    ('UpsampleNearestExact3DBackward0', '_saved_align_corners', 'ember only'): _EMBER_ONLY,
     ('VarBackward0', '_saved_correction', 'value'): _FORM,
     ('VarBackward0', '_saved_dim', 'value'): _FORM,
     ('VarMeanBackward0', '_saved_dim', 'value'): _FORM,

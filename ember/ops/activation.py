@@ -209,7 +209,7 @@ class EluBackward0(Node):                    # derivatives.yaml: elu (is_result=
 
     def apply(self, grad):
         s = self._saved_self
-        a, sc, isc = self._saved_alpha, self._saved_scale, self._saved_input_scale
+        a, sc, isc = self._saved_alpha, *_elu_scales(self)
         neg = s._data <= 0        # NaN: the positive branch, as torch
         # exp of min(x, 0): the unused branch stays finite, so double backward has no inf * 0
         e = (s.clamp_max(0) * isc).exp()
@@ -221,7 +221,7 @@ class EluBackward1(Node):                    # derivatives.yaml: elu_ (is_result
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
-        a, sc, isc = self._saved_alpha, self._saved_scale, self._saved_input_scale
+        a, sc, isc = self._saved_alpha, *_elu_scales(self)
         if a < 0:
             raise RuntimeError(
                 "In-place elu backward calculation is triggered with a negative slope which "
@@ -230,6 +230,15 @@ class EluBackward1(Node):                    # derivatives.yaml: elu_ (is_result
         r = saved_output(self, self._saved_result)
         neg = r._data <= 0
         return where(_mask(neg), grad * ((r + a * sc) * isc), grad * sc),
+
+
+def _elu_scales(node):
+    """(scale, input_scale): celu's nodes save neither (torch's CeluBackward has only alpha
+    and self / result): 1 and 1 / alpha."""
+    try:
+        return node._saved_scale, node._saved_input_scale
+    except AttributeError:
+        return 1, 1.0 / node._saved_alpha
 
 
 class CeluBackward0(EluBackward0):           # derivatives.yaml: celu
@@ -248,11 +257,10 @@ def _elu(input, alpha, scale, input_scale, kernel, cls0, cls1, _inplace):
         raise wrong_type(next(v for v in (alpha, scale, input_scale)
                               if not isinstance(v, (int, float))), "Number") from None
     res = wrap(r)
+    scales = {} if cls0 is CeluBackward0 else {"scale": scale, "input_scale": input_scale}
     if _inplace:
-        return _record(res, _node(cls1, result=wrap(r), alpha=alpha, scale=scale,
-                                  input_scale=input_scale), input)
-    return _record(res, _node(cls0, self=input, alpha=alpha, scale=scale,
-                              input_scale=input_scale), input)
+        return _record(res, _node(cls1, result=wrap(r), alpha=alpha, **scales), input)
+    return _record(res, _node(cls0, self=input, alpha=alpha, **scales), input)
 
 
 def elu(input, alpha=1.0, inplace=False, _inplace=False):

@@ -104,10 +104,10 @@ _REDUCTION_ENUM = property(lambda self: _REDUCTIONS.get(self._reduction, self._r
 
 class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forward
     # target, weight and total_weight are constants (no gradient), kept as NumPy arrays;
-    # _saved_shape_dtype: the input's shape and dtype, from which the gradient is built
+    # _shape_dtype: the input's shape and dtype, from which the gradient is built
     # _saved_self: the input, only for the create_graph gradient's edge (torch saves it too)
     __slots__ = ("_saved_target", "_saved_weight", "_saved_ignore_index", "_reduction",
-                 "_saved_total_weight", "_saved_shape_dtype", "_saved_self")
+                 "_saved_total_weight", "_shape_dtype", "_saved_self")
     _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self",)
 
@@ -139,7 +139,7 @@ class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forwar
         """d loss / d input before the incoming gradient: -weight[target] / total_weight at
         each sample's target (0 elsewhere and for ignored samples; no division unless the
         reduction is the mean)."""
-        shape, dtype = self._saved_shape_dtype
+        shape, dtype = self._shape_dtype
         t, w = self._saved_target, self._saved_weight
         if w is None and len(shape) == 2 and self._saved_ignore_index not in t:
             coef = np.zeros(shape, dtype)     # the common case: no weights, none ignored
@@ -262,7 +262,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         node._saved_ignore_index = ignore_index
         node._reduction = reduction
         node._saved_total_weight = total
-        node._saved_shape_dtype = (x.shape, x.dtype)
+        node._shape_dtype = (x.shape, x.dtype)
         node._saved_self = input
         link(res, node, input)
     return res

@@ -823,8 +823,8 @@ class RoundBackward0(FloorBackward0):
     __slots__ = ()
 
 
-class RoundBackward1(FloorBackward0):
-    __slots__ = ("_saved_decimals",)
+class RoundBackward1(FloorBackward0):         # (torch saves nothing: the gradient is zero)
+    __slots__ = ()
 
 
 def floor(input, *, out=None):
@@ -862,7 +862,6 @@ def round(input, *, decimals=None, out=None):
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RoundBackward1()
-        node._saved_decimals = decimals
         link(res, node, input)
     return write_out(res, out)
 
