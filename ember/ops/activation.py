@@ -688,12 +688,46 @@ class GluBackward0(Node):                    # derivatives.yaml: glu
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
-        s, d = self._saved_self, self._saved_dim
-        a, b = s.chunk(2, d)
-        sig = b.sigmoid()
-        ga = grad * sig
-        gb = grad * a * sig * (1 - sig)
-        return cat([ga, gb], d),
+        return glu_backward(grad, self._saved_self, self._saved_dim),
+
+
+def glu_backward(grad_output, input, dim):
+    """glu's derivative as an op of its own, as torch records it (GluBackwardBackward0):
+    cat(gO * sigmoid(b), gO * a * sigmoid(b) * (1 - sigmoid(b))) for input = cat(a, b)."""
+    go, x = grad_output._data, input._data
+    a, b = np.split(x, 2, axis=dim)
+    with np.errstate(all="ignore"):
+        sig = _np_sigmoid(b)
+        r = np.concatenate([go * sig, go * a * sig * (1 - sig)], axis=dim)
+    res = wrap(r.astype(x.dtype, copy=False))
+    if STATE.enabled and (grad_output._requires_grad or input._requires_grad) or \
+            LEVELS and dual(grad_output, input):
+        node = GluBackwardBackward0()
+        node._saved_grad_output, node._saved_self, node._saved_dim = grad_output, input, dim
+        link(res, node, grad_output, input)
+    return res
+
+
+class GluBackwardBackward0(Node):            # derivatives.yaml: glu_backward
+    __slots__ = ("_saved_grad_output", "_saved_self", "_saved_dim")
+    _saved_names = ("_saved_grad_output", "_saved_self")
+
+    def apply(self, grad):
+        go, x, d = self._saved_grad_output, self._saved_self, self._saved_dim
+        n = x._data.shape[d] // 2
+        ggo = gx = None
+        if needs(self, 0):          # glu_double_backward_grad_output: both halves summed
+            t = grad * glu_backward(wrap(np.ones(go._data.shape, go._data.dtype)), x, d)
+            ggo = t.narrow(d, 0, n) + t.narrow(d, n, n)
+        if needs(self, 1):          # glu_double_backward
+            a, b = x.narrow(d, 0, n), x.narrow(d, n, n)
+            sig = b.sigmoid()
+            one_sub = 1 - sig
+            sos = sig * one_sub
+            g1, g2 = grad.narrow(d, 0, n), grad.narrow(d, n, n)
+            second = sos * one_sub - sig * sos
+            gx = cat([g2 * go * sos, g2 * a * go * second + g1 * go * sos], d)
+        return ggo, gx
 
 
 def glu(input, dim=-1):

@@ -210,8 +210,7 @@ class CummaxBackward0(Node):                 # derivatives.yaml: cummax
     _saved_indices, _raw_saved_indices = saved_alias("_indices")
 
     def apply(self, grad):
-        if not self._saved_self_sym_sizes:
-            return grad,
+        # (a 0-dim input too: zeros.scatter(_add)(0, indices, grad), as torch records it)
         return _scatter_add(grad, self._saved_dim, self._idx,
                             self._saved_self_sym_sizes, unique=False),
 
