@@ -259,12 +259,14 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord == "fro":
         return write_out(_vector_norm(A, 2, (d0, d1), keepdim), out)
     if ord == "nuc" or abs(ord) == 2:
+        # torch's composition: the two dims moved last by a permute (the identity too), the
+        # singular values reduced over -1 (keepdim), one unsqueeze and the inverse permute
         perm = [i for i in range(a.ndim) if i not in (d0, d1)] + [d0, d1]
-        At = A.permute(perm) if perm != list(range(a.ndim)) else A
-        s = svdvals(At)
-        r = s.sum(-1) if ord == "nuc" else (amax(s, -1) if ord == 2 else amin(s, -1))
+        s = svdvals(A.permute(perm))
+        r = s.sum(-1, keepdim=keepdim) if ord == "nuc" else \
+            (amax if ord == 2 else amin)(s, -1, keepdim=keepdim)
         if keepdim:
-            r = r.unsqueeze(-1).unsqueeze(-1).permute(np.argsort(perm).tolist())
+            r = r.unsqueeze(-1).permute(np.argsort(perm).tolist())
         return write_out(r, out)
     # 1 / inf: max (min) over one dim of the abs-sums over the other
     sum_dim, red_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)

@@ -19,7 +19,7 @@ from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, requires, conj_if_complex, broadcast_error)
 from ._args import not_tensor, wrong_type
-from .arith import _zeros, scalar_op, DivBackward1
+from .arith import _zeros, scalar_op, AddBackward1, DivBackward1, MulBackward1
 from ._views import inplace, inplace_source
 from .binary import maximum, minimum
 from .join import cat
@@ -1181,30 +1181,19 @@ class RenormBackward0(Node):                 # derivatives.yaml: renorm
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
-        x, p = self._saved_self, self._saved_p
+        # renorm_backward: nb = norm_backward(sum(self.conj() * grad)) over each slice,
+        # invnorm = (norm + 1e-7).reciprocal(); where(norm > maxnorm, invnorm * maxnorm *
+        # (grad - invnorm * nb), grad)
+        x, p, maxnorm = self._saved_self, self._saved_p, self._saved_maxnorm
         dims = tuple(d for d in range(x.ndim) if d != self._saved_dim)
-        a = x.abs()
-        if p == float("inf"):
-            norm = a.amax(dims, keepdim=True)
-        elif p == 1:
-            norm = a.sum(dims, keepdim=True)
-        else:
-            norm = a.pow(p).sum(dims, keepdim=True).pow(1.0 / p)
-        over = norm > self._saved_maxnorm
-        denom = norm + _RENORM_EPS
-        scale = where(over, self._saved_maxnorm / denom, 1.0)
-        # d(x * s(|x|_p)) = s grad + x ds/dnorm <grad, x> dnorm/dx, over each slice
-        dnorm = (grad * x).sum(dims, keepdim=True) * where(
-            over, -self._saved_maxnorm / (denom * denom), 0.0)
-        if p == float("inf"):
-            top = (a == norm)
-            dn = x.sgn() * top / top.sum(dims, keepdim=True)
-        elif p == 1:
-            dn = x.sgn()
-        else:
-            safe = where(norm == 0, 1.0, norm)
-            dn = x.sgn() * a.pow(p - 1) / safe.pow(p - 1)
-        return grad * scale + dn * dnorm,
+        norm = vector_norm(x, p, dims, keepdim=True)
+        go = x.conj() * grad
+        if go._data.dtype.kind == "c":
+            go = go.real
+        nb = _norm_backward(go.sum(dims, keepdim=True), x, norm, p, dims, True)
+        invnorm = scalar_op(norm, _RENORM_EPS, AddBackward1).reciprocal()
+        factor = scalar_op(invnorm, maxnorm, MulBackward1)
+        return where(norm > maxnorm, factor * (grad - invnorm * nb), grad),
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):
