@@ -337,11 +337,13 @@ class AffineGridGeneratorBackward0(Node):    # derivatives.yaml: affine_grid_gen
     __slots__ = ("_saved_align_corners", "_saved_size")
 
     def apply(self, grad):
+        # affine_grid_generator_backward: base_grid.view(N, HW, d + 1).transpose(1, 2)
+        # .bmm(grad.view(N, HW, d)).transpose(1, 2)
         size = self._saved_size
         n, d = size[0], len(size) - 2
-        base = wrap(_base_grid(size, self._saved_align_corners, grad._data.dtype))
-        g = grad.reshape(n, -1, d)
-        return (g.transpose(1, 2) @ base),
+        base = _base_grid(size, self._saved_align_corners, grad._data.dtype)
+        base_t = wrap(np.ascontiguousarray(np.broadcast_to(base.T, (n,) + base.T.shape)))
+        return base_t.bmm(grad.reshape(n, -1, d)).transpose(1, 2),
 
 
 def affine_grid_generator(theta, size, align_corners):
