@@ -709,7 +709,7 @@ def glu_backward(grad_output, input, dim):
 
 
 class GluBackwardBackward0(Node):            # derivatives.yaml: glu_backward
-    __slots__ = ("_saved_grad_output", "_saved_self", "_saved_dim")
+    __slots__ = ("_saved_dim", "_saved_grad_output", "_saved_self")
     _saved_names = ("_saved_grad_output", "_saved_self")
 
     def apply(self, grad):

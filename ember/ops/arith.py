@@ -312,7 +312,7 @@ def _saved_operand(slot):
 
 class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
     # _other: `other` as given (a number or a Tensor); read it as _saved_other
-    __slots__ = ("_saved_self", "_other")
+    __slots__ = ("_other", "_saved_self")
     _saved_names = ("_saved_self", "_other")
     _saved_other, _raw_saved_other = _saved_operand("_other")
 
@@ -395,7 +395,7 @@ multiply = mul
 
 
 class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
-    __slots__ = ("_saved_self", "_other")        # (_other: as in MulBackward0)
+    __slots__ = ("_other", "_saved_self")        # (_other: as in MulBackward0)
     _saved_names = ("_saved_self", "_other")
     _saved_other, _raw_saved_other = _saved_operand("_other")
 

@@ -88,8 +88,7 @@ def embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad
 
 
 class EmbeddingDenseBackwardBackward0(Node):  # derivatives.yaml: embedding_dense_backward
-    __slots__ = ("_saved_indices", "_saved_padding_idx", "_num_weights",
-                 "_scale_grad_by_freq")
+    __slots__ = ("_num_weights", "_saved_indices", "_saved_padding_idx", "_scale_grad_by_freq")
     _saved_names = ("_saved_indices",)
 
     def apply(self, grad):

@@ -57,7 +57,7 @@ def _norm_enum(norm, forward):
 
 class FftC2CBackward0(Node):                 # derivatives.yaml: _fft_c2c
     # _norm: the norm name; grad_fn._saved_normalization reads it as torch's enum
-    __slots__ = ("_saved_dim", "_norm", "_saved_forward")
+    __slots__ = ("_norm", "_saved_dim", "_saved_forward")
     _saved_normalization = property(lambda self: _norm_enum(self._norm, self._saved_forward))
 
     def apply(self, grad):
@@ -81,7 +81,7 @@ def fft_c2c(input, dims, norm, forward):
 
 
 class FftR2CBackward0(Node):                 # derivatives.yaml: _fft_r2c
-    __slots__ = ("_saved_dim", "_norm", "_saved_onesided", "_self_size")
+    __slots__ = ("_norm", "_saved_dim", "_saved_onesided", "_self_size")
     _saved_normalization = property(lambda self: _norm_enum(self._norm, True))
 
     def apply(self, grad):
@@ -122,7 +122,7 @@ def fft_r2c(input, dims, norm, onesided):
 
 
 class FftC2RBackward0(Node):                 # derivatives.yaml: _fft_c2r
-    __slots__ = ("_saved_dim", "_norm", "_last_dim_size")
+    __slots__ = ("_last_dim_size", "_norm", "_saved_dim")
     _saved_normalization = property(lambda self: _norm_enum(self._norm, False))
 
     def apply(self, grad):

@@ -67,7 +67,7 @@ def feature_alpha_dropout_(input, p, train):
 
 
 class NativeDropoutBackward0(Node):          # derivatives.yaml: native_dropout
-    __slots__ = ("_saved_result1", "_saved_p", "_scale")     # (_scale: what grad is scaled by)
+    __slots__ = ("_saved_p", "_saved_result1", "_scale")     # (_scale: what grad is scaled by)
     _saved_names = ("_saved_result1",)
 
     def apply(self, grad):

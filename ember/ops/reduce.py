@@ -501,8 +501,7 @@ class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tens
 
 
 class MaxBackward0(Node):                    # derivatives.yaml: max.dim
-    __slots__ = ("_saved_dim", "_saved_keepdim", "_idx", "_saved_self_sym_sizes",
-                 "_indices")
+    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
     # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
     # array); _saved_indices / _raw_saved_indices read _indices

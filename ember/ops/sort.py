@@ -260,7 +260,7 @@ def _stable_order(x, axis, descending):
 
 
 class SortBackward0(Node):                   # derivatives.yaml: sort.stable
-    __slots__ = ("_indices", "_saved_dim", "_idx", "_saved_self_sym_sizes")
+    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_self_sym_sizes")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
     # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
     # array); _saved_indices / _raw_saved_indices read _indices
