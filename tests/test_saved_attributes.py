@@ -241,8 +241,6 @@ KNOWN = {
     ('SliceScatterBackward0', '_saved_start', 'torch only'): _NOT_SAVED,
     ('SliceScatterBackward0', '_saved_step', 'torch only'): _NOT_SAVED,
     ('SoftmaxBackward0', '_saved_dim', 'value'): _FORM,
-    ('SoftplusBackward0', '_saved_beta', 'value'): _FORM,
-    ('SoftplusBackward0', '_saved_threshold', 'value'): _FORM,
     ('SpecialZetaBackward1', '_raw_saved_self', 'ember only'): _EMBER_ONLY,
     ('SplitWithSizesBackward0', '_saved_split_sizes', 'value'): _FORM,
     ('StdBackward0', '_saved_correction', 'value'): _FORM,

@@ -472,7 +472,7 @@ class SoftplusBackward0(Node):               # derivatives.yaml: softplus
         return where(_mask(linear), grad, grad * (s * beta).sigmoid()),
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):
     x = _float_input(input, "softplus_cpu")
     return _record(wrap(_np_softplus(x, beta, threshold)),
                    _node(SoftplusBackward0, self=input, beta=beta, threshold=threshold), input)
