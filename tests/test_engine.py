@@ -373,6 +373,8 @@ PASS_PROGRAMS = {
     "complex": _complex,
     "0-d": _zero_dim,
     "matrix_exp": lambda E, x: E.linalg.matrix_exp(x * 0.1).sum(),
+    "cumsum": lambda E, x: (x.cumsum(0) * x).sum() + (x[:1].cumsum(0) * x[0]).sum()
+    + x[0, 0].cumsum(0) * 2,
     "det": _det,
     # an as_strided view reaching storage outside its (view) input's elements
     "as_strided outside its input": lambda E, x: (E.as_strided(x.reshape(-1)[2:], (3,), (1,), 0)

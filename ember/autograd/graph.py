@@ -545,7 +545,10 @@ def init_node(node, edges, meta):
 
 def sum_to(g, shape):
     """Sum a broadcast gradient down to `shape`, with ember ops (create_graph: so that it is
-    differentiable)."""
+    differentiable). A 0-dim target takes the plain full sum, as torch's sum_to does
+    (SumBackward0 in a create_graph graph)."""
+    if not shape and g.ndim:
+        return g.sum()
     lead = g.ndim - len(shape)
     dims = list(range(lead))
     dims += [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
@@ -945,6 +948,13 @@ class SavedTensor:
         node._extra().setdefault("packed", {})[name] = _pack_one(v, (), pack_hook, unpack_hook)
         delattr(node, name)
         _reads_packed(node)
+
+
+def saved_alias(slot):
+    """torch's _saved_<name> and _raw_saved_<name> for a tensor the node keeps in `slot`
+    (under another name: its formula reads a form of it of its own)."""
+    return property(lambda self: getattr(self, slot)), \
+        property(lambda self: SavedTensor(self, slot))
 
 
 class saved_tensors_hooks:

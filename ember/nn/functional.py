@@ -273,7 +273,7 @@ def softsign(input):
     return _act.softsign(input)
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):
     return _act.softplus(_tensor("softplus", input), beta, threshold)
 
 

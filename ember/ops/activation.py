@@ -219,7 +219,7 @@ class EluBackward0(Node):                    # derivatives.yaml: elu (is_result=
 
     def apply(self, grad):
         s = self._saved_self
-        a, sc, isc = self._saved_alpha, self._saved_scale, self._saved_input_scale
+        a, sc, isc = self._saved_alpha, *_elu_scales(self)
         neg = s._data <= 0        # NaN: the positive branch, as torch
         # exp of min(x, 0): the unused branch stays finite, so double backward has no inf * 0
         e = (s.clamp_max(0) * isc).exp()
@@ -231,7 +231,7 @@ class EluBackward1(Node):                    # derivatives.yaml: elu_ (is_result
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
-        a, sc, isc = self._saved_alpha, self._saved_scale, self._saved_input_scale
+        a, sc, isc = self._saved_alpha, *_elu_scales(self)
         if a < 0:
             raise RuntimeError(
                 "In-place elu backward calculation is triggered with a negative slope which "
@@ -240,6 +240,15 @@ class EluBackward1(Node):                    # derivatives.yaml: elu_ (is_result
         r = saved_output(self, self._saved_result)
         neg = r._data <= 0
         return where(_mask(neg), grad * ((r + a * sc) * isc), grad * sc),
+
+
+def _elu_scales(node):
+    """(scale, input_scale): celu's nodes save neither (torch's CeluBackward has only alpha
+    and self / result): 1 and 1 / alpha."""
+    try:
+        return node._saved_scale, node._saved_input_scale
+    except AttributeError:
+        return 1, 1.0 / node._saved_alpha
 
 
 class CeluBackward0(EluBackward0):           # derivatives.yaml: celu
@@ -258,11 +267,10 @@ def _elu(input, alpha, scale, input_scale, kernel, cls0, cls1, _inplace):
         raise wrong_type(next(v for v in (alpha, scale, input_scale)
                               if not isinstance(v, (int, float))), "Number") from None
     res = wrap(r)
+    scales = {} if cls0 is CeluBackward0 else {"scale": scale, "input_scale": input_scale}
     if _inplace:
-        return _record(res, _node(cls1, result=wrap(r), alpha=alpha, scale=scale,
-                                  input_scale=input_scale), input)
-    return _record(res, _node(cls0, self=input, alpha=alpha, scale=scale,
-                              input_scale=input_scale), input)
+        return _record(res, _node(cls1, result=wrap(r), alpha=alpha, **scales), input)
+    return _record(res, _node(cls0, self=input, alpha=alpha, **scales), input)
 
 
 def elu(input, alpha=1.0, inplace=False, _inplace=False):
@@ -476,7 +484,7 @@ class SoftplusBackward0(Node):               # derivatives.yaml: softplus
         return where(_mask(linear), grad, grad * (s * beta).sigmoid()),
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):
     check_args("softplus", ("beta", 2, "Number", beta), ("threshold", 3, "Number", threshold))
     x = _float_input(input, "softplus_cpu")
     return _record(wrap(_np_softplus(x, beta, threshold)),
@@ -696,12 +704,46 @@ class GluBackward0(Node):                    # derivatives.yaml: glu
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
-        s, d = self._saved_self, self._saved_dim
-        a, b = s.chunk(2, d)
-        sig = b.sigmoid()
-        ga = grad * sig
-        gb = grad * a * sig * (1 - sig)
-        return cat([ga, gb], d),
+        return glu_backward(grad, self._saved_self, self._saved_dim),
+
+
+def glu_backward(grad_output, input, dim):
+    """glu's derivative as an op of its own, as torch records it (GluBackwardBackward0):
+    cat(gO * sigmoid(b), gO * a * sigmoid(b) * (1 - sigmoid(b))) for input = cat(a, b)."""
+    go, x = grad_output._data, input._data
+    a, b = np.split(x, 2, axis=dim)
+    with np.errstate(all="ignore"):
+        sig = _np_sigmoid(b)
+        r = np.concatenate([go * sig, go * a * sig * (1 - sig)], axis=dim)
+    res = wrap(r.astype(x.dtype, copy=False))
+    if STATE.enabled and (grad_output._requires_grad or input._requires_grad) or \
+            LEVELS and dual(grad_output, input):
+        node = GluBackwardBackward0()
+        node._saved_grad_output, node._saved_self, node._saved_dim = grad_output, input, dim
+        link(res, node, grad_output, input)
+    return res
+
+
+class GluBackwardBackward0(Node):            # derivatives.yaml: glu_backward
+    __slots__ = ("_saved_dim", "_saved_grad_output", "_saved_self")
+    _saved_names = ("_saved_grad_output", "_saved_self")
+
+    def apply(self, grad):
+        go, x, d = self._saved_grad_output, self._saved_self, self._saved_dim
+        n = x._data.shape[d] // 2
+        ggo = gx = None
+        if needs(self, 0):          # glu_double_backward_grad_output: both halves summed
+            t = grad * glu_backward(wrap(np.ones(go._data.shape, go._data.dtype)), x, d)
+            ggo = t.narrow(d, 0, n) + t.narrow(d, n, n)
+        if needs(self, 1):          # glu_double_backward
+            a, b = x.narrow(d, 0, n), x.narrow(d, n, n)
+            sig = b.sigmoid()
+            one_sub = 1 - sig
+            sos = sig * one_sub
+            g1, g2 = grad.narrow(d, 0, n), grad.narrow(d, n, n)
+            second = sos * one_sub - sig * sos
+            gx = cat([g2 * go * sos, g2 * a * go * second + g1 * go * sos], d)
+        return ggo, gx
 
 
 def glu(input, dim=-1):

@@ -12,7 +12,8 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, wrap_out, wrap_out2, NotImplementedBackward
+from ..autograd.graph import (Node, link, wrap_out, wrap_out2, NotImplementedBackward,
+                              SavedTensor)
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
@@ -56,8 +57,8 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
     def apply(self, grad):
         if self.next_functions[1][0] is None:       # x + number: nothing for `other`
             return grad, None
-        a = self._saved_alpha
-        return grad, (grad if a == 1 else grad * a)
+        a = self._saved_alpha          # maybe_multiply(grad, alpha): mul.Scalar
+        return grad, (grad if a == 1 else scalar_op(grad, a, MulBackward1))
 
     def jvp(self, ts, xs, out):                 # result: self_t + maybe_multiply(other_t, alpha)
         a = self._saved_alpha
@@ -143,8 +144,8 @@ class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
     def apply(self, grad):
         if self.next_functions[1][0] is None:       # x - number: nothing for `other`
             return grad, None
-        a = self._saved_alpha
-        return grad, (-grad if a == 1 else grad * -a)
+        a = self._saved_alpha          # maybe_multiply(-grad, alpha)
+        return grad, (-grad if a == 1 else scalar_op(-grad, a, MulBackward1))
 
     def jvp(self, ts, xs, out):
         a = self._saved_alpha
@@ -197,8 +198,8 @@ class RsubBackward1(Node):                   # derivatives.yaml: rsub.Scalar
     __slots__ = ("_saved_alpha",)
 
     def apply(self, grad):
-        a = self._saved_alpha
-        return (-grad if a == 1 else grad * -a),
+        a = self._saved_alpha          # maybe_multiply(-grad, alpha)
+        return (-grad if a == 1 else scalar_op(-grad, a, MulBackward1)),
 
     def jvp(self, ts, xs, out):
         a = self._saved_alpha
@@ -210,7 +211,8 @@ class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
 
     def apply(self, grad):
         a = self._saved_alpha
-        return ((-grad if a == 1 else grad * -a) if needs(self, 0) else None), grad
+        return ((-grad if a == 1 else scalar_op(-grad, a, MulBackward1)) if needs(self, 0)
+                else None), grad
 
     def jvp(self, ts, xs, out):
         a = self._saved_alpha
@@ -298,20 +300,32 @@ negative = neg
 # ---------------------------------------------------------------- mul / div
 
 
+def _saved_operand(slot):
+    """torch's grad_fn._saved_<arg> (and _raw_saved_<arg>) for an operand that may be a Python
+    number: the slot keeps the number as given, so that the forward pays nothing, and a read
+    gives the 0-dim tensor torch wraps it into (int64, float64, complex128 or bool)."""
+    def get(self):
+        v = getattr(self, slot)
+        return v if v is None or isinstance(v, Tensor) else wrap(np.asarray(v))
+    return property(get), property(lambda self: SavedTensor(self, slot))
+
+
 class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
-    __slots__ = ("_saved_self", "_saved_other")
-    _saved_names = ("_saved_self", "_saved_other")
+    # _other: `other` as given (a number or a Tensor); read it as _saved_other
+    __slots__ = ("_other", "_saved_self")
+    _saved_names = ("_saved_self", "_other")
+    _saved_other, _raw_saved_other = _saved_operand("_other")
 
     def apply(self, grad):
         nf = self.next_functions
         a, b = nf[0][0] is not None, nf[1][0] is not None
-        return (grad * conj_if_complex(self._saved_other) if a else None,
+        return (grad * conj_if_complex(self._other) if a else None,
                 grad * conj_if_complex(self._saved_self) if b else None)
 
     def jvp(self, ts, xs, out):                 # result: other_t * self_p + self_t * other_p
         (st, ot), (s, o) = ts, xs
         if o is None:
-            return st * self._saved_other
+            return st * self._other
         return st * o + ot * s
 
     def np_apply(self, g):
@@ -319,12 +333,12 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
         # gradient, operand of the gradient's dtype or a number)
         nf = self.next_functions
         if nf[1][0] is None:                # x * number, or x * a constant
-            o = plain_operand(self._saved_other, g)
+            o = plain_operand(self._other, g)
             if o is not None:
                 return g * o,
             return Node.np_apply(self, g)
         a = nf[0][0] is not None
-        o = plain_operand(self._saved_other, g) if a else 0
+        o = plain_operand(self._other, g) if a else 0
         s = plain_operand(self._saved_self, g)
         if o is not None and s is not None:
             return (g * o if a else None), g * s
@@ -338,7 +352,7 @@ def mul(input, other, *, out=None):
         r = x * scalar_array(other, x.dtype)         # hot path, as in add
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MulBackward0()
-            node._saved_other = other
+            node._other = other
             node._saved_self = None
             return wrap_out(r, node, input, True)
         return wrap(r)
@@ -354,7 +368,7 @@ def mul(input, other, *, out=None):
             if STATE.enabled and (input._requires_grad or other._requires_grad) or \
                     LEVELS and dual(input, other):
                 node = MulBackward0()
-                node._saved_other = other if input._requires_grad else None
+                node._other = other if input._requires_grad else None
                 node._saved_self = input if other._requires_grad else None
                 return wrap_out2(r, node, input, other)
             return wrap(r)
@@ -371,7 +385,7 @@ def mul(input, other, *, out=None):
             LEVELS and dual(input, o):
         node = MulBackward0()
         # save each operand only if the other one's gradient needs it (a number: always)
-        node._saved_other = other if input._requires_grad or o is None else None
+        node._other = other if input._requires_grad or o is None else None
         node._saved_self = input if o is not None and o._requires_grad else None
         link(res, node, input, o)
     return write_out(res, out)
@@ -381,20 +395,21 @@ multiply = mul
 
 
 class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
-    __slots__ = ("_saved_self", "_saved_other")
-    _saved_names = ("_saved_self", "_saved_other")
+    __slots__ = ("_other", "_saved_self")        # (_other: as in MulBackward0)
+    _saved_names = ("_saved_self", "_other")
+    _saved_other, _raw_saved_other = _saved_operand("_other")
 
     def apply(self, grad):
         nf = self.next_functions
-        other = conj_if_complex(self._saved_other)
-        return (grad / other if nf[0][0] is not None else None,
-                -grad * conj_if_complex(self._saved_self) / (other * other)
+        other = self._other       # other: -grad * ((self / other) / other).conj()
+        return (grad / conj_if_complex(other) if nf[0][0] is not None else None,
+                -grad * conj_if_complex(self._saved_self / other / other)
                 if nf[1][0] is not None else None)
 
     def jvp(self, ts, xs, out):                 # result: (self_t - other_t * result) / other_p
         (st, ot), (s, o) = ts, xs
         if o is None:
-            return st / self._saved_other
+            return st / self._other
         return (st - ot * out) / o
 
 
@@ -451,11 +466,11 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
         if rounding_mode is None:       # given as None: torch's Tensor_mode overload
             node = DivBackward2()
             node._saved_rounding_mode = None
-            node._saved_self = input
+            node._saved_self = input if o is not None and o._requires_grad else None
         else:
             node = DivBackward0()
             node._saved_self = input if o is not None and o._requires_grad else None
-        node._saved_other = other
+        node._other = other
         link(res, node, input, o)
     return write_out(res, out)
 
@@ -491,7 +506,9 @@ def _div_rounding(input, other, o, mode, node=True):
     if node and _grad_needed(input, o) and res._data.dtype.kind in "fc":
         node = DivBackward2()
         node._saved_rounding_mode = mode
-        node._saved_self, node._saved_other = input, other      # (torch saves both)
+        # (torch saves self only for other's gradient)
+        node._saved_self = input if o is not None and o._requires_grad else None
+        node._other = other
         link(res, node, input, o)
     return res
 
@@ -903,8 +920,8 @@ class SubBackward1(AddBackward1):            # derivatives.yaml: sub.Scalar
 class MulBackward1(Node):                    # derivatives.yaml: mul.Scalar
     __slots__ = ("_saved_other",)
 
-    def apply(self, grad):
-        return grad * self._saved_other,
+    def apply(self, grad):                      # grad * other, other a Scalar
+        return scalar_op(grad, self._saved_other, MulBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0] * self._saved_other
@@ -913,8 +930,8 @@ class MulBackward1(Node):                    # derivatives.yaml: mul.Scalar
 class DivBackward1(Node):                    # derivatives.yaml: div.Scalar
     __slots__ = ("_saved_other",)
 
-    def apply(self, grad):
-        return grad / self._saved_other,
+    def apply(self, grad):                      # grad / other, other a Scalar
+        return scalar_op(grad, self._saved_other, DivBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0] / self._saved_other

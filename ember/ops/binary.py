@@ -15,7 +15,8 @@ from ._args import (operands, needs, broadcast_error, saved_output, conj_if_comp
                     _tensor_args, layout2, torch_layout)
 from ._args import not_tensor
 from ._views import check_overlap, inplace, inplace_source, inplace_binary
-from .arith import _grad_needed, _SavesSelf, _zeros
+from .arith import (_grad_needed, _SavesSelf, _zeros, div, scalar_op, MulBackward1,
+                    DivBackward1)
 from .logical import isnan, where
 
 
@@ -45,12 +46,13 @@ class Atan2Backward0(_SavesSelf):
     _saved_names = ("_saved_self", "_saved_other")
 
     def apply(self, grad):
+        # atan2_backward: recip = (self^2 + other^2).reciprocal(), 0 where that is 0;
+        # grad * other * recip, grad * -self * recip
         s, o = self._saved_self, self._saved_other
         d = s * s + o * o
-        zero = d == 0
-        recip = grad / where(zero, 1.0, d)
-        return (where(zero, 0.0, recip * o) if needs(self, 0) else None,
-                where(zero, 0.0, recip * -s) if needs(self, 1) else None)
+        recip = d.reciprocal().masked_fill(d == 0, 0)
+        return (grad * o * recip if needs(self, 0) else None,
+                grad * -s * recip if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
         (st, ot), (s, o) = ts, xs
@@ -233,10 +235,11 @@ class MaximumBackward0(_SavesSelf):
     _lose_self = staticmethod(lambda s, o: s < o)
 
     def apply(self, grad):
+        # where(self == other, grad / 2, grad).masked_fill_(self < other, 0) (maximum)
         s, o = self._saved_self, self._saved_other
-        half = where(s == o, grad / 2, grad)
-        return (where(self._lose_self(s, o), 0.0, half) if needs(self, 0) else None,
-                where(self._lose_self(o, s), 0.0, half) if needs(self, 1) else None)
+        half = where(s == o, scalar_op(grad, 2, DivBackward1), grad)
+        return (half.masked_fill(self._lose_self(s, o), 0) if needs(self, 0) else None,
+                half.masked_fill(self._lose_self(o, s), 0) if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):                 # the tangent of the larger; their mean at a tie
         (st, ot), (s, o) = ts, xs
@@ -256,9 +259,10 @@ class FmaxBackward0(_SavesSelf):
     _self_wins = staticmethod(lambda s, o: (s >= o) | isnan(o))
 
     def apply(self, grad):
+        # grad.masked_fill(~win, 0), grad.masked_fill(win, 0)
         win = self._self_wins(self._saved_self, self._saved_other)
-        return (where(win, grad, 0.0) if needs(self, 0) else None,
-                where(win, 0.0, grad) if needs(self, 1) else None)
+        return (grad.masked_fill(win.logical_not(), 0) if needs(self, 0) else None,
+                grad.masked_fill(win, 0) if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
         return where(self._self_wins(xs[0], xs[1]), ts[0], ts[1])
@@ -303,9 +307,9 @@ class LerpBackward0(Node):                   # derivatives.yaml: lerp.Scalar
     __slots__ = ("_saved_weight",)
 
     def apply(self, grad):
-        w = self._saved_weight
-        return (grad * (1 - w) if needs(self, 0) else None,
-                grad * w if needs(self, 1) else None)
+        w = self._saved_weight          # grad * (1 - weight), grad * weight: mul.Scalar
+        return (scalar_op(grad, 1 - w, MulBackward1) if needs(self, 0) else None,
+                scalar_op(grad, w, MulBackward1) if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
         w = self._saved_weight
@@ -438,9 +442,11 @@ class AddcdivBackward0(Node):
     def apply(self, grad):
         v = self._saved_value
         t1, t2 = self._saved_tensor1, self._saved_tensor2
+        # tensor1: grad * (value / tensor2).conj(); tensor2: -grad * (value * tensor1 /
+        # (tensor2 * tensor2)).conj()
         return (grad if needs(self, 0) else None,
-                grad * v / conj_if_complex(t2) if needs(self, 1) else None,
-                -grad * v * conj_if_complex(t1) / conj_if_complex(t2 * t2)
+                grad * conj_if_complex(div(v, t2)) if needs(self, 1) else None,
+                -grad * conj_if_complex(scalar_op(t1, v, MulBackward1) / (t2 * t2))
                 if needs(self, 2) else None)
 
     def jvp(self, ts, xs, out):

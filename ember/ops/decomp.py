@@ -37,16 +37,21 @@ class LinalgCholeskyExBackward0(Node):       # derivatives.yaml: linalg_cholesky
     _saved_names = ("_saved_L",)
 
     def apply(self, grad):
-        L = saved_output(self, self._saved_L)
-        gL = grad
-        if self._saved_upper:
-            L, gL = _mH(L), _mH(gL)
-        # Murray (2016): gA = L^-H Phi L^-1 with P = tril(L^H gL) and
-        # Phi = (P + tril(P, -1)^H) / 2  (the Hermitian matrix with P's halved diagonal)
-        P = matmul(_mH(L), gL) * _tril_mask(L)
-        P = 0.5 * (P + _mH(P * _tril_mask(P, -1)))
-        Li = _inv(L)
-        return matmul(_mH(Li), matmul(P, Li)),
+        return _cholesky_backward(self, self._saved_L, grad),
+
+
+def _cholesky_backward(node, saved_L, grad):
+    """The gradient of A from that of its Cholesky factor (saved_L: node's saved output)."""
+    L = saved_output(node, saved_L)
+    gL = grad
+    if node._saved_upper:
+        L, gL = _mH(L), _mH(gL)
+    # Murray (2016): gA = L^-H Phi L^-1 with P = tril(L^H gL) and
+    # Phi = (P + tril(P, -1)^H) / 2  (the Hermitian matrix with P's halved diagonal)
+    P = matmul(_mH(L), gL) * _tril_mask(L)
+    P = 0.5 * (P + _mH(P * _tril_mask(P, -1)))
+    Li = _inv(L)
+    return matmul(_mH(Li), matmul(P, Li))
 
 
 def _chol_error(a, fn):
@@ -353,8 +358,12 @@ def _svd_legacy(input, some=True, compute_uv=True, *, out=None):
     return _outs(_svd_old_t((U, S, _mH(Vh))), out, "_linalg_svd")
 
 
-class CholeskyBackward0(LinalgCholeskyExBackward0):     # derivatives.yaml: cholesky
-    __slots__ = ()
+class CholeskyBackward0(Node):               # derivatives.yaml: cholesky
+    __slots__ = ("_saved_result", "_saved_upper")
+    _saved_names = ("_saved_result",)
+
+    def apply(self, grad):
+        return _cholesky_backward(self, self._saved_result, grad),
 
 
 def cholesky(input, upper=False, *, out=None):
@@ -369,7 +378,7 @@ def cholesky(input, upper=False, *, out=None):
     if res._grad_fn is not None:
         old = res._grad_fn
         node = CholeskyBackward0()
-        node._saved_L, node._saved_upper = old._saved_L, old._saved_upper
+        node._saved_result, node._saved_upper = old._saved_L, old._saved_upper
         link(res, node, input)
     return write_out(res, out)
 

@@ -44,43 +44,67 @@ class EmbeddingBackward0(Node):              # derivatives.yaml: embedding
                  "_saved_sparse", "_saved_weight_sym_argsize_0")
     _saved_names = ("_saved_indices",)
 
-    def _rows(self, dim):
-        """Positions (in the flattened indices) that receive a gradient, their indices, and
-        the per-row scale (None: 1)."""
-        idx = self._saved_indices._data.reshape(-1).astype(np.int64, copy=False)
-        pos = None
-        if self._saved_padding_idx != _NO_PADDING:
-            keep = idx != self._saved_padding_idx
-            if not keep.all():
-                pos = np.flatnonzero(keep)
-                idx = idx[pos]
-        scale = None
-        if self._saved_scale_grad_by_freq:
-            scale = _freq_scale(idx, self._saved_weight_sym_argsize_0, dim)
-        return pos, idx, scale
-
     def apply(self, grad):
-        d = grad._data.shape[-1]
-        pos, idx, scale = self._rows(grad._data.dtype)
-        rows = grad.reshape(-1, d)
-        if pos is not None:
-            rows = rows[wrap(pos)]
-        if scale is not None:
-            rows = rows * wrap(scale[:, None])
-        return rows.new_zeros((self._saved_weight_sym_argsize_0, d)).index_add(
-            0, wrap(idx), rows),
+        return embedding_dense_backward(grad, self._saved_indices,
+                                        self._saved_weight_sym_argsize_0,
+                                        self._saved_padding_idx,
+                                        self._saved_scale_grad_by_freq),
 
     def np_apply(self, grad):
-        d = grad.shape[-1]
-        pos, idx, scale = self._rows(grad.dtype)
-        rows = grad.reshape(-1, d)
-        if pos is not None:
-            rows = rows[pos]
-        if scale is not None:
-            rows = rows * scale[:, None]
-        out = np.zeros((self._saved_weight_sym_argsize_0, d), grad.dtype)
-        np.add.at(out, idx, rows)
-        return out,
+        return _dense_backward_np(grad, self._saved_indices._data,
+                                  self._saved_weight_sym_argsize_0, self._saved_padding_idx,
+                                  self._saved_scale_grad_by_freq),
+
+
+def _dense_backward_np(g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """embedding's weight gradient on arrays: the rows of g added at their indices (the
+    padding index's left out, each scaled by 1 / its index's count with scale_grad_by_freq)."""
+    d = g.shape[-1]
+    idx = indices.reshape(-1).astype(np.int64, copy=False)
+    rows = g.reshape(-1, d)
+    if padding_idx != _NO_PADDING:
+        keep = idx != padding_idx
+        if not keep.all():
+            pos = np.flatnonzero(keep)
+            idx, rows = idx[pos], rows[pos]
+    if scale_grad_by_freq:
+        rows = rows * _freq_scale(idx, num_weights, g.dtype)[:, None]
+    out = np.zeros((num_weights, d), g.dtype)
+    np.add.at(out, idx, rows)
+    return out
+
+
+def embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """embedding's weight gradient as an op of its own, as torch records it under create_graph
+    (EmbeddingDenseBackwardBackward0)."""
+    res = wrap(_dense_backward_np(grad._data, indices._data, num_weights, padding_idx,
+                                  scale_grad_by_freq))
+    if STATE.enabled and grad._requires_grad or LEVELS and dual(grad):
+        node = EmbeddingDenseBackwardBackward0()
+        node._saved_indices, node._saved_padding_idx = indices, padding_idx
+        node._num_weights, node._scale_grad_by_freq = num_weights, scale_grad_by_freq
+        link(res, node, grad)
+    return res
+
+
+class EmbeddingDenseBackwardBackward0(Node):  # derivatives.yaml: embedding_dense_backward
+    __slots__ = ("_num_weights", "_saved_indices", "_saved_padding_idx", "_scale_grad_by_freq")
+    _saved_names = ("_saved_indices",)
+
+    def apply(self, grad):
+        # embedding_dense_double_backward: grad.index_select(0, indices.reshape(-1)), the
+        # padding index's rows filled with 0, viewed as indices' shape + (-1,). (torch leaves
+        # out scale_grad_by_freq's scale here; ember applies it, so the derivative is right.)
+        idx = self._saved_indices
+        flat = idx.reshape(-1)
+        gg = grad.index_select(0, flat)
+        if self._scale_grad_by_freq:
+            scale = _freq_scale(flat._data.astype(np.int64), self._num_weights,
+                                grad._data.dtype)
+            gg = gg * wrap(scale[:, None])
+        if self._saved_padding_idx != _NO_PADDING:
+            gg = gg.masked_fill((idx == self._saved_padding_idx).reshape(-1, 1), 0)
+        return gg.view(tuple(idx._data.shape) + (-1,)),
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):

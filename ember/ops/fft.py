@@ -50,11 +50,21 @@ def _float_input(x):
 
 # ---------------------------------------------------------------- the three primitives
 
+def _norm_enum(norm, forward):
+    """torch's fft_norm_mode for a norm name: 0 none, 1 by_root_n, 2 by_n ("backward" scales
+    the inverse transform, "forward" the forward one)."""
+    if norm == "ortho":
+        return 1
+    return 2 if (norm == "forward") == forward else 0
+
+
 class FftC2CBackward0(Node):                 # derivatives.yaml: _fft_c2c
-    __slots__ = ("_saved_dim", "_saved_normalization", "_saved_forward")
+    # _norm: the norm name; grad_fn._saved_normalization reads it as torch's enum
+    __slots__ = ("_norm", "_saved_dim", "_saved_forward")
+    _saved_normalization = property(lambda self: _norm_enum(self._norm, self._saved_forward))
 
     def apply(self, grad):
-        return fft_c2c(grad, self._saved_dim, _DUAL[self._saved_normalization],
+        return fft_c2c(grad, self._saved_dim, _DUAL[self._norm],
                        not self._saved_forward),
 
 
@@ -68,13 +78,14 @@ def fft_c2c(input, dims, norm, forward):
     res = wrap(r.astype(a.dtype, copy=False))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FftC2CBackward0()
-        node._saved_dim, node._saved_normalization, node._saved_forward = dims, norm, forward
+        node._saved_dim, node._norm, node._saved_forward = dims, norm, forward
         link(res, node, input)
     return res
 
 
 class FftR2CBackward0(Node):                 # derivatives.yaml: _fft_r2c
-    __slots__ = ("_saved_dim", "_saved_normalization", "_saved_onesided", "_self_size")
+    __slots__ = ("_norm", "_saved_dim", "_saved_onesided", "_self_size")
+    _saved_normalization = property(lambda self: _norm_enum(self._norm, True))
 
     def apply(self, grad):
         dims = self._saved_dim
@@ -87,7 +98,7 @@ class FftR2CBackward0(Node):                 # derivatives.yaml: _fft_r2c
                 shape = list(g.shape)
                 shape[last] = missing
                 g = cat([g, g.new_zeros(shape)], last)
-        full = fft_c2c(g, dims, _DUAL[self._saved_normalization], False)
+        full = fft_c2c(g, dims, _DUAL[self._norm], False)
         return full.real,
 
 
@@ -107,18 +118,19 @@ def fft_r2c(input, dims, norm, onesided):
     res = wrap(r.astype(_COMPLEX_OF[np.dtype(a.dtype)], copy=False))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FftR2CBackward0()
-        node._saved_dim, node._saved_normalization = dims, norm
+        node._saved_dim, node._norm = dims, norm
         node._saved_onesided, node._self_size = onesided, a.shape
         link(res, node, input)
     return res
 
 
 class FftC2RBackward0(Node):                 # derivatives.yaml: _fft_c2r
-    __slots__ = ("_saved_dim", "_saved_normalization", "_saved_last_dim_size")
+    __slots__ = ("_last_dim_size", "_norm", "_saved_dim")
+    _saved_normalization = property(lambda self: _norm_enum(self._norm, False))
 
     def apply(self, grad):
-        dims, n = self._saved_dim, self._saved_last_dim_size
-        g = fft_r2c(grad, dims, _DUAL[self._saved_normalization], True)
+        dims, n = self._saved_dim, self._last_dim_size
+        g = fft_r2c(grad, dims, _DUAL[self._norm], True)
         m = g.shape[dims[-1]]
         # bins 1 .. n - m stand for two (k and n - k) in the Hermitian signal
         w = np.ones(m, grad._data.dtype)
@@ -139,8 +151,8 @@ def fft_c2r(input, dims, norm, last_dim_size):
     res = wrap(r.astype(real, copy=False))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FftC2RBackward0()
-        node._saved_dim, node._saved_normalization = dims, norm
-        node._saved_last_dim_size = last_dim_size
+        node._saved_dim, node._norm = dims, norm
+        node._last_dim_size = last_dim_size
         link(res, node, input)
     return res
 

@@ -398,9 +398,10 @@ class AffineGridGeneratorBackward0(Node):    # derivatives.yaml: affine_grid_gen
     __slots__ = ("_saved_align_corners", "_saved_size")
 
     def apply(self, grad):
+        # affine_grid_generator_backward: base_grid.view(N, HW, d + 1).transpose(1, 2)
+        # .bmm(grad.view(N, HW, d)).transpose(1, 2)
         size = self._saved_size
         n, d = size[0], len(size) - 2
-        # torch's formula: base^T (N, d + 1, HW) bmm grad (N, HW, d), transposed
         base = _base_grid(size, self._saved_align_corners, grad._data.dtype)
         bt = wrap(np.ascontiguousarray(np.broadcast_to(base.T, (n,) + base.T.shape)))
         g = grad.view(n, -1, d) if grad.is_contiguous() else grad.reshape(n, -1, d)

@@ -295,7 +295,11 @@ class BlockDiagBackward0(Node):              # derivatives.yaml: block_diag
                 out.append(None)
                 continue
             g = slice_dim(slice_dim(grad, 0, r, r + h, 1), 1, c, c + w, 1)
-            out.append(g.reshape(shape) if len(shape) != 2 else g)
+            # torch squeezes dim -1 once per missing dim: a 1-dim input of n > 1 keeps its
+            # (1, n) block, which the engine's sum_to brings to (n,)
+            for _ in range(2 - len(shape)):
+                g = g.squeeze(-1)
+            out.append(g)
         return tuple(out)
 
     def jvp(self, ts, xs, out):

@@ -67,11 +67,11 @@ def feature_alpha_dropout_(input, p, train):
 
 
 class NativeDropoutBackward0(Node):          # derivatives.yaml: native_dropout
-    __slots__ = ("_saved_result1", "_saved_scale")
+    __slots__ = ("_saved_p", "_saved_result1", "_scale")     # (_scale: what grad is scaled by)
     _saved_names = ("_saved_result1",)
 
     def apply(self, grad):
-        return grad * (self._saved_result1 * self._saved_scale),
+        return grad * (self._saved_result1 * self._scale),
 
 
 def native_dropout(input, p, train):
@@ -94,7 +94,7 @@ def native_dropout(input, p, train):
     if STATE.enabled and input._requires_grad:
         node = NativeDropoutBackward0()
         node._saved_result1 = wrap(mask)
-        node._saved_scale = scale
+        node._saved_p, node._scale = p, scale
         link(res, node, input)
     return res, wrap(mask)
 

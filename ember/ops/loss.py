@@ -97,17 +97,23 @@ def _promoted(input, target):
 
 # ---------------------------------------------------------------- nll_loss
 
+# grad_fn._saved_reduction reads the string the node keeps in _reduction as torch's enum
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_REDUCTION_ENUM = property(lambda self: _REDUCTIONS.get(self._reduction, self._reduction))
+
+
 class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forward
     # target, weight and total_weight are constants (no gradient), kept as NumPy arrays;
-    # _saved_shape_dtype: the input's shape and dtype, from which the gradient is built
+    # _shape_dtype: the input's shape and dtype, from which the gradient is built
     # _saved_self: the input, only for the create_graph gradient's edge (torch saves it too)
-    __slots__ = ("_saved_target", "_saved_weight", "_saved_ignore_index", "_saved_reduction",
-                 "_saved_total_weight", "_saved_shape_dtype", "_saved_self")
+    __slots__ = ("_saved_target", "_saved_weight", "_saved_ignore_index", "_reduction",
+                 "_saved_total_weight", "_shape_dtype", "_saved_self")
+    _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
         coef = self._coefficients()
-        g = grad.unsqueeze(1) if self._saved_reduction == "none" and coef.ndim > 1 else grad
+        g = grad.unsqueeze(1) if self._reduction == "none" and coef.ndim > 1 else grad
         if not STATE.enabled:
             return g * wrap(coef),
         # torch's nll_loss_backward: a node of its own, linked to the incoming gradient and
@@ -124,7 +130,7 @@ class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forwar
 
     def np_apply(self, g):
         coef = self._coefficients()
-        if self._saved_reduction == "none" and coef.ndim > 1:
+        if self._reduction == "none" and coef.ndim > 1:
             g = g[:, None]
         coef *= g         # (coef is fresh: the product in its buffer, as grad * coef)
         return coef,
@@ -133,14 +139,14 @@ class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forwar
         """d loss / d input before the incoming gradient: -weight[target] / total_weight at
         each sample's target (0 elsewhere and for ignored samples; no division unless the
         reduction is the mean)."""
-        shape, dtype = self._saved_shape_dtype
+        shape, dtype = self._shape_dtype
         t, w = self._saved_target, self._saved_weight
         if w is None and len(shape) == 2 and self._saved_ignore_index not in t:
             coef = np.zeros(shape, dtype)     # the common case: no weights, none ignored
             coef[np.arange(shape[0]), t] = -1
         else:
             coef = _nll_coefficients(shape, dtype, t, w, self._saved_ignore_index)
-        if self._saved_reduction == "mean":
+        if self._reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
                 coef /= self._saved_total_weight
         return coef
@@ -254,9 +260,9 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         node._saved_target = t
         node._saved_weight = w
         node._saved_ignore_index = ignore_index
-        node._saved_reduction = reduction
+        node._reduction = reduction
         node._saved_total_weight = total
-        node._saved_shape_dtype = (x.shape, x.dtype)
+        node._shape_dtype = (x.shape, x.dtype)
         node._saved_self = input
         link(res, node, input)
     return res
@@ -335,13 +341,14 @@ def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cdim)
 # ---------------------------------------------------------------- mse / l1 / huber / smooth l1
 
 class MseLossBackward0(Node):                # derivatives.yaml: mse_loss
-    __slots__ = ("_saved_self", "_saved_target", "_saved_reduction")
+    __slots__ = ("_saved_self", "_saved_target", "_reduction")
+    _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self", "_saved_target")
 
     def apply(self, grad):
         diff = self._saved_self - self._saved_target
         g = grad * 2 * diff
-        if self._saved_reduction == "mean":
+        if self._reduction == "mean":
             g = g / diff._data.size
         return (g if needs(self, 0) else None), (-g if needs(self, 1) else None)
 
@@ -375,7 +382,7 @@ def mse_loss(input, target, reduction="mean", weight=None):
         node = MseLossBackward0()
         node._saved_self = input
         node._saved_target = target
-        node._saved_reduction = reduction
+        node._reduction = reduction
         link(res, node, input, target)
     return res
 
@@ -394,7 +401,8 @@ def l1_loss(input, target, reduction="mean", weight=None):
 
 
 class SmoothL1LossBackward0(Node):           # derivatives.yaml: smooth_l1_loss
-    __slots__ = ("_saved_self", "_saved_target", "_saved_reduction", "_saved_beta")
+    __slots__ = ("_saved_self", "_saved_target", "_reduction", "_saved_beta")
+    _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self", "_saved_target")
 
     def apply(self, grad):
@@ -402,19 +410,20 @@ class SmoothL1LossBackward0(Node):           # derivatives.yaml: smooth_l1_loss
         beta, dd = self._saved_beta, d._data
         # -1 below -beta, +1 above beta, d / beta between (torch's choice at the ends)
         g = where(wrap(dd <= -beta), -1.0, where(wrap(dd >= beta), 1.0, d / beta))
-        g = _grad_scale(grad, self._saved_reduction, dd.size) * g
+        g = _grad_scale(grad, self._reduction, dd.size) * g
         return (g if needs(self, 0) else None), (-g if needs(self, 1) else None)
 
 
 class HuberLossBackward0(Node):              # derivatives.yaml: huber_loss
-    __slots__ = ("_saved_self", "_saved_target", "_saved_reduction", "_saved_delta")
+    __slots__ = ("_saved_self", "_saved_target", "_reduction", "_saved_delta")
+    _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self", "_saved_target")
 
     def apply(self, grad):
         d = self._saved_self - self._saved_target
         delta, dd = self._saved_delta, d._data
         g = where(wrap(dd < -delta), -delta, where(wrap(dd > delta), delta, d))
-        g = _grad_scale(grad, self._saved_reduction, dd.size) * g
+        g = _grad_scale(grad, self._reduction, dd.size) * g
         return (g if needs(self, 0) else None), (-g if needs(self, 1) else None)
 
 
@@ -424,7 +433,7 @@ def _pointwise_node(res, node_cls, input, target, reduction, **saved):
         node = node_cls()
         node._saved_self = input
         node._saved_target = target
-        node._saved_reduction = reduction
+        node._reduction = reduction
         for k, v in saved.items():
             setattr(node, "_saved_" + k, v)
         link(res, node, input, target)
@@ -472,12 +481,13 @@ _BCE_EPS = 1e-12
 
 
 class BinaryCrossEntropyBackward0(Node):     # derivatives.yaml: binary_cross_entropy
-    __slots__ = ("_saved_self", "_saved_target", "_saved_weight", "_saved_reduction")
+    __slots__ = ("_saved_self", "_saved_target", "_saved_weight", "_reduction")
+    _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self", "_saved_target", "_saved_weight")
 
     def apply(self, grad):
         s, t, w = self._saved_self, self._saved_target, self._saved_weight
-        grad = _grad_scale(grad, self._saved_reduction, s._data.size)
+        grad = _grad_scale(grad, self._reduction, s._data.size)
         if w is not None:
             grad = grad * w
         gs = gt = None
@@ -516,20 +526,21 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
         node._saved_self = input
         node._saved_target = target
         node._saved_weight = weight
-        node._saved_reduction = reduction
+        node._reduction = reduction
         link(res, node, input, target)
     return res
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):  # derivatives.yaml: ..._with_logits
     __slots__ = ("_saved_self", "_saved_target", "_saved_weight", "_saved_pos_weight",
-                 "_saved_reduction")
+                 "_reduction")
+    _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self", "_saved_target", "_saved_weight", "_saved_pos_weight")
 
     def apply(self, grad):
         s, t = self._saved_self, self._saved_target
         w, pw = self._saved_weight, self._saved_pos_weight
-        grad = _grad_scale(grad, self._saved_reduction, s._data.size)
+        grad = _grad_scale(grad, self._reduction, s._data.size)
         if w is not None:
             grad = grad * w
         gs = gt = None
@@ -583,7 +594,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
         node._saved_target = target
         node._saved_weight = weight
         node._saved_pos_weight = pos_weight
-        node._saved_reduction = reduction
+        node._reduction = reduction
         link(res, node, input, target)
     return res
 
@@ -695,12 +706,13 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
 
 
 class SoftMarginLossBackward0(Node):         # derivatives.yaml: soft_margin_loss
-    __slots__ = ("_saved_self", "_saved_target", "_saved_reduction")
+    __slots__ = ("_saved_self", "_saved_target", "_reduction")
+    _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self", "_saved_target")
 
     def apply(self, grad):
         s, t = self._saved_self, self._saved_target
-        grad = _grad_scale(grad, self._saved_reduction, s._data.size)
+        grad = _grad_scale(grad, self._reduction, s._data.size)
         return grad * -t * (-t * s).sigmoid(),
 
 
@@ -716,7 +728,7 @@ def soft_margin_loss(input, target, reduction="mean"):
         node = SoftMarginLossBackward0()
         node._saved_self = input
         node._saved_target = target
-        node._saved_reduction = reduction
+        node._reduction = reduction
         link(res, node, input)
     return res
 
@@ -731,8 +743,9 @@ def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
 
 
 class MultilabelMarginLossBackward0(Node):   # derivatives.yaml: multilabel_margin_loss
-    __slots__ = ("_saved_self", "_saved_target", "_saved_is_target", "_saved_reduction",
+    __slots__ = ("_saved_self", "_saved_target", "_saved_is_target", "_reduction",
                  "_counts")
+    _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self", "_saved_target", "_saved_is_target")
 
     def apply(self, grad):
@@ -744,9 +757,9 @@ class MultilabelMarginLossBackward0(Node):   # derivatives.yaml: multilabel_marg
         coef = active.sum(1) - active.sum(2)       # + for each non-target i, - for target j
         coef = (coef / c).astype(s.dtype).reshape(s.shape)
         g = grad._data
-        if self._saved_reduction == "none" and s.ndim == 2:
+        if self._reduction == "none" and s.ndim == 2:
             g = g[:, None]
-        elif self._saved_reduction == "mean":
+        elif self._reduction == "mean":
             g = g / x.shape[0]
         return _not_differentiated(wrap(g * coef), "multilabel_margin_loss_backward", grad,
                                    self._saved_self),
@@ -810,7 +823,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
         node._saved_self = input
         node._saved_target = target
         node._saved_is_target = wrap(is_target.reshape(x.shape))
-        node._saved_reduction = reduction
+        node._reduction = reduction
         node._counts = counts
         link(res, node, input)
     return res
@@ -818,7 +831,8 @@ def multilabel_margin_loss(input, target, reduction="mean"):
 
 class MultiMarginLossBackward0(Node):        # derivatives.yaml: multi_margin_loss
     __slots__ = ("_saved_self", "_saved_target", "_saved_p", "_saved_margin", "_saved_weight",
-                 "_saved_reduction")
+                 "_reduction")
+    _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self", "_saved_target", "_saved_weight")
 
     def apply(self, grad):
@@ -835,9 +849,9 @@ class MultiMarginLossBackward0(Node):        # derivatives.yaml: multi_margin_lo
             d = d * wrap(w[:, None])
         d = d / c
         gx = d - wrap(onehot) * d.sum(1, keepdim=True)
-        if self._saved_reduction == "none" and len(shape) == 2:
+        if self._reduction == "none" and len(shape) == 2:
             grad = grad.unsqueeze(1)
-        grad = _grad_scale(grad, self._saved_reduction, n)
+        grad = _grad_scale(grad, self._reduction, n)
         res = wrap((grad * gx.reshape(shape))._data)
         return _not_differentiated(res, "multi_margin_loss_backward", grad, s),
 
@@ -891,7 +905,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
         node._saved_p = p
         node._saved_margin = margin
         node._saved_weight = weight
-        node._saved_reduction = reduction
+        node._reduction = reduction
         link(res, node, input)
     return res
 

@@ -19,6 +19,7 @@ from ._args import broadcast_error, needs, scalar_array, wrap_dim, write_out, re
 from ._args import not_tensor, check_args
 from ._linalg import _h
 from ._views import inplace, inplace_source
+from .arith import scalar_op, MulBackward1
 from .shape import _mH, _mT, _unsafe_view, squeeze_
 
 
@@ -444,7 +445,7 @@ def outer(input, vec2, *, out=None):
         raise not_tensor(e) from None
     if vec2._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
-    return write_out(input.unsqueeze(1) * vec2, out)
+    return write_out(input.reshape(-1, 1) * vec2, out)     # (torch: a view, then mul)
 
 
 ger = outer
@@ -481,6 +482,16 @@ def _combine(r, c, alpha, beta):
     return r
 
 
+def _maybe_multiply(t, s):
+    """derivatives.yaml's maybe_multiply: t * s as a mul.Scalar node, unless s is 1."""
+    return t if s == 1 else scalar_op(t, s, MulBackward1)
+
+
+def _tH(m):
+    """m.t().conj() (mm's backward formulas: TBackward0, not mH's TransposeBackward0)."""
+    return m.t().conj() if m._data.dtype.kind == "c" else m.t()
+
+
 class AddmmBackward0(Node):                  # derivatives.yaml: addmm
     __slots__ = ("_saved_mat1", "_saved_mat2", "_saved_alpha", "_saved_beta", "_t")
     _saved_names = ("_saved_mat1", "_saved_mat2")
@@ -490,12 +501,11 @@ class AddmmBackward0(Node):                  # derivatives.yaml: addmm
         m1, m2 = self._saved_mat1, self._saved_mat2
         gs = g1 = g2 = None
         if needs(self, 0):
-            gs = grad if beta == 1 else grad * beta
-        g = grad if alpha == 1 else grad * alpha
+            gs = _maybe_multiply(grad, beta)
         if needs(self, 1):
-            g1 = mm(g, _mH(m2))
+            g1 = _maybe_multiply(mm(grad, _tH(m2)), alpha)
         if needs(self, 2):
-            g2 = mm(_mH(m1), g)
+            g2 = _maybe_multiply(mm(_tH(m1), grad), alpha)
         return gs, g1, g2
 
     def np_apply(self, grad):
@@ -555,10 +565,11 @@ class AddmvBackward0(Node):                  # derivatives.yaml: addmv
 
     def apply(self, grad):
         alpha, beta = self._saved_alpha, self._saved_beta
-        g = grad if alpha == 1 else grad * alpha
-        return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
-                outer(g, self._saved_vec.conj()) if needs(self, 1) else None,
-                mv(_mH(self._saved_mat), g) if needs(self, 2) else None)
+        return (_maybe_multiply(grad, beta) if needs(self, 0) else None,
+                _maybe_multiply(outer(grad, self._saved_vec.conj()), alpha)
+                if needs(self, 1) else None,
+                _maybe_multiply(mv(_tH(self._saved_mat), grad), alpha)
+                if needs(self, 2) else None)
 
     def jvp(self, ts, xs, out):
         return _scaled(ts[0], self._saved_beta) + \
@@ -603,10 +614,11 @@ class BaddbmmBackward0(Node):                # derivatives.yaml: baddbmm
 
     def apply(self, grad):
         alpha, beta = self._saved_alpha, self._saved_beta
-        g = grad if alpha == 1 else grad * alpha
-        return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
-                bmm(g, _mH(self._saved_batch2)) if needs(self, 1) else None,
-                bmm(_mH(self._saved_batch1), g) if needs(self, 2) else None)
+        return (_maybe_multiply(grad, beta) if needs(self, 0) else None,
+                _maybe_multiply(bmm(grad, _mH(self._saved_batch2)), alpha)
+                if needs(self, 1) else None,
+                _maybe_multiply(bmm(_mH(self._saved_batch1), grad), alpha)
+                if needs(self, 2) else None)
 
     def jvp(self, ts, xs, out):
         return _scaled(ts[0], self._saved_beta) + \
@@ -645,12 +657,13 @@ class AddbmmBackward0(Node):                 # derivatives.yaml: addbmm
 
     def apply(self, grad):
         alpha, beta = self._saved_alpha, self._saved_beta
-        g = grad if alpha == 1 else grad * alpha
         n = self._saved_batch1_sym_argsize_0
-        ge = g.unsqueeze(0).expand(n, *g.shape)
-        return ((grad if beta == 1 else grad * beta) if needs(self, 0) else None,
-                bmm(ge, _mH(self._saved_batch2)) if needs(self, 1) else None,
-                bmm(_mH(self._saved_batch1), ge) if needs(self, 2) else None)
+        ge = grad.unsqueeze(0).expand(n, *grad.shape)
+        return (_maybe_multiply(grad, beta) if needs(self, 0) else None,
+                _maybe_multiply(bmm(ge, _mH(self._saved_batch2)), alpha)
+                if needs(self, 1) else None,
+                _maybe_multiply(bmm(_mH(self._saved_batch1), ge), alpha)
+                if needs(self, 2) else None)
 
     def jvp(self, ts, xs, out):
         return _scaled(ts[0], self._saved_beta) + \

@@ -25,7 +25,7 @@ from .join import cat
 from .logical import where
 from .matmul import matmul, mm
 from .reduce import amax, amin, vector_norm
-from .shape import _mH
+from .shape import _mH, diag_embed
 from .solve import _inv, inv_ex, solve
 from .unary import log
 
@@ -47,21 +47,21 @@ class LinalgDetBackward0(Node):              # derivatives.yaml: linalg_det
             sign = wrap(np.asarray(np.linalg.det(U._data) * np.linalg.det(Vh._data)))
             g = (grad * sign.conj()).unsqueeze(-1).unsqueeze(-1)
             return g * matmul(U * others.prod(-1).unsqueeze(-2), Vh),
-        g = grad * d.conj()
-        return g.unsqueeze(-1).unsqueeze(-1) * _mH(_inv(A)),
+        # linalg_det_backward under grad mode: linalg_solve(A.mH, diag_embed(grad * det.conj()))
+        return _solve_diag(A, grad * d.conj()),
 
     def np_apply(self, grad):
         a = self._saved_A._data
         d = self._saved_result._data
+        g = np.asarray(grad * d.conj())
         if not (d == 0).any():
-            return np.asarray(grad * d.conj())[..., None, None] * _h(np.linalg.inv(a)),
+            return _solve_diag_np(a, g),
         # singular: torch's unrecorded formula (det * A^-H) gives zero there
         ok = d != 0
-        inv_h = np.zeros_like(a)
+        res = np.zeros(a.shape, g.dtype)
         if ok.any():
-            inv_h[ok] = _h(np.linalg.inv(a[ok]))
-        g = np.asarray(grad * d.conj())[..., None, None]
-        return np.asarray(g * inv_h, a.dtype),
+            res[ok] = _solve_diag_np(a[ok], g[ok])
+        return np.asarray(res, a.dtype),
 
 
 def det(A, *, out=None):
@@ -93,7 +93,24 @@ class LinalgSlogdetBackward0(Node):          # derivatives.yaml: _linalg_slogdet
                 g = t if g is None else g + t
         if g is None:
             return None,
-        return g.unsqueeze(-1).unsqueeze(-1) * _mH(_inv(A)),
+        if g._data.dtype != A._data.dtype:      # a real g for a complex A
+            g = g.to(A.dtype)
+        return _solve_diag(A, g),       # g * A^-H, as linalg_solve(A.mH, diag_embed(g))
+
+
+def _solve_diag_np(a, g):
+    """_solve_diag on arrays, with the same solve (so that both passes give the same bits)."""
+    n = a.shape[-1]
+    m = np.zeros(g.shape + (n, n), g.dtype)
+    m[..., range(n), range(n)] = g[..., None]
+    return np.linalg.solve(_h(a), np.swapaxes(m, -1, -2))
+
+
+def _solve_diag(A, g):
+    """g * A^-H for a batch of numbers g, as torch's det/slogdet backward writes it under grad
+    mode: linalg_solve(A.mH, diag_embed(g.unsqueeze(-1).expand(..., n)).mT)."""
+    d = diag_embed(g.unsqueeze(-1).expand(A._data.shape[:-1]))
+    return solve(_mH(A), d.mT)
 
 
 def linalg_slogdet(A, *, out=None):
@@ -240,12 +257,14 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord == "fro":
         return write_out(_vector_norm(A, 2, (d0, d1), keepdim), out)
     if ord == "nuc" or abs(ord) == 2:
+        # torch's composition: the two dims moved last by a permute (the identity too), the
+        # singular values reduced over -1 (keepdim), one unsqueeze and the inverse permute
         perm = [i for i in range(a.ndim) if i not in (d0, d1)] + [d0, d1]
-        At = A.permute(perm) if perm != list(range(a.ndim)) else A
-        s = svdvals(At)
-        r = s.sum(-1) if ord == "nuc" else (amax(s, -1) if ord == 2 else amin(s, -1))
+        s = svdvals(A.permute(perm))
+        r = s.sum(-1, keepdim=keepdim) if ord == "nuc" else \
+            (amax if ord == 2 else amin)(s, -1, keepdim=keepdim)
         if keepdim:
-            r = r.unsqueeze(-1).unsqueeze(-1).permute(np.argsort(perm).tolist())
+            r = r.unsqueeze(-1).permute(np.argsort(perm).tolist())
         return write_out(r, out)
     # 1 / inf: max (min) over one dim of the abs-sums over the other
     sum_dim, red_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)

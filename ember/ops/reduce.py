@@ -13,15 +13,16 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi
+from ..autograd.graph import Node, link, link_multi, saved_alias
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, requires, conj_if_complex, broadcast_error)
 from ._args import not_tensor, wrong_type, invalid_args, OMITTED, out_tuple
-from .arith import _zeros
+from .arith import _zeros, scalar_op, AddBackward1, DivBackward1, MulBackward1
 from ._views import inplace, inplace_source
 from .shape import size_args
+from .scatter import masked_fill
 from .binary import maximum, minimum
 from .join import cat
 from .logical import where
@@ -114,10 +115,13 @@ def _matches(x, result, dims, keepdim, nan_match):
 def _even_backward(grad, x, result, dims, keepdim, nan_match=False):
     """grad shared evenly among the elements equal to the result (_matches)."""
     mask = _matches(x, result, dims, keepdim, nan_match)
+    if nan_match:
+        # whole tensor (evenly_distribute_backward): zeros.masked_fill_(mask, grad /
+        # mask.sum()); a NaN gradient reaches only the selected elements
+        zeros = wrap(np.zeros(x._data.shape, grad._data.dtype))
+        return masked_fill(zeros, wrap(mask), grad / wrap(np.asarray(mask.sum())))
     count = mask.sum(axis=dims if x._data.ndim else None, keepdims=True)
     g = _unsqueeze_dims(grad, dims, keepdim)
-    if nan_match:       # torch selects: a NaN gradient reaches only the selected elements
-        return where(wrap(mask), g / _const(count, g), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return g * _const(mask / count, g)
 
@@ -267,7 +271,9 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
     __slots__ = ("_saved_self_sym_sizes", "_saved_self_sym_numel")
 
     def apply(self, grad):
-        return grad.expand(self._saved_self_sym_sizes) / self._saved_self_sym_numel,
+        # grad.expand(sizes) / numel: a div.Scalar node
+        return scalar_op(grad.expand(self._saved_self_sym_sizes), self._saved_self_sym_numel,
+                         DivBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0].sum() / self._saved_self_sym_numel
@@ -285,7 +291,7 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
 
     def apply(self, grad):
         g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
-        return g.expand(self._saved_self_sym_sizes) / self._count,
+        return scalar_op(g.expand(self._saved_self_sym_sizes), self._count, DivBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim) / self._count
@@ -378,7 +384,7 @@ def _prod_others_t(s, d):
     shape[d] = 1
     ones = wrap(np.ones(shape, s._data.dtype))
     left = cat([ones, s.narrow(d, 0, n - 1)], d).cumprod(d)
-    right = cat([ones, s.flip(d).narrow(d, 0, n - 1)], d).cumprod(d).flip(d)
+    right = cat([ones, s.narrow(d, 1, n - 1).flip(d)], d).cumprod(d).flip(d)
     return left * right
 
 
@@ -394,10 +400,10 @@ class ProdBackward0(Node):                   # derivatives.yaml: prod
         zeros = np.count_nonzero(x == 0)
         if zeros == 0:
             return grad * conj_if_complex(saved_output(self, self._saved_result) / s),
+        if STATE.enabled:       # building a graph: prod_safe_zeros_backward, then view_as
+            return (grad * conj_if_complex(_prod_others_t(s.reshape(-1), 0))).view(x.shape),
         if zeros > 1:
             return grad.expand(x.shape) * 0,
-        if STATE.enabled:                    # building a graph: differentiable form
-            return grad * conj_if_complex(_prod_others_t(s.reshape(-1), 0).reshape(x.shape)),
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
         return grad * _const(others.conj(), grad),
 
@@ -504,21 +510,22 @@ class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tens
 
 
 class MaxBackward0(Node):                    # derivatives.yaml: max.dim
-    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_indices", "_saved_self_sym_sizes",
-                 "_indices")
+    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
-    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
+    # array); _saved_indices / _raw_saved_indices read _indices
     _saved_names = ("_indices",)
+    _saved_indices, _raw_saved_indices = saved_alias("_indices")
 
     def apply(self, grad):
-        return _select_backward(grad, self._saved_dim, self._saved_indices,
+        return _select_backward(grad, self._saved_dim, self._idx,
                                 self._saved_keepdim, self._saved_self_sym_sizes),
 
     def jvp(self, ts, xs, out):                 # the tangent at the selected index
         t = ts[0]
         if t._data.ndim == 0:
             return t.clone()
-        d, idx = self._saved_dim, self._saved_indices
+        d, idx = self._saved_dim, self._idx
         if not self._saved_keepdim:
             return t.gather(d, wrap(np.expand_dims(idx, d))).squeeze(d)
         return t.gather(d, wrap(idx))
@@ -568,7 +575,7 @@ def _minmax(input, dim, keepdim, largest, out):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxBackward0() if largest else MinBackward0()
         node._saved_dim, node._saved_keepdim = d, keepdim
-        node._saved_indices, node._indices = indices._data, indices
+        node._idx, node._indices = indices._data, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     if out is not None:
@@ -1187,30 +1194,19 @@ class RenormBackward0(Node):                 # derivatives.yaml: renorm
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
-        x, p = self._saved_self, self._saved_p
+        # renorm_backward: nb = norm_backward(sum(self.conj() * grad)) over each slice,
+        # invnorm = (norm + 1e-7).reciprocal(); where(norm > maxnorm, invnorm * maxnorm *
+        # (grad - invnorm * nb), grad)
+        x, p, maxnorm = self._saved_self, self._saved_p, self._saved_maxnorm
         dims = tuple(d for d in range(x.ndim) if d != self._saved_dim)
-        a = x.abs()
-        if p == float("inf"):
-            norm = a.amax(dims, keepdim=True)
-        elif p == 1:
-            norm = a.sum(dims, keepdim=True)
-        else:
-            norm = a.pow(p).sum(dims, keepdim=True).pow(1.0 / p)
-        over = norm > self._saved_maxnorm
-        denom = norm + _RENORM_EPS
-        scale = where(over, self._saved_maxnorm / denom, 1.0)
-        # d(x * s(|x|_p)) = s grad + x ds/dnorm <grad, x> dnorm/dx, over each slice
-        dnorm = (grad * x).sum(dims, keepdim=True) * where(
-            over, -self._saved_maxnorm / (denom * denom), 0.0)
-        if p == float("inf"):
-            top = (a == norm)
-            dn = x.sgn() * top / top.sum(dims, keepdim=True)
-        elif p == 1:
-            dn = x.sgn()
-        else:
-            safe = where(norm == 0, 1.0, norm)
-            dn = x.sgn() * a.pow(p - 1) / safe.pow(p - 1)
-        return grad * scale + dn * dnorm,
+        norm = vector_norm(x, p, dims, keepdim=True)
+        go = x.conj() * grad
+        if go._data.dtype.kind == "c":
+            go = go.real
+        nb = _norm_backward(go.sum(dims, keepdim=True), x, norm, p, dims, True)
+        invnorm = scalar_op(norm, _RENORM_EPS, AddBackward1).reciprocal()
+        factor = scalar_op(invnorm, maxnorm, MulBackward1)
+        return where(norm > maxnorm, factor * (grad - invnorm * nb), grad),
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):

@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, saved_alias
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
@@ -20,27 +20,13 @@ from .sort import _rows, _unrows, write_pair
 # ---------------------------------------------------------------- scans
 
 
-class _RevCumsumBackward(Node):              # grad of cumsum: reversed cumulative sum
-    __slots__ = ("_saved_dim",)
-
-    def apply(self, grad):
-        return cumsum(grad, self._saved_dim),
-
-    def jvp(self, ts, xs, out):
-        return _rev_cumsum(ts[0], self._saved_dim)
-
-
 def _rev_cumsum(input, dim):
+    """cumsum_backward: grad itself when there is nothing to sum (at most one element, or
+    one along dim), else grad.flip(dim).cumsum(dim).flip(dim)."""
     x = input._data
-    if x.ndim == 0:
-        res = wrap(x.copy())
-    else:
-        res = wrap(np.flip(np.add.accumulate(np.flip(x, dim), dim), dim).copy())
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = _RevCumsumBackward()
-        node._saved_dim = dim
-        link(res, node, input)
-    return res
+    if x.size <= 1 or x.shape[dim] == 1:
+        return input
+    return input.flip(dim).cumsum(dim).flip(dim)
 
 
 class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
@@ -48,6 +34,12 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
 
     def apply(self, grad):
         return _rev_cumsum(grad, self._saved_dim),
+
+    def np_apply(self, g):
+        d = self._saved_dim
+        if g.size <= 1 or g.shape[d] == 1:
+            return g,
+        return np.flip(np.add.accumulate(np.flip(g, d), d), d).copy(),
 
     def jvp(self, ts, xs, out):
         t = ts[0]
@@ -208,20 +200,21 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
 
 
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
-    __slots__ = ("_indices", "_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_self_sym_sizes")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
-    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
+    # array); _saved_indices / _raw_saved_indices read _indices
     _saved_names = ("_indices",)
+    _saved_indices, _raw_saved_indices = saved_alias("_indices")
 
     def apply(self, grad):
-        if not self._saved_self_sym_sizes:
-            return grad,
-        return _scatter_add(grad, self._saved_dim, self._saved_indices,
+        # (a 0-dim input too: zeros.scatter(_add)(0, indices, grad), as torch records it)
+        return _scatter_add(grad, self._saved_dim, self._idx,
                             self._saved_self_sym_sizes, unique=False),
 
     def jvp(self, ts, xs, out):                 # the tangent at the running extreme
         t = ts[0]
-        return t.gather(self._saved_dim, wrap(self._saved_indices)) if t._data.ndim \
+        return t.gather(self._saved_dim, wrap(self._idx)) if t._data.ndim \
             else t.clone()
 
 
@@ -255,7 +248,7 @@ def _cumext(input, dim, largest):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
-        node._saved_dim, node._saved_indices, node._indices = d, idx, indices
+        node._saved_dim, node._idx, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return (_RT.cummax if largest else _RT.cummin)((values, indices))

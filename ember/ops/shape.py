@@ -312,11 +312,24 @@ def unsqueeze(input, dim):
     return res
 
 
+def _unsqueeze_to(grad, sizes, dims=None):
+    """squeeze's backward (derivatives.yaml's unsqueeze_to): grad.unsqueeze(d) for each d of
+    `dims` (default: every dim) where sizes[d] == 1, in increasing order; nothing squeezed:
+    grad itself."""
+    n = len(sizes)
+    if dims is not None:
+        dims = {wrap_dim(d, n) if n else 0 for d in ((dims,) if isinstance(dims, int) else dims)}
+    for d in range(n):
+        if sizes[d] == 1 and (dims is None or d in dims):
+            grad = grad.unsqueeze(d)
+    return grad
+
+
 class SqueezeBackward0(Node):                # squeeze(): all size-1 dims
     __slots__ = ("_saved_self_sym_sizes",)
 
     def apply(self, grad):
-        return grad.reshape(self._saved_self_sym_sizes),
+        return _unsqueeze_to(grad, self._saved_self_sym_sizes),
 
     def jvp(self, ts, xs, out):
         return ts[0].squeeze()
@@ -326,7 +339,7 @@ class SqueezeBackward1(Node):                # squeeze.dim
     __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
 
     def apply(self, grad):
-        return grad.reshape(self._saved_self_sym_sizes),
+        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._saved_dim),
 
     def jvp(self, ts, xs, out):
         return ts[0].squeeze(self._saved_dim)
@@ -336,7 +349,7 @@ class SqueezeBackward2(Node):                # squeeze.dims
     __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
 
     def apply(self, grad):
-        return grad.reshape(self._saved_self_sym_sizes),
+        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._saved_dim),
 
     def jvp(self, ts, xs, out):
         return ts[0].squeeze(self._saved_dim)
@@ -695,14 +708,23 @@ class RepeatBackward0(Node):                 # derivatives.yaml: repeat
     __slots__ = ("_saved_repeats", "_saved_self_sym_sizes")
 
     def apply(self, grad):
+        # repeat_backward: zeros if a repeat is 0; the leading dims summed away one by one,
+        # then one reshape to (repeat, size) pairs (repeats of 1 left out) and one sum
         reps, sizes = self._saved_repeats, self._saved_self_sym_sizes
+        if 0 in reps:
+            return wrap(np.zeros(sizes, grad._data.dtype)),
         lead = len(reps) - len(sizes)
-        full = (1,) * lead + tuple(sizes)
-        inter = []
-        for r, s in zip(reps, full):
-            inter += [r, s]
-        g = grad.reshape(inter).sum(tuple(range(0, len(inter), 2)))
-        return g.reshape(sizes),
+        for _ in range(lead):
+            grad = grad.sum(0)
+        inter, dims = [], []
+        for r, s in zip(reps[lead:], sizes):
+            if r != 1:
+                inter.append(r)
+                dims.append(len(inter) - 1)
+            inter.append(s)
+        if dims:
+            grad = grad.reshape(inter).sum(dims)
+        return grad,
 
     def jvp(self, ts, xs, out):
         return ts[0].repeat(self._saved_repeats)
@@ -1195,9 +1217,12 @@ class TraceBackward0(Node):                  # derivatives.yaml: trace
     __slots__ = ("_saved_self_sym_sizes",)
 
     def apply(self, grad):
+        # trace_backward: zeros(numel).index_fill_(0, diagonal positions, grad).view(sizes)
+        from .scatter import index_fill
         sizes = self._saved_self_sym_sizes
-        k = min(sizes)
-        return diagonal_backward(grad.expand(k), sizes, 0, 0, 1),
+        pos = np.arange(min(sizes)) * (sizes[1] + 1)
+        flat = wrap(np.zeros(sizes[0] * sizes[1], grad._data.dtype))
+        return index_fill(flat, 0, wrap(pos), grad).view(sizes),
 
     def jvp(self, ts, xs, out):
         return trace(ts[0])

@@ -90,14 +90,13 @@ class LinalgSolveExBackward0(Node):          # derivatives.yaml: _linalg_solve_e
             gB = solve(_mH(A), grad, left=False)
             gA = -matmul(_mH(X), gB) if needs(self, 0) else None
             return gA, (gB if needs(self, 1) else None)
-        gB = solve(_mH(A), grad)
+        # linalg_solve_backward: a vector B goes through as a one-column matrix
+        vector = self._vector
+        gB = solve(_mH(A), grad.unsqueeze(-1) if vector else grad)
         gA = None
         if needs(self, 0):
-            if self._vector:
-                gA = -(gB.unsqueeze(-1) * X.conj().unsqueeze(-2))
-            else:
-                gA = -matmul(gB, _mH(X))
-        return gA, (gB if needs(self, 1) else None)
+            gA = -matmul(gB, _mH(X.unsqueeze(-1) if vector else X))
+        return gA, ((gB.squeeze(-1) if vector else gB) if needs(self, 1) else None)
 
 
 def solve(A, B, *, left=True, out=None):
@@ -316,19 +315,19 @@ class TriangularSolveBackward0(Node):        # derivatives.yaml: triangular_solv
     _n_outputs = 2
 
     def apply(self, grads):
+        # triangular_solve_backward: grad_b = grad_x.triangular_solve(A.conj(), upper,
+        # !transpose, unitriangular); grad_a = -grad_b X^H (transpose: -X.conj() grad_b^T),
+        # triu(unit) / tril(-unit) of it
         g, g_coef = grads
         A = self._saved_A
         up, tr, unit = self._saved_upper, self._saved_transpose, self._saved_unitriangular
         gB = gA = None
         if g is not None:
             X = saved_output(self, self._saved_solution, 0)
-            opA = _mT(A) if tr else A
-            op_up = up != tr
-            gB = solve_triangular(_mH(opA), g, upper=not op_up, unitriangular=unit)
+            gB = _triangular_solve(g, A.conj(), up, not tr, unit)[0]
             if needs(self, 1):
-                gopA = -matmul(gB, _mH(X))
-                gopA = gopA * _tri_mask(gopA, op_up, unit)
-                gA = _mT(gopA) if tr else gopA
+                gA = -matmul(X.conj(), _mT(gB)) if tr else -matmul(gB, _mH(X))
+                gA = gA.triu(int(unit)) if up else gA.tril(-int(unit))
         if g_coef is not None and needs(self, 1):
             gA = g_coef if gA is None else gA + g_coef
         return (gB if needs(self, 0) else None), gA
@@ -340,6 +339,10 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
           "arguments reversed and does not return a copy of one of the inputs.\nX = "
           "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
           "torch.linalg.solve_triangular(A, B).")
+    return _triangular_solve(input, A, upper, transpose, unitriangular, out)
+
+
+def _triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, out=None):
     try:
         a, b = A._data, input._data
     except AttributeError as e:

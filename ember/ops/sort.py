@@ -7,7 +7,7 @@ import numpy as np
 from .. import return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, saved_alias
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
@@ -260,20 +260,21 @@ def _stable_order(x, axis, descending):
 
 
 class SortBackward0(Node):                   # derivatives.yaml: sort.stable
-    __slots__ = ("_indices", "_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_self_sym_sizes")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
-    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
+    # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
+    # array); _saved_indices / _raw_saved_indices read _indices
     _saved_names = ("_indices",)
+    _saved_indices, _raw_saved_indices = saved_alias("_indices")
 
     def apply(self, grad):
-        if not self._saved_self_sym_sizes:
-            return grad,
-        return _scatter_add(grad, self._saved_dim, self._saved_indices,
+        # (a 0-dim input too: zeros.scatter(_add)(0, indices, grad), as torch records it)
+        return _scatter_add(grad, self._saved_dim, self._idx,
                             self._saved_self_sym_sizes),
 
     def jvp(self, ts, xs, out):                 # the tangent in the sorted order
         t = ts[0]
-        return t.gather(self._saved_dim, wrap(self._saved_indices)) if t._data.ndim \
+        return t.gather(self._saved_dim, wrap(self._idx)) if t._data.ndim \
             else t.clone()
 
 
@@ -326,7 +327,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SortBackward0() if stable is None else SortBackward1()
-        node._saved_dim, node._saved_indices, node._indices = d, idx, indices
+        node._saved_dim, node._idx, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return _pair_out(values, indices, out, _RT.sort, _RT.sort_out)
@@ -394,7 +395,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TopkBackward0()
-        node._saved_dim, node._saved_indices, node._indices = d, idx, indices
+        node._saved_dim, node._idx, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return _pair_out(values, indices, out, _RT.topk, _RT.topk_out)
@@ -461,7 +462,7 @@ def _values_indices(vals, idx, input, node_cls, d, keepdim):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         node._saved_dim, node._saved_keepdim = d, keepdim
-        node._saved_indices, node._indices = idx, indices
+        node._idx, node._indices = idx, indices
         node._saved_self_sym_sizes = input._data.shape
         link(values, node, input)
     return values, indices

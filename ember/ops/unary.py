@@ -27,7 +27,8 @@ from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_o
                     conj_if_complex, floating, write_out)
 from ._args import not_tensor, torch_layout, wrong_type, invalid_args, check_args, out_tuple
 from ._views import check_overlap, inplace, inplace_source
-from .arith import _grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow
+from .arith import (_grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow,
+                    scalar_op, MulBackward1, AddBackward1)
 from .complex import real
 from .logical import where, isfinite
 
@@ -295,7 +296,8 @@ class Exp2Backward0(_SavesResult):
     __slots__ = ()
 
     def apply(self, grad):
-        return grad * (conj_if_complex(self._result()) * _LN2),
+        # grad * result.conj() * M_LN2
+        return scalar_op(grad * conj_if_complex(self._result()), _LN2, MulBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0] * (out * _LN2)
@@ -484,8 +486,7 @@ class TanhBackward0(_SavesResult):
     __slots__ = ()
 
     def apply(self, grad):
-        r = self._result()
-        return grad * conj_if_complex(1 - r * r),
+        return _tanh_backward(grad, self._result()),
 
     def jvp(self, ts, xs, out):
         return ts[0] * (1 - out * out)
@@ -502,6 +503,82 @@ class TanhBackward0(_SavesResult):
 
 def tanh(input, *, out=None):
     return _float_unary(input, np.tanh, TanhBackward0, True, out, quiet=False)
+
+
+# ---- sigmoid_backward / tanh_backward: the first derivatives as ops of their own, as torch
+# records them under create_graph (SigmoidBackwardBackward0, TanhBackwardBackward0)
+
+class _ActivationBackwardBackward(Node):
+    __slots__ = ("_saved_grad_output", "_saved_output")
+    _saved_names = ("_saved_grad_output", "_saved_output")
+
+
+def _act_backward(grad_output, output, np_fn, node_cls):
+    """np_fn(grad_output, output) on the arrays, recorded as node_cls."""
+    go, o = grad_output._data, output._data
+    with np.errstate(all="ignore"):
+        r = np_fn(go, o.conj() if o.dtype.kind == "c" else o)
+    res = wrap(r.astype(go.dtype, copy=False))
+    if STATE.enabled and (grad_output._requires_grad or output._requires_grad) or \
+            LEVELS and dual(grad_output, output):
+        node = node_cls()
+        node._saved_grad_output = grad_output
+        node._saved_output = output
+        link(res, node, grad_output, output)
+    return res
+
+
+class SigmoidBackwardBackward0(_ActivationBackwardBackward):   # derivatives.yaml: sigmoid_backward
+    __slots__ = ()
+
+    def apply(self, grad):
+        # grad_output: sigmoid_backward(grad, output.conj());
+        # output: grad.conj() * grad_output * (-2 * output.conj() + 1)
+        go, out = self._saved_grad_output, conj_if_complex(self._saved_output)
+        return (_sigmoid_backward(grad, out) if needs(self, 0) else None,
+                conj_if_complex(grad) * go * scalar_op(scalar_op(out, -2, MulBackward1), 1,
+                                                       AddBackward1)
+                if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        (gt, ot), (go, o) = ts, xs
+        res = None if gt is None else _sigmoid_backward(gt, o)
+        if ot is not None:
+            part = conj_if_complex(ot) * go * (o * -2 + 1)
+            res = part if res is None else res + part
+        return res
+
+
+class TanhBackwardBackward0(_ActivationBackwardBackward):      # derivatives.yaml: tanh_backward
+    __slots__ = ()
+
+    def apply(self, grad):
+        # grad_output: tanh_backward(grad, output.conj());
+        # output: grad.conj() * (-2 * output.conj() * grad_output)
+        go, out = self._saved_grad_output, conj_if_complex(self._saved_output)
+        return (_tanh_backward(grad, out) if needs(self, 0) else None,
+                conj_if_complex(grad) * (scalar_op(out, -2, MulBackward1) * go)
+                if needs(self, 1) else None)
+
+    def jvp(self, ts, xs, out):
+        (gt, ot), (go, o) = ts, xs
+        res = None if gt is None else _tanh_backward(gt, o)
+        if ot is not None:
+            part = conj_if_complex(ot) * (o * -2 * go)
+            res = part if res is None else res + part
+        return res
+
+
+def _sigmoid_backward(grad_output, output):
+    """grad_output * (output * (1 - output)).conj()."""
+    return _act_backward(grad_output, output, lambda g, o: g * (o * (1 - o)),
+                         SigmoidBackwardBackward0)
+
+
+def _tanh_backward(grad_output, output):
+    """grad_output * (1 - output ** 2).conj()."""
+    return _act_backward(grad_output, output, lambda g, o: g * (1 - o * o),
+                         TanhBackwardBackward0)
 
 
 class AsinhBackward0(_SavesSelf):
@@ -559,8 +636,7 @@ class SigmoidBackward0(_SavesResult):
     __slots__ = ()
 
     def apply(self, grad):
-        r = self._result()
-        return grad * conj_if_complex(r * (1 - r)),
+        return _sigmoid_backward(grad, self._result()),
 
     def jvp(self, ts, xs, out):
         return ts[0] * (out * (1 - out))
@@ -746,8 +822,8 @@ class RoundBackward0(FloorBackward0):
     __slots__ = ()
 
 
-class RoundBackward1(FloorBackward0):
-    __slots__ = ("_saved_decimals",)
+class RoundBackward1(FloorBackward0):         # (torch saves nothing: the gradient is zero)
+    __slots__ = ()
 
 
 def floor(input, *, out=None):
@@ -785,7 +861,6 @@ def round(input, *, decimals=None, out=None):
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RoundBackward1()
-        node._saved_decimals = decimals
         link(res, node, input)
     return write_out(res, out)
 
@@ -1079,7 +1154,7 @@ class Deg2RadBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return grad * (math.pi / 180.0),
+        return scalar_op(grad, math.pi / 180.0, MulBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0] * (math.pi / 180.0)
@@ -1089,7 +1164,7 @@ class Rad2DegBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return grad * (180.0 / math.pi),
+        return scalar_op(grad, 180.0 / math.pi, MulBackward1),
 
     def jvp(self, ts, xs, out):
         return ts[0] * (180.0 / math.pi)
