@@ -42,11 +42,18 @@ _WARNED = set()
 RULES = {}          # op function -> rule(fn, lv, args, kwargs)
 WRAP = {}           # op function -> its dispatcher
 _SWAPS = []         # (module or Tensor, {name: dispatcher}, {name: original op})
-_STATE = {"depth": 0, "mods": None, "raw": 0, "nmods": 0, "legacy": False}
+_STATE = {"depth": 0, "mods": None, "raw": 0, "nmods": 0, "legacy": False, "quiet": 0,
+          "methods": True}
 
 RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
                 "use the 'same' or 'different' randomness flags on vmap or perform the "
                 "randomness operation out of vmap")
+
+
+NO_DATA = ("vmap: an operation read a BatchedTensor's data without going through vmap's "
+           "dispatch: a function bound by name before vmap started (e.g. `from ember import "
+           "sin` in another module; call it as ember.sin(x) or x.sin() instead) or an ember "
+           "internal that has no batching rule")
 
 
 class BatchedTensor(Tensor):
@@ -54,11 +61,7 @@ class BatchedTensor(Tensor):
     __slots__ = ("_value", "_level")
 
     def _no_data(self):
-        raise RuntimeError("vmap: an operation read a BatchedTensor's data without going "
-                           "through vmap's dispatch: a function bound by name before vmap "
-                           "started (e.g. `from ember import sin` in another module; call it "
-                           "as ember.sin(x) or x.sin() instead) or an ember internal that has "
-                           "no batching rule")
+        raise RuntimeError(NO_DATA)
     _data = property(_no_data)
     _x = property(lambda self: self._value._x)     # forward AD asks whether a value is dual
     _grad_fn = property(lambda self: self._value._grad_fn)
@@ -119,7 +122,7 @@ class BatchedTensor(Tensor):
                            "file an issue at https://github.com/pytorch/pytorch/issues .")
 
     def item(self):
-        if _STATE["legacy"]:
+        if _STATE["legacy"] or _STATE["quiet"]:
             raise RuntimeError("Batching rule not implemented for aten::item. We could not "
                                "generate a fallback.")
         raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't "
@@ -207,7 +210,7 @@ def _randomness():
 
 def _fallback(fn, lv, args, kwargs):
     name = getattr(fn, "__name__", "op").strip("_")
-    if name not in _WARNED:
+    if name not in _WARNED and not _STATE["quiet"]:
         _WARNED.add(name)
         warnings.warn(f"There is a performance drop because we have not yet implemented the "
                       f"batching rule for aten::{name}. Please file us an issue on GitHub so "
@@ -1949,14 +1952,25 @@ _SKIP = {"__init__", "__new__", "__repr__", "__str__", "__hash__", "__bool__", "
          "__copy__", "__sizeof__"}
 
 
-def enter():
+def enter(methods=True):
+    """Swap the dispatchers in (outermost call). methods=False leaves Tensor's methods
+    unswapped (half the cost of a swap): grad(is_grads_batched=True)'s pass, where a formula
+    that calls a plain tensor's method with a batched gradient fails on its data and the
+    pass falls back to the row loop (Note [Batched backward] in autograd/__init__.py)."""
     if not WRAP:
         _build()
     if _STATE["depth"] == 0:
         _collect()
         for o, on, _ in _SWAPS:
-            _put(o, on)
+            if methods or o is not Tensor:
+                _put(o, on)
+        _STATE["methods"] = methods
         _function.VMAP_APPLY = _function_apply
+    elif methods and not _STATE["methods"]:
+        for o, on, _ in _SWAPS:         # a vmap inside that pass: every method now
+            if o is Tensor:
+                _put(o, on)
+        _STATE["methods"] = True
     _STATE["depth"] += 1
 
 
@@ -1964,7 +1978,8 @@ def leave():
     _STATE["depth"] -= 1
     if _STATE["depth"] == 0:
         for o, _, off in _SWAPS:
-            _put(o, off)
+            if _STATE["methods"] or o is not Tensor:
+                _put(o, off)
         _function.VMAP_APPLY = None
 
 
@@ -2075,3 +2090,29 @@ def unwrap_output(o, d, lv, size):
 
 def level_of(t):
     return t._level if type(t) is BatchedTensor else None
+
+
+class grads_batched:
+    """The vmap level of one autograd.grad(is_grads_batched=True) backward pass (torch runs
+    it under its legacy vmap): the grad outputs' dim 0 is its batch, fallbacks do not warn
+    (torch's legacy fallback warnings are off by default) and .item() on a batched gradient
+    fails with the legacy error."""
+    def __init__(self, size):
+        self.size = size
+
+    def __enter__(self):
+        enter(methods=False)
+        self.lv = push_level(self.size, "error")
+        _STATE["quiet"] += 1
+        return self.lv
+
+    def __exit__(self, *exc):
+        _STATE["quiet"] -= 1
+        pop_level(self.lv)
+        leave()
+
+
+def is_no_data_error(e):
+    """Whether e is the error of an ember internal that read a BatchedTensor's data (a node
+    whose backward formula cannot run batched)."""
+    return isinstance(e, RuntimeError) and str(e).startswith(NO_DATA[:40])
