@@ -183,9 +183,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 # carry the batch through their batching rules; the captured gradients' values are the
 # results, batch first. Inside the pass .item() on a batched gradient fails with torch's
 # legacy-vmap error, and ops without a rule loop over the batch without warning (torch's
-# legacy fallback warnings are off by default). A node whose formula reads a gradient's
-# NumPy data (no batching possible) makes the pass fall back, whole, to one backward per
-# batch entry: the saved tensors its first attempt freed are put back first.
+# legacy fallback warnings are off by default). The NumPy helpers that formulas share (the
+# embedding of select/slice gradients, softmax's backward data, piecewise-linear gradient
+# selects, index gradients, slices) have rules of their own in _batching.py; Tensor's
+# methods are not swapped for the pass (half of vmap's entry cost). A node whose formula
+# still reads a gradient's NumPy data, or calls a plain tensor's method with it, makes the
+# pass fall back, whole, to one backward per batch entry: the saved tensors its first
+# attempt freed are put back first.
 
 def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                   materialize_grads, single):
@@ -261,6 +265,9 @@ def _grad_batched_once(outputs, inputs, grad_outputs, size, retain_graph, create
     keys = [(accumulator(t), 0) if t._grad_fn is None else (t._grad_fn, t._output_nr)
             for t in inputs]
     saved = None if retain_graph else _saved_state([out._grad_fn for out in outputs])
+    # (the roots' checks out of the vmap level: there this module's functions dispatch, and
+    # one given batched gradients would run once per row)
+    edges = [e for e, _ in _roots(outputs, first)]
     with _batching.grads_batched(size) as lv:
         grads = []
         for out, g, f in zip(outputs, grad_outputs, first):
@@ -270,7 +277,7 @@ def _grad_batched_once(outputs, inputs, grad_outputs, size, retain_graph, create
                 if g.dtype != out.dtype:
                     g = g.to(out.dtype)
                 grads.append(_batching.wrap_input(g, 0, lv))
-        roots = _roots(outputs, grads)
+        roots = list(zip(edges, grads))
         capture = {k: None for k in keys}
         try:
             run_backward(roots, retain_graph, create_graph, capture=capture, accumulate=False,

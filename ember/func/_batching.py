@@ -28,12 +28,14 @@ import sys
 import types
 import warnings
 
+import numpy as np
+
 from .. import autograd as _autograd
 from ..autograd import forward as _forward, forward_ad as _fad, function as _function
-from ..autograd.grad_mode import no_grad as _no_grad
+from ..autograd.grad_mode import STATE as _GRAD_MODE, no_grad as _no_grad
 from ..creation import ones_like, zeros
 from ..dtypes import bool_, result_type
-from ..tensor import Size, Tensor
+from ..tensor import Size, Tensor, wrap as _wrap
 from . import _tree
 
 LEVELS = []         # open vmap levels, outermost first: [id, batch size, randomness]
@@ -1617,6 +1619,63 @@ def _autograd_grad(fn, lv, args, kwargs):
     return res
 
 
+def _softmax_backward(fn, lv, args, kwargs):
+    """_softmax_backward_data / _log_softmax_backward_data(grad_output, output, dim)."""
+    g, y, d = args
+    r = max(g.dim(), y.dim())
+    return _batched(W(fn)(_expand_to(g, lv), _expand_to(y, lv),
+                          None if d is None else _shift(d, r)), lv)
+
+
+def _embed(fn, lv, args, kwargs):
+    """shape.embed(grad, sizes, writer, node_cls, fwd), the backward of select, slice,
+    diagonal, ...: zeros of the input's size with the gradient written in, per sample (one
+    NumPy write each) when nothing records it, else through the fallback's ops."""
+    v = _plain_grad(args, kwargs, lv)
+    if v is None:
+        return _fallback(fn, lv, args, kwargs)
+    sizes, writer = args[1], args[2]
+    a = v._data
+    z = np.zeros((a.shape[0],) + tuple(sizes), a.dtype)
+    for k in range(a.shape[0]):
+        writer(z[k], a[k])
+    return _batched(_wrap(z), lv)
+
+
+def _plain_grad(args, kwargs, lv):
+    """The value of a backward helper's batched gradient (args[0]) when nothing records the
+    helper's result (NumPy can compute it at once), else None."""
+    v, b = _un(args[0], lv)
+    if not b or type(v) is not Tensor or v._requires_grad or _forward.LEVELS or kwargs or \
+            _top(args[1:], {}) is not None:
+        return None
+    return v
+
+
+def _linear_grad(fn, lv, args, kwargs):
+    """unary._linear_grad(node_cls, grad, saved, keep, slope): the gradient kept where `keep`
+    (the sample's shape: it broadcasts over the batch), else scaled by slope."""
+    v = _plain_grad(args[1:], kwargs, lv) if len(args) > 1 and \
+        (args[2] is None or not (_GRAD_MODE.enabled and args[2]._requires_grad)) else None
+    if v is None:
+        return _fallback(fn, lv, args, kwargs)
+    from ..ops.unary import _select_np
+    return _batched(_wrap(_select_np(v._data, args[3], args[4] if len(args) > 4 else None)),
+                    lv)
+
+
+def _index_grad(fn, lv, args, kwargs):
+    """index._index_grad(grad, shape, indices): zeros with each sample's gradient summed in."""
+    v = _plain_grad(args, kwargs, lv)
+    if v is None:
+        return _fallback(fn, lv, args, kwargs)
+    a, shape, indices = v._data, args[1], args[2]
+    out = np.zeros((a.shape[0],) + tuple(shape), a.dtype)
+    for k in range(a.shape[0]):
+        np.add.at(out[k], indices, a[k])
+    return _batched(_wrap(out), lv)
+
+
 def _make_dual(fn, lv, args, kwargs):
     p, t = args[0], args[1]
     vp = _expand_to(p, lv)
@@ -1820,6 +1879,27 @@ def _build():
          for n in "123" for w in ("", "_with_indices")], _pool)
     put("mse_loss l1_loss", _pointwise_loss)
     RULES[_autograd.grad] = _autograd_grad
+    # backward formulas' own ops, met by grad(is_grads_batched=True)'s batched gradients
+    from ..ops import index as _index_ops
+    from ..ops import join as _join_ops
+    from ..ops import reduce as _reduce_ops
+    from ..ops import scan as _scan_ops
+    from ..ops import shape as _shape_ops
+    from ..ops import unary as _unary_ops
+    for f in (_reduce_ops._softmax_backward_data, _reduce_ops._log_softmax_backward_data):
+        RULES[f] = _softmax_backward
+        W(f)
+    RULES[_shape_ops.embed] = _embed
+    W(_shape_ops.embed)
+    RULES[_unary_ops._linear_grad] = _linear_grad
+    RULES[_index_ops._index_grad] = _index_grad
+    W(_unary_ops._linear_grad)
+    W(_index_ops._index_grad)
+    along = _dims_rule(1)
+    for f in (_join_ops.slice_dim, _scan_ops._rev_cumsum):     # (input, dim, ...)
+        RULES[f] = lambda fn, lv, args, kwargs: along(fn, lv, args, kwargs) \
+            if args[0].dim() else _fallback(fn, lv, args, kwargs)
+        W(f)
     RULES[_fad.make_dual_at] = _make_dual
     RULES[_fad.make_dual] = _make_dual
     RULES[_fad.unpack_at] = _unpack
