@@ -215,7 +215,8 @@ def test_fallback_restores_saved_tensors():
 @pytest.mark.parametrize("name", ["sin_mul", "mm_tanh", "broadcast", "var_mean", "permute",
                                   "to_float32", "softmax", "log_softmax", "select", "cumsum",
                                   "cat", "where", "pow_div", "function", "unbind", "split",
-                                  "linear_relu", "index", "norm", "kron",
+                                  "linear_relu", "index", "norm", "kron", "max", "sort",
+                                  "gather", "hardswish", "conv1d", "rfft_abs",
                                   "clamp_abs"])
 def test_one_pass_for_common_formulas(name):
     """The formulas jacrev of an MLP meets run batched, in one pass (no fallback)."""

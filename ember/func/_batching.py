@@ -1880,6 +1880,9 @@ def _build():
     put("mse_loss l1_loss", _pointwise_loss)
     RULES[_autograd.grad] = _autograd_grad
     # backward formulas' own ops, met by grad(is_grads_batched=True)'s batched gradients
+    from ..ops import activation as _activation_ops
+    from ..ops import conv as _conv_ops
+    from ..ops import fft as _fft_ops
     from ..ops import index as _index_ops
     from ..ops import join as _join_ops
     from ..ops import reduce as _reduce_ops
@@ -1888,6 +1891,10 @@ def _build():
     from ..ops import unary as _unary_ops
     for f in (_reduce_ops._softmax_backward_data, _reduce_ops._log_softmax_backward_data):
         RULES[f] = _softmax_backward
+        W(f)
+    # (no rule: one call per sample, inside the one pass)
+    for f in (_reduce_ops._scatter_add, _activation_ops._hardswish_backward,
+              _conv_ops.convolution_backward, _fft_ops.fft_c2c):
         W(f)
     RULES[_shape_ops.embed] = _embed
     W(_shape_ops.embed)
