@@ -227,3 +227,28 @@ def test_one_pass_for_common_formulas(name):
     g = ember.ones((B,) + tuple(y.shape), dtype=y.dtype)
     ember.autograd.grad(y, [x, w], g, is_grads_batched=True, allow_unused=True)
     assert Ident.calls == 1
+
+
+def test_ops_without_rules_do_not_warn(monkeypatch):
+    """torch's legacy vmap (is_grads_batched) keeps its fallback warnings off: a backward that
+    uses ops without batching rules warns in neither library."""
+    import ember.func._batching as batching
+    monkeypatch.setattr(batching, "_WARNED", set())     # (ember.func.vmap warns once per op)
+    res = {}
+    for L in (torch, ember):
+        class F(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g, L=L):
+                return L.kron(g, L.ones(1, dtype=L.float64)) + g.cummax(0).values * 3
+        x = L.ones(3, dtype=L.float64, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            got, = L.autograd.grad(F.apply(x), x, L.eye(3, dtype=L.float64),
+                                   is_grads_batched=True)
+        res[L] = got, [str(m.message) for m in w]
+    assert res[ember][1] == res[torch][1] == []
+    np.testing.assert_allclose(_np(res[ember][0]), _np(res[torch][0]), rtol=1e-12)
