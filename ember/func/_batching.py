@@ -23,7 +23,9 @@ records on the physical tensors (grad of vmap), and autograd.grad inside vmap (v
 per-sample gradients) differentiates the physical outputs with respect to physical inputs
 (grad transforms lift inputs that are not batched to every open level first: `lift`).
 gradcheck's batched forward-AD check runs under `legacy` (torch's runs under its legacy vmap): a
-custom Function runs its own forward and jvp on the batched tensors."""
+custom Function runs its own forward and jvp on the batched tensors. autograd.grad's
+is_grads_batched pass runs under `grads_batched` (Note [Batched backward] in
+autograd/__init__.py): backward formulas see BatchedTensor gradients."""
 import sys
 import types
 import warnings
