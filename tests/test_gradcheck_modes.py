@@ -181,10 +181,6 @@ def test_batched_forward_check_runs_functions_as_torchs_legacy_vmap():
     assert t.startswith("While computing batched gradients, got: " + _ITEM)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12: torch's check_batched_grad runs a custom "
-                   "Function's backward on batched grads (legacy vmap), where .item() fails; "
-                   "ember's autograd.grad(is_grads_batched=True) runs one backward per grad "
-                   "output (plain tensors), so the backward that calls .item() passes")
 def test_batched_backward_check_refuses_item_as_torch():
     kw = {"check_batched_grad": True}
     t, e = _raised(lambda L: L.autograd.gradcheck(_item_fn(L), (_d(L, A),), **kw))

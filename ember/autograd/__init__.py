@@ -176,11 +176,26 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+# Note [Batched backward]: grad(is_grads_batched=True) runs ONE backward pass, as torch does
+# (its legacy vmap over the vjp): each grad_output's dim 0 becomes the batch of a vmap level
+# (func/_batching.py, Note [Batching]), the grad outputs enter the engine as BatchedTensors,
+# and every node runs its Tensor formula (`apply`, the create_graph path), whose ember ops
+# carry the batch through their batching rules; the captured gradients' values are the
+# results, batch first. Inside the pass .item() on a batched gradient fails with torch's
+# legacy-vmap error, and ops without a rule loop over the batch without warning (torch's
+# legacy fallback warnings are off by default). The NumPy helpers that formulas share (the
+# embedding of select/slice gradients, softmax's backward data, piecewise-linear gradient
+# selects, index gradients, slices) have rules of their own in _batching.py; Tensor's
+# methods are not swapped for the pass (half of vmap's entry cost). A node whose formula
+# still reads a gradient's NumPy data, or calls a plain tensor's method with it, makes the
+# pass fall back, whole, to one backward per batch entry: the saved tensors its first
+# attempt freed are put back first.
+
 def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                   materialize_grads, single):
-    """grad(is_grads_batched=True): dim 0 of every grad_output is a batch; one backward per
-    batch entry (what torch's vmap over backward computes), results stacked along dim 0."""
-    from ..ops.join import stack  # (the ops import autograd: imported on use)
+    """grad(is_grads_batched=True): dim 0 of every grad_output is a batch; one backward pass
+    with the batch carried through every formula (Note [Batched backward]), results batch
+    first."""
     sizes = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if isinstance(g, Tensor) and g._data.shape[1:] != out._data.shape:
@@ -200,17 +215,101 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     if len(set(sizes)) > 1:
         raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
+    if sizes[0]:
+        got = _grad_batched_once(outputs, inputs, grad_outputs, sizes[0], retain_graph,
+                                 create_graph)
+        if got is not None:
+            return _batched_result(got, inputs, allow_unused, materialize_grads, create_graph)
     per = []
     for b in range(sizes[0]):
         gos = [g if g is None else g[b] for g in grad_outputs]
         per.append(grad(outputs, inputs, gos, retain_graph=retain_graph or b < sizes[0] - 1,
                         create_graph=create_graph, allow_unused=allow_unused))
+    return _batched_result(list(zip(*per)), inputs, allow_unused, materialize_grads,
+                           create_graph, stacked=False)
+
+
+def _batched_result(cols, inputs, allow_unused, materialize_grads, create_graph,
+                    stacked=True):
+    """The gradients of _grad_batched: cols[j] is input j's batched gradient (stacked) or its
+    per-entry gradients; None where no gradient reached it."""
+    from ..ops.join import stack  # (the ops import autograd: imported on use)
     result = []
     for j, t in enumerate(inputs):
-        col = [p[j] for p in per]
+        col = cols[j]
+        if stacked:
+            if col is None:
+                if not allow_unused:
+                    raise RuntimeError(f"The differentiated Tensor at index {j} appears to "
+                                       "not have been used in the graph. Set "
+                                       "allow_unused=True if this is the desired behavior.")
+                result.append(wrap(np.zeros_like(t._data)) if materialize_grads else None)
+            else:
+                result.append(col if create_graph else col.detach())
+            continue
         if all(c is None for c in col):
             # (materialized, torch's zeros carry no batch dim)
             result.append(wrap(np.zeros_like(t._data)) if materialize_grads else None)
             continue
         result.append(stack([wrap(np.zeros_like(t._data)) if c is None else c for c in col]))
     return tuple(result)
+
+
+def _grad_batched_once(outputs, inputs, grad_outputs, size, retain_graph, create_graph):
+    """One backward pass with batched grad outputs (Note [Batched backward]): each input's
+    gradient, batch first (None: none reached it), or None when a node cannot run batched."""
+    from ..func import _batching
+    from ..ops.join import stack
+    # the checks and casts of one entry's pass (same errors as the per-entry passes)
+    first = _make_grads(outputs, [None if g is None else g[0] for g in grad_outputs])
+    keys = [(accumulator(t), 0) if t._grad_fn is None else (t._grad_fn, t._output_nr)
+            for t in inputs]
+    saved = None if retain_graph else _saved_state([out._grad_fn for out in outputs])
+    # (the roots' checks out of the vmap level: there this module's functions dispatch, and
+    # one given batched gradients would run once per row)
+    edges = [e for e, _ in _roots(outputs, first)]
+    with _batching.grads_batched(size) as lv:
+        grads = []
+        for out, g, f in zip(outputs, grad_outputs, first):
+            if g is None:
+                grads.append(f)         # (an implicit ones: the same for every entry)
+            else:
+                if g.dtype != out.dtype:
+                    g = g.to(out.dtype)
+                grads.append(_batching.wrap_input(g, 0, lv))
+        roots = list(zip(edges, grads))
+        capture = {k: None for k in keys}
+        try:
+            run_backward(roots, retain_graph, create_graph, capture=capture, accumulate=False,
+                         tensors=True)
+        except RuntimeError as e:
+            if not _batching.is_no_data_error(e):
+                raise
+            if saved is not None:
+                _restore_state(saved)
+            return None
+        res = []
+        for k in keys:
+            g = capture[k]
+            if g is not None:
+                v, batched = _batching._un(g, lv)
+                g = v if batched else None if v is None else stack([v] * size)
+            res.append(g)
+    return res
+
+
+def _saved_state(starts):
+    """Every reachable node's saved slots (a batched pass that falls back puts them back)."""
+    state = []
+    for node in graph.reachable([n for n in starts if n is not None])[1]:
+        names = node._saved_names
+        if names:
+            state.append((node, node._freed, [getattr(node, n, None) for n in names]))
+    return state
+
+
+def _restore_state(state):
+    for node, freed, values in state:
+        for n, v in zip(node._saved_names, values):
+            setattr(node, n, v)
+        node._freed = freed

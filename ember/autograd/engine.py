@@ -34,11 +34,12 @@ from .graph import (AccumulateGrad, NotImplementedBackward, SECOND_BACKWARD, INP
 
 
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True,
-                 only=None):
+                 only=None, tensors=False):
     """roots: list of ((node, output_nr), grad Tensor). capture: dict {(node, nr): None}
     filled with the gradient flowing into each edge (autograd.grad). accumulate=False skips
     AccumulateGrad (autograd.grad). only: set of AccumulateGrad nodes allowed to run
-    (backward(inputs=...))."""
+    (backward(inputs=...)). tensors: the Tensor pass (nodes' `apply`) even without
+    create_graph (grad(is_grads_batched=True): the gradients are BatchedTensors)."""
     prev = STATE.enabled
     STATE.enabled = create_graph
     # Note [GC during backward]: the backward pass makes no reference cycles (each gradient
@@ -60,7 +61,8 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
         if capture is not None or only is not None:     # Note [Needed nodes]
             needed = _needed([e[0][0] for e in roots],
                              {k[0] for k in capture or ()} | (only or set()))
-        _run(roots, retain_graph, not create_graph, capture, accumulate, only, needed)
+        _run(roots, retain_graph, not (create_graph or tensors), capture, accumulate, only,
+             needed)
     finally:
         STATE.enabled = prev
         if tasks is not None:
@@ -193,10 +195,10 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
             single = nxt._n_outputs == 1
             if g is not None and g is not ZERO:
                 shape, dtype = nxt._meta if single else nxt._meta[nr]
-                a = g if arrays else g._data
+                a = g if arrays else _array(g)
                 if a.shape != shape:
                     g = sum_to_np(g, shape) if arrays else sum_to(g, shape)
-                    a = g if arrays else g._data
+                    a = g if arrays else _array(g)
                 if a.dtype is not dtype and a.dtype != dtype:   # (identity: the usual case)
                     if a.dtype.kind == "c" and dtype.kind != "c":
                         # a real input's gradient is the real part of a complex one (torch's
@@ -252,6 +254,26 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
                 _push_ready(heap, buffers, nxt, g, ready, rgrad)
                 ready = rgrad = None
         outs = edges = g = None      # the engine holds no gradient of a finished node
+
+
+class _Logical:
+    """A batched gradient's per-sample shape and NumPy dtype, where the engine reads an
+    array's."""
+    __slots__ = ("dtype", "shape")
+
+
+def _array(g):
+    """A Tensor-pass gradient's array, or for a BatchedTensor (grad(is_grads_batched=True):
+    Note [Batched backward] in autograd/__init__.py) its per-sample shape and dtype."""
+    v = getattr(g, "_value", None)
+    if v is None:
+        return g._data
+    a = _Logical()
+    a.shape = tuple(g.shape)
+    while getattr(v, "_value", None) is not None:
+        v = v._value
+    a.dtype = v._data.dtype
+    return a
 
 
 def _resolve(starts, pending, buffers, heap, ready, rgrad, last):

@@ -23,17 +23,21 @@ records on the physical tensors (grad of vmap), and autograd.grad inside vmap (v
 per-sample gradients) differentiates the physical outputs with respect to physical inputs
 (grad transforms lift inputs that are not batched to every open level first: `lift`).
 gradcheck's batched forward-AD check runs under `legacy` (torch's runs under its legacy vmap): a
-custom Function runs its own forward and jvp on the batched tensors."""
+custom Function runs its own forward and jvp on the batched tensors. autograd.grad's
+is_grads_batched pass runs under `grads_batched` (Note [Batched backward] in
+autograd/__init__.py): backward formulas see BatchedTensor gradients."""
 import sys
 import types
 import warnings
 
+import numpy as np
+
 from .. import autograd as _autograd
 from ..autograd import forward as _forward, forward_ad as _fad, function as _function
-from ..autograd.grad_mode import no_grad as _no_grad
+from ..autograd.grad_mode import STATE as _GRAD_MODE, no_grad as _no_grad
 from ..creation import ones_like, zeros
 from ..dtypes import bool_, result_type
-from ..tensor import Size, Tensor
+from ..tensor import Size, Tensor, wrap as _wrap
 from . import _tree
 
 LEVELS = []         # open vmap levels, outermost first: [id, batch size, randomness]
@@ -42,11 +46,18 @@ _WARNED = set()
 RULES = {}          # op function -> rule(fn, lv, args, kwargs)
 WRAP = {}           # op function -> its dispatcher
 _SWAPS = []         # (module or Tensor, {name: dispatcher}, {name: original op})
-_STATE = {"depth": 0, "mods": None, "raw": 0, "nmods": 0, "legacy": False}
+_STATE = {"depth": 0, "mods": None, "raw": 0, "nmods": 0, "legacy": False, "quiet": 0,
+          "methods": True}
 
 RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
                 "use the 'same' or 'different' randomness flags on vmap or perform the "
                 "randomness operation out of vmap")
+
+
+NO_DATA = ("vmap: an operation read a BatchedTensor's data without going through vmap's "
+           "dispatch: a function bound by name before vmap started (e.g. `from ember import "
+           "sin` in another module; call it as ember.sin(x) or x.sin() instead) or an ember "
+           "internal that has no batching rule")
 
 
 class BatchedTensor(Tensor):
@@ -54,11 +65,7 @@ class BatchedTensor(Tensor):
     __slots__ = ("_value", "_level")
 
     def _no_data(self):
-        raise RuntimeError("vmap: an operation read a BatchedTensor's data without going "
-                           "through vmap's dispatch: a function bound by name before vmap "
-                           "started (e.g. `from ember import sin` in another module; call it "
-                           "as ember.sin(x) or x.sin() instead) or an ember internal that has "
-                           "no batching rule")
+        raise RuntimeError(NO_DATA)
     _data = property(_no_data)
     _x = property(lambda self: self._value._x)     # forward AD asks whether a value is dual
     _grad_fn = property(lambda self: self._value._grad_fn)
@@ -119,7 +126,7 @@ class BatchedTensor(Tensor):
                            "file an issue at https://github.com/pytorch/pytorch/issues .")
 
     def item(self):
-        if _STATE["legacy"]:
+        if _STATE["legacy"] or _STATE["quiet"]:
             raise RuntimeError("Batching rule not implemented for aten::item. We could not "
                                "generate a fallback.")
         raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't "
@@ -207,7 +214,7 @@ def _randomness():
 
 def _fallback(fn, lv, args, kwargs):
     name = getattr(fn, "__name__", "op").strip("_")
-    if name not in _WARNED:
+    if name not in _WARNED and not _STATE["quiet"]:
         _WARNED.add(name)
         warnings.warn(f"There is a performance drop because we have not yet implemented the "
                       f"batching rule for aten::{name}. Please file us an issue on GitHub so "
@@ -1614,6 +1621,63 @@ def _autograd_grad(fn, lv, args, kwargs):
     return res
 
 
+def _softmax_backward(fn, lv, args, kwargs):
+    """_softmax_backward_data / _log_softmax_backward_data(grad_output, output, dim)."""
+    g, y, d = args
+    r = max(g.dim(), y.dim())
+    return _batched(W(fn)(_expand_to(g, lv), _expand_to(y, lv),
+                          None if d is None else _shift(d, r)), lv)
+
+
+def _embed(fn, lv, args, kwargs):
+    """shape.embed(grad, sizes, writer, node_cls, fwd), the backward of select, slice,
+    diagonal, ...: zeros of the input's size with the gradient written in, per sample (one
+    NumPy write each) when nothing records it, else through the fallback's ops."""
+    v = _plain_grad(args, kwargs, lv)
+    if v is None:
+        return _fallback(fn, lv, args, kwargs)
+    sizes, writer = args[1], args[2]
+    a = v._data
+    z = np.zeros((a.shape[0],) + tuple(sizes), a.dtype)
+    for k in range(a.shape[0]):
+        writer(z[k], a[k])
+    return _batched(_wrap(z), lv)
+
+
+def _plain_grad(args, kwargs, lv):
+    """The value of a backward helper's batched gradient (args[0]) when nothing records the
+    helper's result (NumPy can compute it at once), else None."""
+    v, b = _un(args[0], lv)
+    if not b or type(v) is not Tensor or v._requires_grad or _forward.LEVELS or kwargs or \
+            _top(args[1:], {}) is not None:
+        return None
+    return v
+
+
+def _linear_grad(fn, lv, args, kwargs):
+    """unary._linear_grad(node_cls, grad, saved, keep, slope): the gradient kept where `keep`
+    (the sample's shape: it broadcasts over the batch), else scaled by slope."""
+    v = _plain_grad(args[1:], kwargs, lv) if len(args) > 1 and \
+        (args[2] is None or not (_GRAD_MODE.enabled and args[2]._requires_grad)) else None
+    if v is None:
+        return _fallback(fn, lv, args, kwargs)
+    from ..ops.unary import _select_np
+    return _batched(_wrap(_select_np(v._data, args[3], args[4] if len(args) > 4 else None)),
+                    lv)
+
+
+def _index_grad(fn, lv, args, kwargs):
+    """index._index_grad(grad, shape, indices): zeros with each sample's gradient summed in."""
+    v = _plain_grad(args, kwargs, lv)
+    if v is None:
+        return _fallback(fn, lv, args, kwargs)
+    a, shape, indices = v._data, args[1], args[2]
+    out = np.zeros((a.shape[0],) + tuple(shape), a.dtype)
+    for k in range(a.shape[0]):
+        np.add.at(out[k], indices, a[k])
+    return _batched(_wrap(out), lv)
+
+
 def _make_dual(fn, lv, args, kwargs):
     p, t = args[0], args[1]
     vp = _expand_to(p, lv)
@@ -1817,6 +1881,34 @@ def _build():
          for n in "123" for w in ("", "_with_indices")], _pool)
     put("mse_loss l1_loss", _pointwise_loss)
     RULES[_autograd.grad] = _autograd_grad
+    # backward formulas' own ops, met by grad(is_grads_batched=True)'s batched gradients
+    from ..ops import activation as _activation_ops
+    from ..ops import conv as _conv_ops
+    from ..ops import fft as _fft_ops
+    from ..ops import index as _index_ops
+    from ..ops import join as _join_ops
+    from ..ops import reduce as _reduce_ops
+    from ..ops import scan as _scan_ops
+    from ..ops import shape as _shape_ops
+    from ..ops import unary as _unary_ops
+    for f in (_reduce_ops._softmax_backward_data, _reduce_ops._log_softmax_backward_data):
+        RULES[f] = _softmax_backward
+        W(f)
+    # (no rule: one call per sample, inside the one pass)
+    for f in (_reduce_ops._scatter_add, _activation_ops._hardswish_backward,
+              _conv_ops.convolution_backward, _fft_ops.fft_c2c):
+        W(f)
+    RULES[_shape_ops.embed] = _embed
+    W(_shape_ops.embed)
+    RULES[_unary_ops._linear_grad] = _linear_grad
+    RULES[_index_ops._index_grad] = _index_grad
+    W(_unary_ops._linear_grad)
+    W(_index_ops._index_grad)
+    along = _dims_rule(1)
+    for f in (_join_ops.slice_dim, _scan_ops._rev_cumsum):     # (input, dim, ...)
+        RULES[f] = lambda fn, lv, args, kwargs: along(fn, lv, args, kwargs) \
+            if args[0].dim() else _fallback(fn, lv, args, kwargs)
+        W(f)
     RULES[_fad.make_dual_at] = _make_dual
     RULES[_fad.make_dual] = _make_dual
     RULES[_fad.unpack_at] = _unpack
@@ -1949,14 +2041,25 @@ _SKIP = {"__init__", "__new__", "__repr__", "__str__", "__hash__", "__bool__", "
          "__copy__", "__sizeof__"}
 
 
-def enter():
+def enter(methods=True):
+    """Swap the dispatchers in (outermost call). methods=False leaves Tensor's methods
+    unswapped (half the cost of a swap): grad(is_grads_batched=True)'s pass, where a formula
+    that calls a plain tensor's method with a batched gradient fails on its data and the
+    pass falls back to the row loop (Note [Batched backward] in autograd/__init__.py)."""
     if not WRAP:
         _build()
     if _STATE["depth"] == 0:
         _collect()
         for o, on, _ in _SWAPS:
-            _put(o, on)
+            if methods or o is not Tensor:
+                _put(o, on)
+        _STATE["methods"] = methods
         _function.VMAP_APPLY = _function_apply
+    elif methods and not _STATE["methods"]:
+        for o, on, _ in _SWAPS:         # a vmap inside that pass: every method now
+            if o is Tensor:
+                _put(o, on)
+        _STATE["methods"] = True
     _STATE["depth"] += 1
 
 
@@ -1964,7 +2067,8 @@ def leave():
     _STATE["depth"] -= 1
     if _STATE["depth"] == 0:
         for o, _, off in _SWAPS:
-            _put(o, off)
+            if _STATE["methods"] or o is not Tensor:
+                _put(o, off)
         _function.VMAP_APPLY = None
 
 
@@ -2075,3 +2179,29 @@ def unwrap_output(o, d, lv, size):
 
 def level_of(t):
     return t._level if type(t) is BatchedTensor else None
+
+
+class grads_batched:
+    """The vmap level of one autograd.grad(is_grads_batched=True) backward pass (torch runs
+    it under its legacy vmap): the grad outputs' dim 0 is its batch, fallbacks do not warn
+    (torch's legacy fallback warnings are off by default) and .item() on a batched gradient
+    fails with the legacy error."""
+    def __init__(self, size):
+        self.size = size
+
+    def __enter__(self):
+        enter(methods=False)
+        self.lv = push_level(self.size, "error")
+        _STATE["quiet"] += 1
+        return self.lv
+
+    def __exit__(self, *exc):
+        _STATE["quiet"] -= 1
+        pop_level(self.lv)
+        leave()
+
+
+def is_no_data_error(e):
+    """Whether e is the error of an ember internal that read a BatchedTensor's data (a node
+    whose backward formula cannot run batched)."""
+    return isinstance(e, RuntimeError) and str(e).startswith(NO_DATA[:40])

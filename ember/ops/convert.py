@@ -64,7 +64,7 @@ class ToCopyBackward0(Node):                 # derivatives.yaml: _to_copy
     __slots__ = ("_self_dtype",)
 
     def apply(self, grad):
-        if grad._data.dtype.kind == "c" and not self._self_dtype.is_complex:
+        if grad.dtype.is_complex and not self._self_dtype.is_complex:   # (batched: no _data)
             grad = grad.real        # a real input's gradient is the real part (torch: no warning)
         return grad.to(self._self_dtype),
 

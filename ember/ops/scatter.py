@@ -29,7 +29,7 @@ class GatherBackward0(Node):                 # derivatives.yaml: gather
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
-        z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
+        z = grad.new_zeros(self._self_sym_sizes)   # (a batched grad has no _data)
         return scatter_add(z, self._saved_dim, self._saved_index, grad),
 
     def jvp(self, ts, xs, out):

@@ -859,8 +859,7 @@ class UnbindBackward0(Node):                 # derivatives.yaml: unbind.int
         if not isinstance(grads, list):
             grads = [grads]
         ref = next(g for g in grads if g is not None)
-        parts = [g if g is not None else wrap(np.zeros(ref._data.shape, ref._data.dtype))
-                 for g in grads]
+        parts = [g if g is not None else ref.new_zeros(ref.shape) for g in grads]
         from .join import stack   # join.py imports this module: stack is needed only here
         return stack(parts, self._saved_dim),
 
