@@ -690,13 +690,14 @@ class AdaptiveMaxPool2DBackward0(Node):      # derivatives.yaml: adaptive_max_po
     __slots__ = ("_saved_self", "_saved_result1")
     _saved_names = ("_saved_self",)
 
+    _nd = 2         # the pooled dims (AdaptiveMaxPool3DBackward0: 3)
+
     def apply(self, grad):
-        return adaptive_max_pool2d_backward(grad, self._saved_self, self._saved_result1),
+        return _adaptive_max_backward(grad, self._saved_self, self._saved_result1, self._nd),
 
     def np_apply(self, g):
-        x = self._saved_self._data
-        return _plane_scatter(g, self._saved_result1._data,
-                              x.shape[-2] * x.shape[-1]).reshape(x.shape),
+        return _scatter_into(g, self._saved_result1._data, self._saved_self._data.shape,
+                             self._nd),
 
 
 class AdaptiveMaxPool2DBackwardBackward0(Node):   # adaptive_max_pool2d_backward
@@ -707,28 +708,41 @@ class AdaptiveMaxPool2DBackwardBackward0(Node):   # adaptive_max_pool2d_backward
                 _self_zeros(self))
 
 
-def adaptive_max_pool2d_op(input, output_size):
-    """torch.adaptive_max_pool2d on a checked output size: (output, indices)."""
-    m, idx = _adaptive_max_np(input._data, output_size)
+def _scatter_into(g, indices, shape, nd):
+    """g added at its flat indices within each plane (nd 2) or volume (nd 3) of an input of
+    `shape`."""
+    size = int(np.prod(shape[-nd:]))
+    return (_plane_scatter if nd == 2 else _volume_scatter)(g, indices, size).reshape(shape)
+
+
+def _adaptive_max_op(input, output_size, kernel, node_cls):
+    """adaptive_max_pool2d/3d on a checked output size: (output, indices) of the NumPy kernel,
+    linked to node_cls."""
+    m, idx = kernel(input._data, output_size)
     res, indices = wrap(m), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = AdaptiveMaxPool2DBackward0()
+        node = node_cls()
         node._saved_self, node._saved_result1 = input, indices
         link(res, node, input)
     return res, indices
 
 
-def adaptive_max_pool2d_backward(grad, input, indices):
-    """The gradient of adaptive_max_pool2d as an op (differentiable in grad)."""
+def _adaptive_max_backward(grad, input, indices, nd):
+    """The gradient of adaptive_max_pool2d (nd 2) or 3d as an op (differentiable in grad)."""
     x = input._data
-    res = wrap(_plane_scatter(grad._data, indices._data,
-                              x.shape[-2] * x.shape[-1]).reshape(x.shape))
+    res = wrap(_scatter_into(grad._data, indices._data, x.shape, nd))
     if STATE.enabled and (grad._requires_grad or input._requires_grad):
-        node = AdaptiveMaxPool2DBackwardBackward0()
+        node = (AdaptiveMaxPool2DBackwardBackward0 if nd == 2
+                else AdaptiveMaxPool3DBackwardBackward0)()
         node._saved_indices = indices
-        node._self_meta = (input._data.shape, input._data.dtype)
+        node._self_meta = (x.shape, x.dtype)
         link(res, node, grad, input)
     return res
+
+
+def adaptive_max_pool2d_op(input, output_size):
+    """torch.adaptive_max_pool2d on a checked output size: (output, indices)."""
+    return _adaptive_max_op(input, output_size, _adaptive_max_np, AdaptiveMaxPool2DBackward0)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -1174,17 +1188,9 @@ def _volume_gather(grad, indices):
         .view(idx.shape)
 
 
-class AdaptiveMaxPool3DBackward0(Node):      # derivatives.yaml: adaptive_max_pool3d
-    __slots__ = ("_saved_result1", "_saved_self")
-    _saved_names = ("_saved_self",)
-
-    def apply(self, grad):
-        return adaptive_max_pool3d_backward(grad, self._saved_self, self._saved_result1),
-
-    def np_apply(self, g):
-        x = self._saved_self._data
-        return _volume_scatter(g, self._saved_result1._data,
-                               int(np.prod(x.shape[-3:]))).reshape(x.shape),
+class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):   # adaptive_max_pool3d
+    __slots__ = ()
+    _nd = 3
 
 
 class AdaptiveMaxPool3DBackwardBackward0(Node):   # adaptive_max_pool3d_backward
@@ -1197,26 +1203,7 @@ class AdaptiveMaxPool3DBackwardBackward0(Node):   # adaptive_max_pool3d_backward
 
 def adaptive_max_pool3d_op(input, output_size):
     """torch.adaptive_max_pool3d on a checked output size: (output, indices)."""
-    m, idx = _adaptive_max3d_np(input._data, output_size)
-    res, indices = wrap(m), wrap(idx)
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = AdaptiveMaxPool3DBackward0()
-        node._saved_self, node._saved_result1 = input, indices
-        link(res, node, input)
-    return res, indices
-
-
-def adaptive_max_pool3d_backward(grad, input, indices):
-    """The gradient of adaptive_max_pool3d as an op (differentiable in grad)."""
-    x = input._data
-    res = wrap(_volume_scatter(grad._data, indices._data,
-                               int(np.prod(x.shape[-3:]))).reshape(x.shape))
-    if STATE.enabled and (grad._requires_grad or input._requires_grad):
-        node = AdaptiveMaxPool3DBackwardBackward0()
-        node._saved_indices = indices
-        node._self_meta = (x.shape, x.dtype)
-        link(res, node, grad, input)
-    return res
+    return _adaptive_max_op(input, output_size, _adaptive_max3d_np, AdaptiveMaxPool3DBackward0)
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
