@@ -1,6 +1,8 @@
 """Divergences the differential fuzzer (tests/fuzz/) found, kept as regression tests named by
 behaviour. Each program runs under torch and ember; what it prints (reprs, versions, grad_fn
 names, gradients) or the error it raises must be the same."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -939,3 +941,153 @@ def test_in_place_scans_of_bool_check_the_dim_first_and_run_on_0d(op):
     check_error(lambda L: getattr(L.tensor(True), op)(1))
     check_error(lambda L: getattr(L.ones(1, 2, 2, dtype=L.bool), op)(-4))
     check_error(lambda L: getattr(L.ones(2, dtype=L.bool), op)(0))
+
+
+# ---------------------------------------------------------------- writes into expanded tensors
+
+_EXPANDED_WRITES = {
+    "triu_": lambda L, e: e.triu_(),
+    "tril_": lambda L, e: e.tril_(-1),
+    "zero_": lambda L, e: e.zero_(),
+    "fill_": lambda L, e: e.fill_(2.0),
+    "index_fill_": lambda L, e: e.index_fill_(1, L.tensor([0, 2]), 2.0),
+    "index_fill_tensor": lambda L, e: e.index_fill_(0, L.tensor([1]), L.tensor(-1.0)),
+    "masked_fill_": lambda L, e: e.masked_fill_(e > 0, 3.0),
+    "index_put_": lambda L, e: e.index_put_((L.tensor([1]),), L.tensor(2.0)),
+    "index_put_accumulate": lambda L, e: e.index_put_((L.tensor([0, 0]),), L.tensor(2.0),
+                                                      accumulate=True),
+    "setitem_mask": lambda L, e: e.__setitem__(e > 0, 5.0),
+    "setitem_mask_values": lambda L, e: e.__setitem__(e > 0, L.tensor([5.0, 6, 7, 8])),
+    "setitem_index_values": lambda L, e: e.__setitem__(L.tensor([1, 0]),
+                                                       L.tensor([[5.0, 6, 7], [8, 9, 10]])),
+    "setitem_bool": lambda L, e: e.__setitem__(True, 5.0),
+    "setitem_slice": lambda L, e: e.__setitem__((slice(None), 0), 5.0),
+    "exp_": lambda L, e: e.exp_(),
+    "nan_to_num_": lambda L, e: e.nan_to_num_(),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_EXPANDED_WRITES))
+@pytest.mark.parametrize("how", ["new dim", "size-1 dim"])
+def test_writes_into_an_expanded_tensor_go_through_where_torch_lets_them(op, how):
+    """torch lets fill_, zero_, masked_fill_, index_fill_, index_put_ (tensor indices in a
+    setitem), triu_ and tril_ write into an expanded tensor, element by element (the last write
+    to shared memory stays); recorded, the write goes through and the backward refuses it."""
+    def program(L):
+        out = []
+        for record in (False, True):
+            x = L.tensor([1.0, -2.0, 0.5], requires_grad=record)
+            t = x * 1 if record else x.clone()
+            e = t.expand(2, 3) if how == "new dim" else t.view(1, 3).expand(2, 3)
+            try:
+                _EXPANDED_WRITES[op](L, e)
+            except RuntimeError as err:
+                out.append(str(err))
+                continue
+            out.append((e.tolist(), t.tolist(), t._version, name(e), name(t)))
+            if record:
+                try:
+                    e.sum().backward()
+                    out.append(x.grad.tolist())
+                except RuntimeError as err:
+                    out.append(str(err))
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # (the deprecation warnings: next test)
+        same(program)
+
+
+def test_writes_into_an_expanded_tensor_warn_as_torch_does():
+    def program(L):
+        out = []
+        for op in ("index_fill_", "masked_fill_", "index_put_", "triu_"):
+            e = L.tensor([[1.0, -2.0, 0.5]]).expand(2, 3)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                _EXPANDED_WRITES[op](L, e)
+            out.append([str(m.message).split(" (Triggered")[0] for m in w])
+        return out
+    same(program)
+
+
+# ---------------------------------------------------------------- a second backward
+
+
+def _second_backward_programs():
+    def through_a_zero_gradient(L):         # sgn's zero gradient still runs the nodes below
+        x = L.tensor(1.0, requires_grad=True)
+        y = L.addcdiv(x, x, x)
+        y.backward()
+        L.autograd.grad((y * 2).sgn().sum(), [x])
+
+    def index_put_with_a_value_that_requires_grad(L):
+        t = L.tensor([1.0, 2.0])
+        t[L.tensor([1])] = L.tensor(3.0, requires_grad=True)
+        t.sum().backward()
+        t.sum().backward()
+
+    def masked_setitem_with_a_value_that_requires_grad(L):
+        t = L.tensor([1.0, 2.0])
+        t[t > 1] = L.tensor(3.0, requires_grad=True)
+        t.sum().backward()
+        t.sum().backward()
+
+    def copy_slices_whose_op_saved_nothing(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        t = x + 1
+        t[1:].add_(1.0)
+        t.sum().backward()
+        t.sum().backward()
+
+    def copy_into_a_view_of_a_tensor_without_grad(L):
+        t = L.tensor([1.0, 2.0])
+        t[0:1].copy_(L.tensor(0.75, requires_grad=True))
+        t.sum().backward()
+        t.sum().backward()
+    return [through_a_zero_gradient, index_put_with_a_value_that_requires_grad,
+            masked_setitem_with_a_value_that_requires_grad, copy_slices_whose_op_saved_nothing,
+            copy_into_a_view_of_a_tensor_without_grad]
+
+
+@pytest.mark.parametrize("program", _second_backward_programs(), ids=lambda f: f.__name__)
+def test_a_second_backward_is_refused_where_torch_freed_the_graph(program):
+    check_error(program)
+
+
+def test_a_second_backward_through_a_copy_into_a_whole_tensor_runs():
+    def program(L):
+        t = L.tensor([1.0])
+        v = L.tensor(0.75, requires_grad=True)
+        t.copy_(v)
+        t.sum().backward()
+        t.sum().backward()
+        return v.grad.item()
+    same(program)
+
+
+# ---------------------------------------------------------------- clamp with tensor bounds
+
+_CLAMP_SHAPES = [(), (3,), (1,), (2, 3)]
+
+
+@pytest.mark.parametrize("sx", _CLAMP_SHAPES)
+@pytest.mark.parametrize("sn", _CLAMP_SHAPES)
+@pytest.mark.parametrize("sm", _CLAMP_SHAPES)
+def test_clamp_backward_refuses_bounds_that_broadcast_past_its_in_place_masks(sx, sn, sm):
+    """torch's gradient of clamp(x, min, max) combines two masks in place, which fails when the
+    second broadcasts to a larger shape than the first (which masks: by the inputs needed)."""
+    def program(L):
+        out = []
+        for need in ((True, False, False), (False, True, False), (False, False, True),
+                     (True, True, True)):
+            x = L.full(sx, 0.5, requires_grad=need[0])
+            lo = L.full(sn, 0.2, requires_grad=need[1])
+            hi = L.full(sm, 0.9, requires_grad=need[2])
+            y = L.clamp(x, lo, hi)
+            try:
+                g = L.autograd.grad(y.sum(), [t for t in (x, lo, hi) if t.requires_grad])
+                out.append([t.tolist() for t in g])
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    same(program)

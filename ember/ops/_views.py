@@ -21,6 +21,7 @@ rebases the history as torch does:
   and the base's other live views read the base again (AsStridedBackward0).
 Saved tensors that alias self's memory are made to share its version counter, so a node that
 saved them is refused by the engine after a later write, as torch refuses it."""
+import warnings
 import weakref
 
 import numpy as np
@@ -276,6 +277,8 @@ class CopySlices(Node):
 
     def _region(self):
         check_versions(self._fn)
+        if _has_internal_overlap(self._view):
+            raise RuntimeError(OVERLAP)     # Note [Expanded writes]
         return _region(self._view, self._base)
 
     def apply(self, grad):
@@ -304,10 +307,12 @@ class CopySlices(Node):
         return [g] + res[1:]
 
     def release(self):
+        # (torch frees its _fn: a CopySlices runs once without retain_graph, whatever _fn
+        # saved)
         fn = self._fn
         if fn is not None and fn._saved_names:
             fn.release()
-            self._freed = fn._freed
+        self._freed = True
 
 
 def _link_view_node(view, base):
@@ -441,18 +446,42 @@ def check_inplace(self, recording, write=True):
                 raise RuntimeError(NO_GRAD_VIEW)
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(LEAF_INPLACE)
-    # (NumPy marks every view of an expanded array read-only; torch refuses only a write
-    # into one whose elements share memory through a stride-0 dim, and writes the rest)
-    if write and not self._data.flags.writeable and self._data.size and any(
-            st == 0 and n > 1 for n, st in zip(self._data.shape, self._data.strides)):
+    if write and _expanded(self._data):
         raise RuntimeError(OVERLAP)
 
 
-def inplace(self, result, overlap_ok=False):
+# Note [Expanded writes]: torch lets a few in-place ops write into an expanded tensor, whose
+# elements share memory (fill_, zero_, masked_fill_, index_fill_, index_put_, triu_, tril_;
+# the others refuse it): their kernels write element by element. When the write is recorded
+# it goes through too, and the base's CopySlices then refuses to run in the backward (it
+# writes the gradient into the view's region of the base's, which overlaps itself).
+
+def _has_internal_overlap(arr):
+    """torch's has_internal_overlap answering yes: a dim of stride 0 and size > 1."""
+    return any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+
+
+def _expanded(arr):
+    """Whether arr's elements share memory through a stride-0 dim (an expanded tensor).
+    (NumPy marks every view of an expanded array read-only; torch refuses only a write into
+    one whose elements share memory, and writes the rest.)"""
+    return not arr.flags.writeable and arr.size and any(
+        st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+
+
+def inplace(self, result, overlap_ok=False, written=None, warn=None):
     """Write `result` (computed out of place) into `self` and rebase the history (Note
-    [In-place writes]). Returns self. overlap_ok: self may be an expanded view (fill_)."""
+    [In-place writes]). Returns self. overlap_ok: self may be an expanded view (fill_).
+    written: for an op that torch lets write into an expanded tensor (triu_, index_fill_,
+    index_put_, ...), a function written(arr, result_array) that writes into arr (a writable
+    alias of self's shared memory) as torch's kernel does: element by element, so that the
+    last write to a memory location stays, and the elements the op does not write keep their
+    memory as it is (see `masked`). warn: the op name of torch's deprecation warning for
+    such a write. (When recorded, such a write goes through and the backward refuses it:
+    Note [Expanded writes].)"""
     node = result._grad_fn
-    check_inplace(self, node is not None, write=not overlap_ok)
+    expanded = written is not None and _expanded(self._data)
+    check_inplace(self, node is not None, write=not (overlap_ok or expanded))
     rd, sd = result._data, self._data
     if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
         raise RuntimeError(f"result type {type_name(rd.dtype)} can't be cast to the desired "
@@ -463,7 +492,15 @@ def inplace(self, result, overlap_ok=False):
     if node is not None and not self._requires_grad:
         _keep_saved(node, self)        # the op read self without a copy (inplace_source)
     _alias_saved_outputs(self)
-    np.copyto(writable(sd), rd, casting="unsafe")
+    if expanded:
+        if warn is not None:
+            example = "[indices] = tensor" if warn == "index_put_" else "[mask] = scalar"
+            warnings.warn(f"Use of {warn} on expanded tensors is deprecated. Please clone() "
+                          f"the tensor before performing this operation. This also applies to "
+                          f"advanced indexing e.g. tensor{example}", UserWarning, stacklevel=3)
+        written(writable(sd), rd)
+    else:
+        np.copyto(writable(sd), rd, casting="unsafe")
     if LEVELS:
         write_tangents(self, result)
     if node is None:
@@ -484,6 +521,16 @@ def inplace(self, result, overlap_ok=False):
             _alias(saved, self, node)
     rebase(self, node, result._output_nr)
     return self
+
+
+def masked(mask):
+    """inplace's `written` for an op that writes the elements of mask() (a function giving a
+    bool array broadcastable to self's shape), each with one value (triu_, index_fill_): the
+    order of the writes does not matter."""
+    def write(arr, result):
+        m = np.broadcast_to(mask(), arr.shape)
+        arr[m] = np.broadcast_to(result, arr.shape)[m].astype(arr.dtype, copy=False)
+    return write
 
 
 def write_tangents(self, result):

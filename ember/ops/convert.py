@@ -287,7 +287,7 @@ def zero_(self):
     if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         res = wrap(np.zeros(sd.shape, sd.dtype))
         link(res, ZeroBackward0(), self)
-        return inplace(self, res)
+        return inplace(self, res, overlap_ok=True)
     check_inplace(self, False, write=False)     # (an expanded tensor too, as in torch)
     writable(sd).fill(0)
     mark_written(self)

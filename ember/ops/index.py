@@ -341,6 +341,7 @@ def _getitem(self, index):
 
 class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _index_put_impl_
     __slots__ = ("_P", "_vshape", "_saved_accumulate")
+    _saved_names = ("_P",)      # (torch saves the indices: a second backward is refused)
 
     def apply(self, grad):
         P = self._P
@@ -463,7 +464,7 @@ def _check_copy_overlap(dst, src):
         raise RuntimeError(PARTIAL_OVERLAP)
 
 
-def _set(self, P, value, fill=False):
+def _set(self, P, value, fill=False, expanded_ok=False):
     vt = value if isinstance(value, Tensor) else None
     if vt is not None and vt._data.dtype.kind == "c" and self._data.dtype.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part",
@@ -500,7 +501,9 @@ def _set(self, P, value, fill=False):
         _check_put_shape(target._data, P.adv, vt._data)
         Q = _Index()                        # the advanced part, applied to the view
         Q.steps, Q.basic, Q.adv = (), (Ellipsis,), P.adv
-        inplace(target, _index_put(inplace_source(target), Q, vt, False))
+        inplace(target, _index_put(inplace_source(target), Q, vt, False),
+                written=_put_writer(Q, vt, False) if expanded_ok else None,
+                warn="index_put_")
     elif vt._data.ndim == 0 and target._data.ndim:    # (torch: fill_ unless the shapes match)
         fill_(target, vt)
     else:
@@ -550,7 +553,9 @@ def _setitem(self, index, value):
     if P.adv is not None and STATE.enabled and self._requires_grad:
         # (torch refuses a leaf, or a view of one, before it reads the advanced indices)
         check_inplace(_basic(self, P) if P.steps else self, True, write=False)
-    _set(self, P, value, fill)
+    # torch writes tensor and list indices into an expanded tensor (index_put_), not a bool
+    parts = index if isinstance(index, tuple) else (index,)
+    _set(self, P, value, fill, expanded_ok=any(isinstance(i, (Tensor, list)) for i in parts))
 
 
 # ---------------------------------------------------------------- helpers for the index ops
@@ -781,7 +786,18 @@ def _index_put(input, P, values, accumulate):
 
 def index_put_(input, indices, values, accumulate=False):
     check_overlap(input, values, full=True)
-    return inplace(input, index_put(inplace_source(input), indices, values, accumulate))
+    return inplace(input, index_put(inplace_source(input), indices, values, accumulate),
+                   written=_put_writer(None, values, accumulate, indices),
+                   warn="index_put_")
+
+
+def _put_writer(P, values, accumulate, indices=None):
+    """inplace's `written` for index_put_ into an expanded tensor: the values written in the
+    order of the indices (the last write to a memory location stays), or added one by one."""
+    def write(arr, result):
+        _write(wrap(arr), P if P is not None else _put_index(arr, indices), values,
+               accumulate)
+    return write
 
 # ---------------------------------------------------------------- masked ops
 

@@ -21,7 +21,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type
-from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
+from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view, masked,
                      mark_written, reshaped_in_place)
 
 _as_strided = np.lib.stride_tricks.as_strided
@@ -1063,11 +1063,16 @@ triu = _tri("triu", np.triu, TriuBackward0)
 
 
 def tril_(self, diagonal=0):
-    return inplace(self, tril(inplace_source(self), diagonal))
+    return inplace(self, tril(inplace_source(self), diagonal),
+                   written=masked(lambda: ~np.tril(np.ones(self._data.shape, np.bool_),
+                                                   diagonal)))
 
 
 def triu_(self, diagonal=0):
-    return inplace(self, triu(inplace_source(self), diagonal))
+    # (into an expanded tensor too, as in torch: the elements zeroed are the ones written)
+    return inplace(self, triu(inplace_source(self), diagonal),
+                   written=masked(lambda: ~np.triu(np.ones(self._data.shape, np.bool_),
+                                                   diagonal)))
 
 
 # ------------------------------------------------------------------ diagonal family
