@@ -850,10 +850,13 @@ class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
         g0 = g1 = g2 = None
         if lo is not None and hi is not None:
             if needs(self, 0):
+                _in_place_mask(s, lo, s, hi)
                 g0 = where((s >= lo) & (s <= hi), grad, 0.0)
             if needs(self, 1):
+                _in_place_mask(s, lo, lo, hi)
                 g1 = where((s < lo) & (lo < hi), grad, 0.0)
             if needs(self, 2):
+                _in_place_mask(s, hi, hi, lo)
                 g2 = where((s > hi) | (hi < lo), grad, 0.0)
         elif lo is not None:
             if needs(self, 0):
@@ -875,6 +878,16 @@ class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
         if lo is not None:
             return where(s >= lo, st, 0.0) + where(s < lo, lt, 0.0)
         return where(s <= hi, st, 0.0) + where(s > hi, ht, 0.0)
+
+
+def _in_place_mask(a, b, c, d):
+    """torch combines each pair of masks of ClampBackward0 in place ((a < b).logical_and_(c < d)),
+    which refuses a second mask of a larger broadcast shape than the first."""
+    first = np.broadcast_shapes(np.shape(a), np.shape(b))
+    both = np.broadcast_shapes(first, np.shape(c), np.shape(d))
+    if both != first:
+        raise RuntimeError(f"output with shape {list(first)} doesn't match the broadcast shape "
+                           f"{list(both)}")
 
 
 _CLAMP_COMPLEX = "clamp is not supported for complex types"
