@@ -173,16 +173,17 @@ def check_overlap(self, other, full=False):
     pass, and what the write then gives is undefined in torch too."""
     if isinstance(other, Tensor):
         try:
-            check_overlap_arrays(self._data, other._data, full)
+            check_overlap_arrays(self._data, other._data, full, self is other)
         except AttributeError as e:
             raise not_tensor(e) from None
 
 
-def check_overlap_arrays(a, b, full=False):
-    """check_overlap for the arrays of the written-to tensor (a) and an input (b)."""
-    if a is b:
+def check_overlap_arrays(a, b, full=False, same=False):
+    """check_overlap for the arrays of the written-to tensor (a) and an input (b); same: the
+    two are one tensor (not only one array: a detached alias is another tensor)."""
+    if same:
         status = "full"         # (torch: the same tensor overlaps itself even when empty)
-    elif a.base is None and b.base is None or not np.may_share_memory(a, b):
+    elif a is not b and (a.base is None and b.base is None or not np.may_share_memory(a, b)):
         return
     else:
         status = _overlap(a, b)
@@ -197,19 +198,20 @@ def _overlap(a, b):
         return None
     pa = a.__array_interface__["data"][0]
     pb = b.__array_interface__["data"][0]
-    if pa == pb and a.nbytes == b.nbytes and a.shape == b.shape and all(
-            sa == sb for n, sa, sb in zip(a.shape, a.strides, b.strides) if n > 1):
-        return "full"
+    if pa == pb and a.nbytes == b.nbytes and a.strides == b.strides:
+        return "full"           # (torch compares every stride, a size-1 dim's too)
     return "partial"
 
 
-def _dense(a):
+def _dense(a, shape=None, strides=None):
     """torch's is_non_overlapping_and_dense: the elements fill a block of memory, in some
-    order of the dims."""
-    if a.flags.c_contiguous or a.flags.f_contiguous:
-        return True
+    order of the dims (of array a, or of a's memory read with shape and strides)."""
+    if shape is None:
+        if a.flags.c_contiguous or a.flags.f_contiguous:
+            return True
+        shape, strides = a.shape, a.strides
     expect = a.itemsize
-    for st, n in sorted((st, n) for n, st in zip(a.shape, a.strides) if n != 1):
+    for st, n in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
         if st != expect:
             return False
         expect *= n
@@ -570,8 +572,9 @@ def mark_written(t):
 
 
 def reshaped_in_place(t):
-    """After t_()/unsqueeze_()/...: a version bump, and the family's other views read the
-    base anew (torch regenerates them as their version changed)."""
+    """After t_()/unsqueeze_()/...: a version bump (outputs saved by t's history share it,
+    _alias_saved_outputs before the change: torch refuses their node too), and the family's
+    other views read the base anew (torch regenerates them as their version changed)."""
     bump_version(t)
     x = t._x
     base = x.get("base", t) if x else t
@@ -639,11 +642,16 @@ def _regenerate_source(t, base):
 
 
 def _keep_saved(node, self):
-    """Before self is written: node's saved tensors that share self's memory keep the values
-    they were saved with (a copy carrying the same history)."""
-    for name in node._saved_names:
+    """Before self is written: the op's own self, where the node saved it, keeps the values it
+    was saved with (a copy carrying the same history: torch saves a clone of the original
+    self). Its other saved operands that share self's memory (t.addcmul_(t, w)) stay as they
+    are, and the write makes the node refuse to run, as in torch."""
+    for name in ("_saved_self",):
+        if name not in node._saved_names:
+            continue
         saved = getattr(node, name, None)
-        if isinstance(saved, Tensor) and np.may_share_memory(saved._data, self._data):
+        if isinstance(saved, Tensor) and (saved is self or
+                                          np.may_share_memory(saved._data, self._data)):
             c = wrap(saved._data.copy())
             c._requires_grad = saved._requires_grad
             c._grad_fn = saved._grad_fn

@@ -210,10 +210,12 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
 
 
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
-    __slots__ = ("_indices", "_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+    __slots__ = ("_indices", "_saved_dim", "_saved_indices", "_saved_self_sym_sizes",
+                 "_saved_self")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
-    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices
-    _saved_names = ("_indices",)
+    # or a second backward, is refused: Note [Versions]); the formula reads _saved_indices.
+    # torch saves self too (a write into it is refused), which the formula does not read.
+    _saved_names = ("_indices", "_saved_self")
 
     def apply(self, grad):
         if not self._saved_self_sym_sizes:
@@ -259,6 +261,7 @@ def _cumext(input, dim, largest):
         node = CummaxBackward0() if largest else CumminBackward0()
         node._saved_dim, node._saved_indices, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
+        node._saved_self = input
         link(values, node, input)
     return (_RT.cummax if largest else _RT.cummin)((values, indices))
 

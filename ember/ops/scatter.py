@@ -511,12 +511,15 @@ def index_copy(input, dim, index, source, *, out=None):
     if s.ndim and i.size != s.shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to "
                          f"source.size(dim) ({s.shape[d]})")
-    if i.size and not x.size:
-        raise RuntimeError(f"index_copy_(): index {i[0]} is out of bounds for dimension {d} "
-                           f"with size 0")
-    _in_bounds(x, d, i, IndexError, "index_copy_(): ")
+    if not x.size:
+        # (torch checks no index into an empty tensor: an empty source is copied, nothing)
+        if i.size and s.size:
+            raise RuntimeError(f"index_copy_(): index {i[0]} is out of bounds for dimension "
+                               f"{d} with size 0")
+    else:
+        _in_bounds(x, d, i, IndexError, "index_copy_(): ")
     r = x.copy()
-    if i.size:
+    if i.size and x.size:
         if x.ndim == 0:
             r[...] = s.reshape(())
         else:

@@ -22,7 +22,7 @@ from ..tensor import Tensor, Size, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type
 from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view, masked,
-                     mark_written, reshaped_in_place)
+                     mark_written, reshaped_in_place, _alias_saved_outputs)
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -1518,6 +1518,7 @@ def _meta_inplace(op):
     def method(self, *args, **kwargs):
         check_inplace(self, STATE.enabled and self._requires_grad, write=False)
         res = op(self, *args, **kwargs)
+        _alias_saved_outputs(self)      # (before self's array changes: found by identity)
         self._data = res._data
         if res._x and "fw" in res._x:    # the tangents change shape with self
             self._extra()["fw"] = res._x["fw"]
