@@ -1209,3 +1209,30 @@ def test_index_copy_into_an_empty_tensor_checks_no_index(case):
             "L.zeros((0, 2)).index_copy_(-1, L.tensor([3]), L.zeros((0, 1)))",
             "L.zeros((2, 0)).index_copy_(0, L.tensor([3]), L.zeros((1, 0)))"]
     same(lambda L: repr(eval(srcs[case], {"L": L})))
+
+
+# ---------------------------------------------------------------- integral operands of addcmul/addcdiv
+
+@pytest.mark.parametrize("src", [
+    "L.addcdiv(t0, t0, L.tensor([6, -3]), value=-1).sum().backward()",
+    "L.addcdiv(t0, t0, L.tensor([True, False])).sum().backward()",
+    "L.addcdiv(t0, t0, L.tensor([1, 2]), value=float('inf')).sum().backward()",
+    "L.addcdiv(t0, t0, L.tensor([1, 2], dtype=L.int32), value=0.5).sum().backward()",
+    "L.addcdiv(L.ones(2), t0, L.tensor([True, True]), value=float('nan')).sum().backward()",
+    "L.addcmul(L.tensor([1]), L.tensor([2]), L.tensor([3]), value=float('-inf'))",
+    "L.addcmul(L.tensor([1]), L.tensor([2]), L.tensor([3]), value=float('nan'))",
+])
+def test_addcdiv_gradient_and_integral_addcmul_refuse_as_torch(src):
+    """torch computes tensor1's gradient of addcdiv as value / tensor2 in tensor2's dtype (a
+    fill, then an in-place true division), which an integral or bool tensor2 refuses; an
+    integral addcmul refuses a non-finite value."""
+    check_error(lambda L: exec(src, {"L": L, "t0": L.ones(2, requires_grad=True)}))
+
+
+def test_addcdiv_with_an_integral_tensor2_differentiates_where_tensor1_needs_no_gradient():
+    def program(L):
+        t0 = L.ones(2, requires_grad=True)
+        L.addcdiv(t0, L.ones(2), L.tensor([1, 2]), value=3.7).sum().backward()
+        return t0.grad.tolist(), repr(L.addcmul(L.tensor([1]), L.tensor([2]), L.tensor([3]),
+                                                value=2.7))
+    same(program)

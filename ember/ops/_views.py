@@ -459,8 +459,9 @@ def check_inplace(self, recording, write=True):
 # writes the gradient into the view's region of the base's, which overlaps itself).
 
 def _has_internal_overlap(arr):
-    """torch's has_internal_overlap answering yes: a dim of stride 0 and size > 1."""
-    return any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+    """torch's has_internal_overlap answering yes: a dim of stride 0 and size > 1 (not empty:
+    NumPy gives an empty array zero strides)."""
+    return arr.size and any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
 
 
 def _expanded(arr):

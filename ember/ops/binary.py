@@ -16,6 +16,7 @@ from ._args import (operands, needs, broadcast_error, saved_output, conj_if_comp
 from ._args import not_tensor
 from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .arith import _grad_needed, _SavesSelf, _zeros
+from .convert import fill_value
 from .logical import isnan, where
 
 
@@ -415,7 +416,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if x.dtype.kind == "b":
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     if x.dtype.kind in "iu" and isinstance(value, float):
-        value = int(value)          # torch casts the scalar to the integral result type
+        # torch casts the scalar to the integral result type (refusing a non-finite one)
+        value = int(fill_value(value, x.dtype))
     try:
         r = x + value * (a * b) if value != 1 else x + a * b
         res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
@@ -438,6 +440,8 @@ class AddcdivBackward0(Node):
     def apply(self, grad):
         v = self._saved_value
         t1, t2 = self._saved_tensor1, self._saved_tensor2
+        if needs(self, 1) and t2._data.dtype.kind in "biu":
+            _scalar_over_tensor_error(v, t2._data.dtype)
         return (grad if needs(self, 0) else None,
                 grad * v / conj_if_complex(t2) if needs(self, 1) else None,
                 -grad * v * conj_if_complex(t1) / conj_if_complex(t2 * t2)
@@ -447,6 +451,15 @@ class AddcdivBackward0(Node):
         (st, t1t, t2t), (s, t1, t2) = ts, xs
         v = self._saved_value
         return st + (t1t / t2 - t1 * t2t / (t2 * t2)) * v
+
+
+def _scalar_over_tensor_error(value, dtype):
+    """torch's gradient for tensor1 computes value / tensor2 as a tensor of tensor2's dtype
+    filled with value, then divided in place by tensor2: for an integral or bool tensor2 the
+    fill (a non-finite value) or the true division's float result is refused."""
+    fill_value(value, dtype)
+    raise RuntimeError(f"result type {type_name(D.get_default_dtype().np)} can't be cast to the "
+                       f"desired output type {type_name(dtype)}")
 
 
 _ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release "

@@ -1229,7 +1229,14 @@ def clamp_max_(self, max):
 
 
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-    return inplace(self, nan_to_num(inplace_source(self), nan, posinf, neginf))
+    # (an integral or bool tensor keeps its values: torch writes none, and so lets it be an
+    # expanded one, counting the write all the same)
+    return inplace(self, nan_to_num(inplace_source(self), nan, posinf, neginf),
+                   written=_write_nothing if self._data.dtype.kind in "biu" else None)
+
+
+def _write_nothing(arr, result):
+    """inplace's `written` for an op that writes no element."""
 
 
 # ================================================================ surface ops (issue 14): frexp
