@@ -1211,7 +1211,7 @@ def test_index_copy_into_an_empty_tensor_checks_no_index(case):
     same(lambda L: repr(eval(srcs[case], {"L": L})))
 
 
-# ---------------------------------------------------------------- integral operands of addcmul/addcdiv
+# ---------------------------------------------------------------- integral addcmul, addcdiv
 
 @pytest.mark.parametrize("src", [
     "L.addcdiv(t0, t0, L.tensor([6, -3]), value=-1).sum().backward()",
