@@ -1236,3 +1236,118 @@ def test_addcdiv_with_an_integral_tensor2_differentiates_where_tensor1_needs_no_
         return t0.grad.tolist(), repr(L.addcmul(L.tensor([1]), L.tensor([2]), L.tensor([3]),
                                                 value=2.7))
     same(program)
+
+
+# ---------------------------------------------------------------- dims read before, or not at all
+
+@pytest.mark.parametrize("src", ["L.zeros(0, 0).cummax(2)", "L.zeros(0).cummin(1)",
+                                 "L.zeros(0, 2, requires_grad=True).cummax(5)[0].sum().backward()",
+                                 "L.zeros(()).cummin(-1)"])
+def test_cummax_and_cummin_of_an_empty_tensor_read_no_dim(src):
+    same(lambda L: repr(eval(src, {"L": L})))
+
+
+@pytest.mark.parametrize("src", ["L.zeros(()).cummin(3)", "L.zeros(()).cummax(True)",
+                                 "L.zeros(2).cummax(1.0)"])
+def test_cummax_and_cummin_refuse_a_bad_dim_as_torch(src):
+    check_error(lambda L: eval(src, {"L": L}))
+
+
+@pytest.mark.parametrize("op", ["scatter_", "scatter_add_", "index_add_", "index_copy_",
+                                "index_reduce_", "scatter_reduce_"])
+@pytest.mark.parametrize("dim", [2, -3, "a", 0.5])
+def test_index_and_scatter_writes_check_the_dim_before_the_overlap(op, dim):
+    def program(L):
+        t = L.zeros(2, 1)
+        index = L.zeros(2, 1, dtype=L.long) if op.startswith("scatter") else L.tensor([0])
+        extra = ("prod",) if op == "index_reduce_" else ("sum",) if op == "scatter_reduce_" \
+            else ()
+        getattr(t, op)(dim, index, t, *extra)
+    check_error(program, match_message=isinstance(dim, int) or op != "scatter_")
+
+
+# ---------------------------------------------------------------- gradients found wrong
+
+def test_retain_grad_moves_to_the_new_history_after_an_in_place_op():
+    def program(L):
+        out = []
+        t0 = L.tensor([-0.5, 0.5, 1.0], dtype=L.float64)
+        t0.fill_(L.tensor(4.0, dtype=L.float64, requires_grad=True))
+        t0.retain_grad()
+        t0[L.tensor([True, False, False])] = L.tensor(2.0, dtype=L.float64)
+        (t0 * L.tensor([1.11, 4.0, 1.0], dtype=L.float64)).sum().backward()
+        out.append(t0.grad.tolist())
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        t = x * 2
+        t.retain_grad()
+        t.mul_(3)
+        v = t[0:1]
+        v.retain_grad()
+        v.add_(1)
+        (t * L.tensor([5.0, 7.0])).sum().backward()
+        out.append((t.grad.tolist(), v.grad, x.grad.tolist()))
+        x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        t = x * 2
+        v = t[1:]
+        v.retain_grad()
+        t.mul_(2)
+        (v * L.tensor([5.0, 7.0])).sum().backward()
+        out.append((v.grad.tolist(), x.grad.tolist()))
+        return out
+    same(program)
+
+
+@pytest.mark.parametrize("e", [False, True, 0, 0.0])
+def test_pow_with_a_bool_exponent_takes_the_formula_not_the_zero_exponent_shortcut(e):
+    def program(L):
+        x = L.tensor([0.0, -2.0, 3.0, float("nan")], requires_grad=True)
+        (x ** e).backward(L.tensor([1.0, 1.0, float("nan"), 2.0]))
+        return str(x.grad.tolist())
+    same(program)
+
+
+@pytest.mark.parametrize("g", [1.0, float("inf"), float("nan"), 0.0])
+def test_atan2_gradient_at_the_origin_is_zero_times_the_incoming_gradient(g):
+    def program(L):
+        x = L.tensor([0.0, 1.0], requires_grad=True)
+        y = L.tensor([0.0, 2.0], requires_grad=True)
+        L.atan2(x, y).backward(L.tensor([g, 1.0]))
+        return str((x.grad.tolist(), y.grad.tolist()))
+    same(program)
+
+
+def test_an_advanced_index_result_is_contiguous_as_in_torch():
+    def program(L):
+        x = L.arange(27.0).reshape(3, 3, 3)
+        out = []
+        for idx in [(slice(None), [0, 1]), (slice(None), slice(None), [0, 1]),
+                    ([0, 1], slice(None), [0, 1]), (slice(None), [[0], [1]], slice(None))]:
+            r = x[idx]
+            out.append((r.stride(), r.is_contiguous(), r.view(-1).tolist()))
+        return out
+    same(program)
+
+
+def test_masked_fill_with_a_mask_that_does_not_broadcast_raises_torchs_error():
+    check_error(lambda L: L.tensor([[0.5, 0.83]]).masked_fill_(
+        L.ones(2, 5, dtype=L.bool), L.tensor(-1.5)))
+
+
+@pytest.mark.parametrize("op", ["unsqueeze_", "t_"])
+def test_a_shape_change_through_a_detached_alias_regenerates_the_sources_views(op):
+    def program(L):
+        t0 = L.zeros(4, 3, requires_grad=True)
+        t4 = t0.view(2, 3, 2)
+        a = t0.detach()
+        a.unsqueeze_(2) if op == "unsqueeze_" else a.t_()
+        return name(t4), t0._version, t4._version
+    same(program)
+
+
+@pytest.mark.parametrize("alpha", [0, 1, 2, True, False])
+def test_add_of_bools_with_an_alpha_stays_bool(alpha):
+    same(lambda L: repr(L.add(L.tensor([False, True]), L.tensor([True, True]), alpha=alpha)))
+
+
+def test_rsub_of_shapes_that_do_not_broadcast_raises_torchs_error():
+    check_error(lambda L: L.rsub(L.zeros(1, 0), L.tensor([0.0, -0.5, 2.0, -3.0, -0.5])))

@@ -323,9 +323,28 @@ def _link_view_node(view, base):
     node._view = view._data
     node._base = base._data
     init_node(node, (use(base),), (view._data.shape, view._data.dtype))
+    old, old_nr = view._grad_fn, getattr(view, "_output_nr", 0)
     view._grad_fn = node
     view._output_nr = 0
     view._requires_grad = True
+    _move_retain(view, old, old_nr)
+
+
+def _move_retain(t, old, old_nr):
+    """t's history changed from old's output old_nr: where t retains its gradient, torch
+    moves that to t's new grad_fn (t.grad is the gradient of t's latest values)."""
+    x = t._x
+    if old is None or not x or not x.get("retains_grad") or old._refused:
+        return
+    hooks = old._hooks
+    kept = hooks.get("retain") if hooks else None
+    if kept:
+        kept.pop(old_nr, None)
+        if not kept:
+            del hooks["retain"]
+            if not hooks:
+                old._hooks = None
+    t._grad_fn._extra().setdefault("retain", {})[t._output_nr] = weakref.ref(t)
 
 
 # Note [Refused views]: torch cannot regenerate the history of a view that one of several
@@ -581,6 +600,8 @@ def reshaped_in_place(t):
     base = x.get("base", t) if x else t
     if base._requires_grad and base._x is not None and "views" in base._x:
         _regenerate(base, t)
+    if x:
+        _regenerate_source(t, base)     # (t is a detached alias: the source's views too)
 
 
 def _untracked(t):
@@ -605,9 +626,11 @@ def rebase(self, node, nr=0):
     x = self._x
     base = x.get("base") if x else None
     if base is None:
+        old, old_nr = self._grad_fn, getattr(self, "_output_nr", 0)
         self._grad_fn = node
         self._output_nr = nr
         self._requires_grad = True
+        _move_retain(self, old, old_nr)
         if not isinstance(node._meta, list):
             node._meta = (self._data.shape, self._data.dtype)
         _regenerate(self)
@@ -623,9 +646,11 @@ def rebase(self, node, nr=0):
         old._uses -= 1
     init_node(cs, (use(base),) + tuple(node.next_functions[1:]),
               (base._data.shape, base._data.dtype))
+    old, old_nr = base._grad_fn, getattr(base, "_output_nr", 0)
     base._grad_fn = cs
     base._output_nr = 0
     base._requires_grad = True
+    _move_retain(base, old, old_nr)
     _link_view_node(self, base)
     _regenerate(base, self)
     _regenerate_source(self, base)

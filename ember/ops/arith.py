@@ -129,6 +129,8 @@ def add(input, other, *, alpha=1, out=None):
         r = x + y if alpha == 1 else x + y * alpha
     except ValueError:
         raise broadcast_error(x, y) from None
+    if r.dtype != x.dtype and x.dtype.kind == "b":
+        r = r.astype(np.bool_)      # (bool + alpha * bool stays bool, as in torch)
     res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
     if _grad_needed(input, o):
         node = AddBackward0()
@@ -249,7 +251,11 @@ def rsub(input, other, *, alpha=1):
         if not isinstance(input, Tensor):
             input = _scalar_self(input, other)
         x, y = operands(input, other)
-        res = wrap(layout2(y - x * alpha if alpha != 1 else y - x, other, input))
+        try:
+            r = y - x * alpha if alpha != 1 else y - x
+        except ValueError:
+            raise broadcast_error(y, x) from None
+        res = wrap(layout2(r, other, input))
         if _grad_needed(input, other):
             node = RsubBackward0()
             node._saved_alpha = alpha
@@ -560,13 +566,15 @@ class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scal
 
     def apply(self, grad):
         e = self._saved_exponent
-        if e == 0:
-            return _zeros(grad),        # (zeros, as torch: not grad * 0, NaN for NaN)
+        if e == 0 and type(e) is not bool:
+            # (zeros, as torch: not grad * 0, NaN for NaN; a False exponent is no zero to
+            # torch's Scalar comparison, and takes the formula: NaN where self is 0)
+            return _zeros(grad),
         return grad * (e * conj_if_complex(self._saved_self) ** (e - 1)),
 
     def jvp(self, ts, xs, out):
         e = self._saved_exponent
-        if e == 0:
+        if e == 0 and type(e) is not bool:
             return ts[0] * 0
         return ts[0] * (e * xs[0] ** (e - 1))
 

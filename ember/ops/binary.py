@@ -49,9 +49,11 @@ class Atan2Backward0(_SavesSelf):
         s, o = self._saved_self, self._saved_other
         d = s * s + o * o
         zero = d == 0
-        recip = grad / where(zero, 1.0, d)
-        return (where(zero, 0.0, recip * o) if needs(self, 0) else None,
-                where(zero, 0.0, recip * -s) if needs(self, 1) else None)
+        # (torch: 1/d with 0 where d is 0, multiplied last: an infinite or NaN grad at
+        # (0, 0) still gives NaN)
+        recip = where(zero, 0.0, 1.0 / where(zero, 1.0, d))
+        return (grad * o * recip if needs(self, 0) else None,
+                grad * -s * recip if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
         (st, ot), (s, o) = ts, xs

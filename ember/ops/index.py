@@ -289,7 +289,8 @@ class IndexPutImplBackward0(Node):           # derivatives.yaml: _index_put_impl
 
 def _advanced(x, indices):
     """x[indices] for a tuple of NumPy index arrays (and full slices): a copy."""
-    res = wrap(x._data[indices])
+    # (C-contiguous, as torch's result: NumPy lays out some out of order, x[:, [0, 1]])
+    res = wrap(np.ascontiguousarray(x._data[indices]))
     if STATE.enabled and x._requires_grad or LEVELS and dual(x):
         node = IndexBackward0()
         node._indices = indices

@@ -218,7 +218,7 @@ class CummaxBackward0(Node):                 # derivatives.yaml: cummax
     _saved_names = ("_indices", "_saved_self")
 
     def apply(self, grad):
-        if not self._saved_self_sym_sizes:
+        if not self._saved_self_sym_sizes or not grad._data.size:
             return grad,
         return _scatter_add(grad, self._saved_dim, self._saved_indices,
                             self._saved_self_sym_sizes, unique=False),
@@ -236,10 +236,20 @@ class CumminBackward0(CummaxBackward0):      # derivatives.yaml: cummin
 def _cumext(input, dim, largest):
     _kernel_check(input, "cummax_cpu" if largest else "cummin_cpu")
     x = input._data
-    d = wrap_dim(dim, x.ndim)
-    if x.ndim == 0:
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{'cummax' if largest else 'cummin'}(): argument 'dim' (position 1) "
+                        f"must be int, not {type(dim).__name__}")
+    if x.ndim and not x.size:       # (torch returns an empty result before it reads the dim)
+        d = dim
+        vals, idx = x.copy(), np.zeros(x.shape, np.int64)
+    elif x.ndim == 0:
+        d = dim
+        if d not in (-1, 0):
+            raise IndexError(f"{'cummax' if largest else 'cummin'}(): Expected reduction dim -1 "
+                             f"or 0 for scalar but got {dim}")
         vals, idx = x.copy(), np.zeros((), np.int64)
     else:
+        d = wrap_dim(dim, x.ndim)
         xm = np.moveaxis(x, d, -1)
         vals = np.empty_like(xm)
         idx = np.zeros(xm.shape, np.int64)

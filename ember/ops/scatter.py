@@ -777,6 +777,12 @@ def _inplace_op(fn, name, src=None):
     refuses where it overlaps self at all."""
     def op_(self, *args, **kwargs):
         if src is not None:
+            if src[0] == 2 and isinstance(self, Tensor):    # (torch checks the dim first)
+                dim = args[0] if args else kwargs.get("dim")
+                if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+                    raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                                    f"{type(dim).__name__}")
+                wrap_dim(int(dim), self._data.ndim)
             check_overlap(self, args[src[0]] if len(args) > src[0] else kwargs.get(src[1]),
                           full=True)
         return inplace(self, fn(inplace_source(self), *args, **kwargs))
@@ -805,6 +811,11 @@ put_ = _inplace_op(put, "put_", (1, "source"))
 
 def masked_fill_(self, mask, value):
     m = _mask(mask, "masked_fill_")
+    if m.shape != self._data.shape:
+        try:
+            np.broadcast_shapes(m.shape, self._data.shape)
+        except ValueError:
+            raise broadcast_error(self._data, m) from None
     if m.shape != self._data.shape and \
             np.broadcast_shapes(m.shape, self._data.shape) != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
