@@ -1351,3 +1351,34 @@ def test_add_of_bools_with_an_alpha_stays_bool(alpha):
 
 def test_rsub_of_shapes_that_do_not_broadcast_raises_torchs_error():
     check_error(lambda L: L.rsub(L.zeros(1, 0), L.tensor([0.0, -0.5, 2.0, -3.0, -0.5])))
+
+
+@pytest.mark.parametrize("case", ["alone", "with_its_source", "unused_refused", "materialized",
+                                  "split"])
+def test_autograd_grad_gives_no_gradient_for_a_view_made_in_no_grad_mode(case):
+    """A view made in no_grad mode of a tensor that requires grad requires grad too, but
+    torch's edge to it leads nowhere: autograd.grad gives None for it (or refuses it as
+    unused, or materializes zeros)."""
+    def program(L):
+        t0 = L.tensor([0.75, 4.0], dtype=L.float64, requires_grad=True)
+        t2 = t0 * 1
+        with L.no_grad():
+            v = t2.split(1, 0)[1] if case == "split" else t2[:]
+        y = (v * t2).sum()
+        try:
+            if case == "alone":
+                g = L.autograd.grad(y, [v], allow_unused=True)
+            elif case == "unused_refused":
+                g = L.autograd.grad(y, [v])
+            elif case == "materialized":
+                g = L.autograd.grad(y, [v], materialize_grads=True)
+            else:
+                g = L.autograd.grad(y, [t0, v], allow_unused=True)
+        except RuntimeError as e:
+            return str(e)
+        return [None if x is None else x.tolist() for x in g]
+    same(program)
+
+
+def test_autograd_grad_checks_the_outputs_before_the_inputs():
+    check_error(lambda L: L.autograd.grad(L.ones(2).sum(), [L.ones(2)]))
