@@ -1382,3 +1382,30 @@ def test_autograd_grad_gives_no_gradient_for_a_view_made_in_no_grad_mode(case):
 
 def test_autograd_grad_checks_the_outputs_before_the_inputs():
     check_error(lambda L: L.autograd.grad(L.ones(2).sum(), [L.ones(2)]))
+
+
+@pytest.mark.parametrize("write", ["setitem", "index_setitem", "mul_", "copy_", "unbind_copy_",
+                                   "untracked"])
+def test_a_recorded_write_into_a_view_made_in_no_grad_mode_is_refused_whatever_its_base(write):
+    """torch refuses a recorded in-place write (an operand requires grad) into a view made in
+    no_grad mode even where its base requires no grad."""
+    def program(L):
+        t0 = L.ones(2, 3)
+        w = L.tensor(2.0, requires_grad=True)
+        with L.no_grad():
+            v = t0.unbind(0)[0] if write == "unbind_copy_" else t0[0]
+        if write == "setitem":
+            v[1] = w
+        elif write == "index_setitem":
+            v[[1, 2]] = w
+        elif write == "mul_":
+            v.mul_(w)
+        elif write == "untracked":
+            v.mul_(2.0)
+        else:
+            v.copy_(w.expand(3))
+        return repr(t0)
+    try:
+        same(program)
+    except RuntimeError:
+        check_error(program)

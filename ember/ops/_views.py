@@ -451,6 +451,8 @@ def check_inplace(self, recording, write=True):
                 raise RuntimeError(NO_GRAD_VIEW)
             if self._requires_grad and base._grad_fn is None:   # (base need not require grad)
                 raise RuntimeError("a view of " + LEAF_INPLACE)
+            if x.get("nograd"):     # (a recorded write: whether or not the base requires grad)
+                raise RuntimeError(NO_GRAD_VIEW)
             if "multi" in x:
                 fn = self._grad_fn
                 if fn is not None and fn._refused:
@@ -463,8 +465,6 @@ def check_inplace(self, recording, write=True):
                                    "a function that returns multiple views. Such functions do "
                                    "not allow the output views to be modified inplace. You "
                                    "should replace the inplace operation by an out-of-place one.")
-            if x.get("nograd") and (base._requires_grad or self._requires_grad):
-                raise RuntimeError(NO_GRAD_VIEW)
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(LEAF_INPLACE)
     if write and _expanded(self._data):
