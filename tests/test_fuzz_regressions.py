@@ -1409,3 +1409,25 @@ def test_a_recorded_write_into_a_view_made_in_no_grad_mode_is_refused_whatever_i
         same(program)
     except RuntimeError:
         check_error(program)
+
+
+def test_division_gradient_for_the_divisor_is_torchs_exact_formula():
+    """torch's gradient for other in self / other is -grad * ((self / other) / other): x / x
+    gets exactly zero (float32), not the rounding of -x / (x * x)."""
+    def program(L):
+        x = L.tensor([0.03, 1.51, 0.7, 3.0], requires_grad=True)
+        y = L.tensor([0.03, 1.51, 0.3, 7.0], requires_grad=True)
+        (x / y).sum().backward()
+        t = L.tensor([0.03, 1.51, 3.87], requires_grad=True)
+        (L.true_divide(t, t) ** 2).sum().backward()
+        return x.grad.tolist(), y.grad.tolist(), t.grad.tolist()
+    same(program)
+
+
+@pytest.mark.parametrize("op", ["scatter_", "index_add_"])
+def test_index_and_scatter_writes_refuse_a_leaf_before_checking_the_dim(op):
+    def program(L):
+        t = L.tensor([[-3.0, -2.0, 0.75]], requires_grad=True)
+        index = L.zeros(1, 3, dtype=L.long) if op == "scatter_" else L.tensor([0])
+        getattr(t, op)(2, index, t.detach())
+    check_error(program)

@@ -437,7 +437,7 @@ def _second_order_names(L, name):
 SECOND_ORDER_NAMES_DIFFER = {
     "binary:add_alpha", "binary:addcdiv", "binary:fmax",
     "binary:fmin", "binary:lerp_scalar", "binary:lerp_scalar_big", "binary:maximum",
-    "binary:minimum", "binary:sub", "binary:true_divide", "extra:affine_grid",
+    "binary:minimum", "binary:sub", "extra:affine_grid",
     "extra:as_strided", "extra:as_strided_scatter", "extra:conv_tbc", "extra:grid_sample2d",
     "extra:grid_sample3d", "extra:renorm", "extra:triangular_solve", "index:index_put_acc_",
     "index:index_put_acc_bc", "index:index_put_mask", "index:index_reduce_amin_ni",

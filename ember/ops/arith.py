@@ -393,8 +393,10 @@ class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
     def apply(self, grad):
         nf = self.next_functions
         other = conj_if_complex(self._saved_other)
+        # (torch's other gradient: -grad * ((self / other) / other), which is exactly -grad /
+        # other where self is other: x / x gets a zero gradient, as in torch)
         return (grad / other if nf[0][0] is not None else None,
-                -grad * conj_if_complex(self._saved_self) / (other * other)
+                -grad * ((conj_if_complex(self._saved_self) / other) / other)
                 if nf[1][0] is not None else None)
 
     def jvp(self, ts, xs, out):                 # result: (self_t - other_t * result) / other_p

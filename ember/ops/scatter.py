@@ -16,7 +16,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim, broadcast_error, write_out
 from ._args import not_tensor
-from ._views import check_overlap, inplace, inplace_source, masked
+from ._views import check_inplace, check_overlap, inplace, inplace_source, masked
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
 from .logical import where
@@ -777,7 +777,9 @@ def _inplace_op(fn, name, src=None):
     refuses where it overlaps self at all."""
     def op_(self, *args, **kwargs):
         if src is not None:
-            if src[0] == 2 and isinstance(self, Tensor):    # (torch checks the dim first)
+            if src[0] == 2 and isinstance(self, Tensor):    # (torch checks the dim first,
+                if STATE.enabled and self._requires_grad:   # after autograd's refusals)
+                    check_inplace(self, True, write=False)
                 dim = args[0] if args else kwargs.get("dim")
                 if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
                     raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
