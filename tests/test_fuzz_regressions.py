@@ -1431,3 +1431,24 @@ def test_index_and_scatter_writes_refuse_a_leaf_before_checking_the_dim(op):
         index = L.zeros(1, 3, dtype=L.long) if op == "scatter_" else L.tensor([0])
         getattr(t, op)(2, index, t.detach())
     check_error(program)
+
+
+@pytest.mark.parametrize("src", [
+    "L.lerp(L.tensor([4, 5]), L.tensor([1, 2]), L.tensor(4.0))",
+    "L.lerp(L.tensor([4, 5]), L.tensor([1, 2]), L.tensor(4.0, requires_grad=True))",
+    "L.lerp(L.zeros((0, 4), dtype=L.int64), L.zeros((0, 4), dtype=L.int64), L.tensor(0.75))",
+    "L.lerp(L.tensor([True]), L.tensor([False]), L.tensor(2.0, dtype=L.float64))",
+])
+def test_lerp_of_integral_or_bool_ends_promotes_with_a_0d_floating_weight(src):
+    same(lambda L: repr(eval(src, {"L": L})))
+
+
+@pytest.mark.parametrize("src", [
+    "L.lerp(L.tensor([4, 5]), L.tensor([1, 2]), L.tensor(4))",
+    "L.lerp(L.tensor([4, 5]), L.tensor([1, 2]), L.tensor([0.5, 1.0]))",
+    "L.zeros(2, dtype=L.int64).sub(L.zeros(2, dtype=L.int64), alpha=1.0)",
+    "L.zeros(2, dtype=L.int64).add(L.zeros(2, dtype=L.int64), alpha=1.0)",
+    "L.zeros(2, dtype=L.int64).sub(1, alpha=1.0)",
+])
+def test_integral_lerp_and_a_float_alpha_of_one_refuse_as_torch(src):
+    check_error(lambda L: eval(src, {"L": L}))

@@ -74,7 +74,7 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
 
 
 def _check_alpha(input, other, alpha):
-    """torch's checks on alpha (only reached for alpha != 1)."""
+    """torch's checks on alpha (only reached for alpha != 1 or one not an int)."""
     if not isinstance(alpha, (int, float, complex, np.number, Tensor)):
         name = sys._getframe(1).f_code.co_name      # the op, on the error path only
         raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
@@ -119,7 +119,7 @@ def add(input, other, *, alpha=1, out=None):
                 node._saved_alpha = 1
                 return wrap_out2(r, node, input, other)
             return wrap(r)
-    if alpha != 1 or type(alpha) is bool:
+    if alpha != 1 or type(alpha) is not int:
         _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
         return add(scalar_tensor(input), other, alpha=alpha, out=out)
@@ -173,7 +173,7 @@ def sub(input, other, *, alpha=1, out=None):
             node._saved_alpha = 1
             return wrap_out(r, node, input, True)
         return wrap(r)
-    if alpha != 1 or type(alpha) is bool:
+    if alpha != 1 or type(alpha) is not int:
         _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)

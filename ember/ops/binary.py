@@ -338,9 +338,10 @@ def lerp(input, end, weight, *, out=None):
                            f"{_c_name(e.dtype)}")
     w = weight._data if tw else weight
     if tw and w.ndim == 0:
-        # a 0-d weight promotes as a number does: it may make the result complex
+        # a 0-d weight promotes as a number does: it may make the result complex, or an
+        # integral or bool start and end floating
         rt = D.result_type(input, weight).np
-        if rt != x.dtype and x.dtype.kind in "fc":
+        if rt != x.dtype:
             x, e = x.astype(rt), e.astype(rt)
         w = w.astype(x.dtype)
     elif tw and w.dtype != x.dtype:
