@@ -1452,3 +1452,15 @@ def test_lerp_of_integral_or_bool_ends_promotes_with_a_0d_floating_weight(src):
 ])
 def test_integral_lerp_and_a_float_alpha_of_one_refuse_as_torch(src):
     check_error(lambda L: eval(src, {"L": L}))
+
+
+def test_pow_of_minus_one_half_is_torchs_rsqrt_at_negative_zero_and_infinity():
+    def program(L):
+        x = L.tensor([0.0, -0.0, -float("inf"), float("inf"), -2.0, 4.0, float("nan")])
+        out = []
+        for t in (x, x.double()):
+            out.append(str(((t ** -0.5).tolist(), L.pow(t, -0.5).signbit().tolist())))
+        t = L.tensor([-0.0, 4.0])
+        t.pow_(-0.5)
+        return out, str(t.tolist())
+    same(program)

@@ -641,10 +641,14 @@ def pow(input, exponent, *, out=None):
         np.any(np.asarray(y) < 0)
     if neg and e is None:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    try:
-        r = _int_pow(x, y) if neg else np.power(x, y)
-    except ValueError:
-        raise broadcast_error(x, y) from None
+    if e is None and exponent == -0.5 and x.dtype.kind == "f":
+        with np.errstate(all="ignore"):
+            r = 1 / np.sqrt(x)      # torch's x ** -0.5 is rsqrt: -0 gives -inf, -inf NaN
+    else:
+        try:
+            r = _int_pow(x, y) if neg else np.power(x, y)
+        except ValueError:
+            raise broadcast_error(x, y) from None
     # (a number exponent: torch's pow is then a one-operand op, Note [Elementwise layout])
     res = wrap(layout2(r, input, exponent) if e is not None else torch_layout(r, input._data))
     if _grad_needed(input, e):
