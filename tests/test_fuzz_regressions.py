@@ -1344,9 +1344,10 @@ def test_a_shape_change_through_a_detached_alias_regenerates_the_sources_views(o
     same(program)
 
 
-@pytest.mark.parametrize("alpha", [0, 1, 2, True, False])
+@pytest.mark.parametrize("alpha", [0, 1, 2, -1, True, False])
 def test_add_of_bools_with_an_alpha_stays_bool(alpha):
-    same(lambda L: repr(L.add(L.tensor([False, True]), L.tensor([True, True]), alpha=alpha)))
+    same(lambda L: repr(L.add(L.tensor([False, True]), L.tensor([[True], [False]]),
+                              alpha=alpha)))
 
 
 def test_rsub_of_shapes_that_do_not_broadcast_raises_torchs_error():

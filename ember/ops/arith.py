@@ -130,7 +130,8 @@ def add(input, other, *, alpha=1, out=None):
     except ValueError:
         raise broadcast_error(x, y) from None
     if r.dtype != x.dtype and x.dtype.kind == "b":
-        r = r.astype(np.bool_)      # (bool + alpha * bool stays bool, as in torch)
+        # bool + alpha * bool stays bool, as in torch: alpha as a bool, the sum an or
+        r = np.logical_or(x, np.logical_and(y, bool(alpha)))
     res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
     if _grad_needed(input, o):
         node = AddBackward0()
