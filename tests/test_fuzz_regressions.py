@@ -1,6 +1,8 @@
 """Divergences the differential fuzzer (tests/fuzz/) found, kept as regression tests named by
 behaviour. Each program runs under torch and ember; what it prints (reprs, versions, grad_fn
 names, gradients) or the error it raises must be the same."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -939,3 +941,527 @@ def test_in_place_scans_of_bool_check_the_dim_first_and_run_on_0d(op):
     check_error(lambda L: getattr(L.tensor(True), op)(1))
     check_error(lambda L: getattr(L.ones(1, 2, 2, dtype=L.bool), op)(-4))
     check_error(lambda L: getattr(L.ones(2, dtype=L.bool), op)(0))
+
+
+# ---------------------------------------------------------------- writes into expanded tensors
+
+_EXPANDED_WRITES = {
+    "triu_": lambda L, e: e.triu_(),
+    "tril_": lambda L, e: e.tril_(-1),
+    "zero_": lambda L, e: e.zero_(),
+    "fill_": lambda L, e: e.fill_(2.0),
+    "index_fill_": lambda L, e: e.index_fill_(1, L.tensor([0, 2]), 2.0),
+    "index_fill_tensor": lambda L, e: e.index_fill_(0, L.tensor([1]), L.tensor(-1.0)),
+    "masked_fill_": lambda L, e: e.masked_fill_(e > 0, 3.0),
+    "index_put_": lambda L, e: e.index_put_((L.tensor([1]),), L.tensor(2.0)),
+    "index_put_accumulate": lambda L, e: e.index_put_((L.tensor([0, 0]),), L.tensor(2.0),
+                                                      accumulate=True),
+    "setitem_mask": lambda L, e: e.__setitem__(e > 0, 5.0),
+    "setitem_mask_values": lambda L, e: e.__setitem__(e > 0, L.tensor([5.0, 6, 7, 8])),
+    "setitem_index_values": lambda L, e: e.__setitem__(L.tensor([1, 0]),
+                                                       L.tensor([[5.0, 6, 7], [8, 9, 10]])),
+    "setitem_bool": lambda L, e: e.__setitem__(True, 5.0),
+    "setitem_slice": lambda L, e: e.__setitem__((slice(None), 0), 5.0),
+    "exp_": lambda L, e: e.exp_(),
+    "nan_to_num_": lambda L, e: e.nan_to_num_(),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_EXPANDED_WRITES))
+@pytest.mark.parametrize("how", ["new dim", "size-1 dim"])
+def test_writes_into_an_expanded_tensor_go_through_where_torch_lets_them(op, how):
+    """torch lets fill_, zero_, masked_fill_, index_fill_, index_put_ (tensor indices in a
+    setitem), triu_ and tril_ write into an expanded tensor, element by element (the last write
+    to shared memory stays); recorded, the write goes through and the backward refuses it."""
+    def program(L):
+        out = []
+        for record in (False, True):
+            x = L.tensor([1.0, -2.0, 0.5], requires_grad=record)
+            t = x * 1 if record else x.clone()
+            e = t.expand(2, 3) if how == "new dim" else t.view(1, 3).expand(2, 3)
+            try:
+                _EXPANDED_WRITES[op](L, e)
+            except RuntimeError as err:
+                out.append(str(err))
+                continue
+            out.append((e.tolist(), t.tolist(), t._version, name(e), name(t)))
+            if record:
+                try:
+                    e.sum().backward()
+                    out.append(x.grad.tolist())
+                except RuntimeError as err:
+                    out.append(str(err))
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # (the deprecation warnings: next test)
+        same(program)
+
+
+def test_writes_into_an_expanded_tensor_warn_as_torch_does():
+    def program(L):
+        out = []
+        for op in ("index_fill_", "masked_fill_", "index_put_", "triu_"):
+            e = L.tensor([[1.0, -2.0, 0.5]]).expand(2, 3)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                _EXPANDED_WRITES[op](L, e)
+            out.append([str(m.message).split(" (Triggered")[0] for m in w])
+        return out
+    same(program)
+
+
+# ---------------------------------------------------------------- a second backward
+
+
+def _second_backward_programs():
+    def through_a_zero_gradient(L):         # sgn's zero gradient still runs the nodes below
+        x = L.tensor(1.0, requires_grad=True)
+        y = L.addcdiv(x, x, x)
+        y.backward()
+        L.autograd.grad((y * 2).sgn().sum(), [x])
+
+    def index_put_with_a_value_that_requires_grad(L):
+        t = L.tensor([1.0, 2.0])
+        t[L.tensor([1])] = L.tensor(3.0, requires_grad=True)
+        t.sum().backward()
+        t.sum().backward()
+
+    def masked_setitem_with_a_value_that_requires_grad(L):
+        t = L.tensor([1.0, 2.0])
+        t[t > 1] = L.tensor(3.0, requires_grad=True)
+        t.sum().backward()
+        t.sum().backward()
+
+    def copy_slices_whose_op_saved_nothing(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        t = x + 1
+        t[1:].add_(1.0)
+        t.sum().backward()
+        t.sum().backward()
+
+    def copy_into_a_view_of_a_tensor_without_grad(L):
+        t = L.tensor([1.0, 2.0])
+        t[0:1].copy_(L.tensor(0.75, requires_grad=True))
+        t.sum().backward()
+        t.sum().backward()
+    return [through_a_zero_gradient, index_put_with_a_value_that_requires_grad,
+            masked_setitem_with_a_value_that_requires_grad, copy_slices_whose_op_saved_nothing,
+            copy_into_a_view_of_a_tensor_without_grad]
+
+
+@pytest.mark.parametrize("program", _second_backward_programs(), ids=lambda f: f.__name__)
+def test_a_second_backward_is_refused_where_torch_freed_the_graph(program):
+    check_error(program)
+
+
+def test_a_second_backward_through_a_copy_into_a_whole_tensor_runs():
+    def program(L):
+        t = L.tensor([1.0])
+        v = L.tensor(0.75, requires_grad=True)
+        t.copy_(v)
+        t.sum().backward()
+        t.sum().backward()
+        return v.grad.item()
+    same(program)
+
+
+# ---------------------------------------------------------------- clamp with tensor bounds
+
+_CLAMP_SHAPES = [(), (3,), (1,), (2, 3)]
+
+
+@pytest.mark.parametrize("sx", _CLAMP_SHAPES)
+@pytest.mark.parametrize("sn", _CLAMP_SHAPES)
+@pytest.mark.parametrize("sm", _CLAMP_SHAPES)
+def test_clamp_backward_refuses_bounds_that_broadcast_past_its_in_place_masks(sx, sn, sm):
+    """torch's gradient of clamp(x, min, max) combines two masks in place, which fails when the
+    second broadcasts to a larger shape than the first (which masks: by the inputs needed)."""
+    def program(L):
+        out = []
+        for need in ((True, False, False), (False, True, False), (False, False, True),
+                     (True, True, True)):
+            x = L.full(sx, 0.5, requires_grad=need[0])
+            lo = L.full(sn, 0.2, requires_grad=need[1])
+            hi = L.full(sm, 0.9, requires_grad=need[2])
+            y = L.clamp(x, lo, hi)
+            try:
+                g = L.autograd.grad(y.sum(), [t for t in (x, lo, hi) if t.requires_grad])
+                out.append([t.tolist() for t in g])
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    same(program)
+
+
+# ---------------------------------------------------------------- saved tensors and writes
+
+
+@pytest.mark.parametrize("op", ["addcmul_self_as_tensor1", "addcmul_self_as_tensor2",
+                                "addcdiv_self_as_tensor1", "addcdiv_self_as_tensor2",
+                                "lerp_self_as_end", "lerp_self_as_weight", "addcmul_view",
+                                "mul_", "div_", "fmod_", "atan2_", "xlogy_", "hypot_"])
+def test_an_in_place_op_keeps_its_own_self_but_not_other_operands_that_alias_it(op):
+    """torch saves a clone of an in-place op's own self (t.mul_(w), t not requiring grad, w
+    requiring it, differentiates), but an operand that is self too (t.addcmul_(t, w)) is saved
+    as it is, and the write makes the node refuse to run."""
+    ops = {"addcmul_self_as_tensor1": lambda t, w: t.addcmul_(t, w),
+           "addcmul_self_as_tensor2": lambda t, w: t.addcmul_(w, t),
+           "addcdiv_self_as_tensor1": lambda t, w: t.addcdiv_(t, w),
+           "addcdiv_self_as_tensor2": lambda t, w: t.addcdiv_(w, t),
+           "lerp_self_as_end": lambda t, w: t.lerp_(t, w),
+           "lerp_self_as_weight": lambda t, w: t.lerp_(w, t),
+           "addcmul_view": lambda t, w: t.addcmul_(t[:], w),
+           "mul_": lambda t, w: t.mul_(w), "div_": lambda t, w: t.div_(w),
+           "fmod_": lambda t, w: t.fmod_(w), "atan2_": lambda t, w: t.atan2_(w),
+           "xlogy_": lambda t, w: t.xlogy_(w), "hypot_": lambda t, w: t.hypot_(w)}
+
+    def program(L):
+        t = L.tensor([1.5, 2.0], dtype=L.float64)
+        w = L.tensor([0.5, 3.0], dtype=L.float64, requires_grad=True)
+        ops[op](t, w)
+        try:
+            t.sum().backward()
+        except RuntimeError as e:
+            return str(e)
+        return [round(v, 12) for v in w.grad.tolist()]
+    same(program)
+
+
+def test_an_in_place_op_on_an_empty_view_of_a_tensor_without_grad_differentiates():
+    def program(L):
+        t = L.tensor([-1.0, -0.5], dtype=L.float64).narrow(-1, 1, 0)
+        w = L.tensor(2.0, dtype=L.float64, requires_grad=True)
+        t.fmod_(w)
+        (t * 0).sum().backward()
+        return w.grad.item()
+    same(program)
+
+
+@pytest.mark.parametrize("op", ["transpose_", "unsqueeze_", "t_", "squeeze_"])
+def test_a_shape_changing_in_place_op_on_a_saved_output_refuses_its_node(op):
+    ops = {"transpose_": lambda t: t.transpose_(0, 0), "unsqueeze_": lambda t: t.unsqueeze_(0),
+           "t_": lambda t: t.t_(), "squeeze_": lambda t: t.squeeze_()}
+    check_error(lambda L: (lambda x: (lambda y: (ops[op](y), L.autograd.grad(y.sum(), [x])))(
+        L.exp(x)))(L.zeros((1, 2), requires_grad=True)))
+
+
+@pytest.mark.parametrize("op", ["cummin", "cummax"])
+def test_cummin_and_cummax_save_self_and_refuse_a_write_into_it(op):
+    def program(L):
+        x = L.tensor([1.91, 2.0], requires_grad=True)
+        values = getattr(x, op)(0)[0]
+        with L.no_grad():
+            x[0].fill_(1.0)
+        values.sum().backward()
+    check_error(program)
+
+
+# ---------------------------------------------------------------- writes that read their own memory
+
+_OVERLAPPING_WRITES = {
+    "setitem_slice_of_unsqueezed": ("t0 = L.tensor([1.0, -2.5])", "t2 = t0.unsqueeze(0)",
+                                    "t2[0:2] = t0"),
+    "setitem_row_from_a_select": ("t2 = L.tensor([[-3, -1, 7, 6]])", "t3 = t2.select(1, -2)",
+                                  "t2[-1, :] = t3"),
+    "index_copy_empty_detached": ("t0 = L.zeros((0, 1))",
+                                  "t0.detach().index_copy_(-1, L.tensor([0]), t0)"),
+    "setitem_mask_empty": ("t6 = L.zeros((1, 0))", "t6[L.tensor([True])] = t6"),
+    "setitem_none_of_a_view": ("t1 = L.tensor([6.0, 1, 5])", "t3 = t1[None]", "t3[None] = t1"),
+    "setitem_none_size_one": ("t2 = L.tensor([[-3.17]])", "t2[0:, None] = t2"),
+    "setitem_none_1d": ("t2 = L.zeros((1,))", "t2[None] = t2"),
+    "setitem_chunk": ("t0 = L.tensor([[[True, True]]])", "t1 = t0.chunk(1, 1)",
+                      "t0[-1, 0:, None] = t1[0]"),
+    "addcmul_strided_size_one": ("t1 = L.tensor([2.0])",
+                                 "t1[0::3].addcmul_(L.tensor([-0.5]), t1, value=-2)"),
+    "setitem_list_empty": ("t0 = L.zeros((1, 0))", "t0[[0]] = t0"),
+    "setitem_index_empty": ("t4 = L.zeros((1, 0, 3))", "t4[:, :, L.tensor([0, -1, -2])] = t4"),
+    "setitem_shifted": ("t = L.zeros(3)", "t[1:] = t[:2]"),
+    "setitem_whole_into_row": ("t = L.zeros((1, 3))", "t[0] = t"),
+    "setitem_row_into_whole": ("t = L.zeros((1, 3))", "t[:] = t[0]"),
+    "copy_checks_memory_before_shape": ("t = L.zeros(3)", "t.copy_(t[None])"),
+    "copy_into_a_row_checks_memory_first": ("t = L.zeros((1, 3))", "t[0].copy_(t)"),
+    "add_size_one_strides": ("t = L.zeros((1, 1))", "t.add_(t[0])"),
+    "index_put_same_tensor_empty": ("t = L.zeros(0)",
+                                    "t.index_put_((L.tensor([], dtype=L.long),), t)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_OVERLAPPING_WRITES))
+def test_writes_whose_input_shares_their_memory_follow_torchs_overlap_rule(case):
+    """torch's rule (observed): a setitem's value loses its leading size-1 dims and is laid out
+    as torch's expand does; then a partial overlap (the same bytes with other strides, a size-1
+    dim's included, or part of them) is refused, a full one runs; empty tensors never overlap,
+    unless they are the same tensor in index_put_."""
+    def program(L):
+        ns = {"L": L}
+        try:
+            for line in _OVERLAPPING_WRITES[case]:
+                exec(line, ns)
+        except RuntimeError as e:
+            return str(e)
+        return [repr(v) for k, v in sorted(ns.items()) if k.startswith("t")]
+    same(program)
+
+
+@pytest.mark.parametrize("case", [0, 1, 2])
+def test_index_copy_into_an_empty_tensor_checks_no_index(case):
+    srcs = ["L.zeros((0, 1)).index_copy_(-1, L.tensor([0]), L.zeros((0, 1)))",
+            "L.zeros((0, 2)).index_copy_(-1, L.tensor([3]), L.zeros((0, 1)))",
+            "L.zeros((2, 0)).index_copy_(0, L.tensor([3]), L.zeros((1, 0)))"]
+    same(lambda L: repr(eval(srcs[case], {"L": L})))
+
+
+# ---------------------------------------------------------------- integral addcmul, addcdiv
+
+@pytest.mark.parametrize("src", [
+    "L.addcdiv(t0, t0, L.tensor([6, -3]), value=-1).sum().backward()",
+    "L.addcdiv(t0, t0, L.tensor([True, False])).sum().backward()",
+    "L.addcdiv(t0, t0, L.tensor([1, 2]), value=float('inf')).sum().backward()",
+    "L.addcdiv(t0, t0, L.tensor([1, 2], dtype=L.int32), value=0.5).sum().backward()",
+    "L.addcdiv(L.ones(2), t0, L.tensor([True, True]), value=float('nan')).sum().backward()",
+    "L.addcmul(L.tensor([1]), L.tensor([2]), L.tensor([3]), value=float('-inf'))",
+    "L.addcmul(L.tensor([1]), L.tensor([2]), L.tensor([3]), value=float('nan'))",
+])
+def test_addcdiv_gradient_and_integral_addcmul_refuse_as_torch(src):
+    """torch computes tensor1's gradient of addcdiv as value / tensor2 in tensor2's dtype (a
+    fill, then an in-place true division), which an integral or bool tensor2 refuses; an
+    integral addcmul refuses a non-finite value."""
+    check_error(lambda L: exec(src, {"L": L, "t0": L.ones(2, requires_grad=True)}))
+
+
+def test_addcdiv_with_an_integral_tensor2_differentiates_where_tensor1_needs_no_gradient():
+    def program(L):
+        t0 = L.ones(2, requires_grad=True)
+        L.addcdiv(t0, L.ones(2), L.tensor([1, 2]), value=3.7).sum().backward()
+        return t0.grad.tolist(), repr(L.addcmul(L.tensor([1]), L.tensor([2]), L.tensor([3]),
+                                                value=2.7))
+    same(program)
+
+
+# ---------------------------------------------------------------- dims read before, or not at all
+
+@pytest.mark.parametrize("src", ["L.zeros(0, 0).cummax(2)", "L.zeros(0).cummin(1)",
+                                 "L.zeros(0, 2, requires_grad=True).cummax(5)[0].sum().backward()",
+                                 "L.zeros(()).cummin(-1)"])
+def test_cummax_and_cummin_of_an_empty_tensor_read_no_dim(src):
+    same(lambda L: repr(eval(src, {"L": L})))
+
+
+@pytest.mark.parametrize("src", ["L.zeros(()).cummin(3)", "L.zeros(()).cummax(True)",
+                                 "L.zeros(2).cummax(1.0)"])
+def test_cummax_and_cummin_refuse_a_bad_dim_as_torch(src):
+    check_error(lambda L: eval(src, {"L": L}))
+
+
+@pytest.mark.parametrize("op", ["scatter_", "scatter_add_", "index_add_", "index_copy_",
+                                "index_reduce_", "scatter_reduce_"])
+@pytest.mark.parametrize("dim", [2, -3, "a", 0.5])
+def test_index_and_scatter_writes_check_the_dim_before_the_overlap(op, dim):
+    def program(L):
+        t = L.zeros(2, 1)
+        index = L.zeros(2, 1, dtype=L.long) if op.startswith("scatter") else L.tensor([0])
+        extra = ("prod",) if op == "index_reduce_" else ("sum",) if op == "scatter_reduce_" \
+            else ()
+        getattr(t, op)(dim, index, t, *extra)
+    check_error(program, match_message=isinstance(dim, int) or op != "scatter_")
+
+
+# ---------------------------------------------------------------- gradients found wrong
+
+def test_retain_grad_moves_to_the_new_history_after_an_in_place_op():
+    def program(L):
+        out = []
+        t0 = L.tensor([-0.5, 0.5, 1.0], dtype=L.float64)
+        t0.fill_(L.tensor(4.0, dtype=L.float64, requires_grad=True))
+        t0.retain_grad()
+        t0[L.tensor([True, False, False])] = L.tensor(2.0, dtype=L.float64)
+        (t0 * L.tensor([1.11, 4.0, 1.0], dtype=L.float64)).sum().backward()
+        out.append(t0.grad.tolist())
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        t = x * 2
+        t.retain_grad()
+        t.mul_(3)
+        v = t[0:1]
+        v.retain_grad()
+        v.add_(1)
+        (t * L.tensor([5.0, 7.0])).sum().backward()
+        out.append((t.grad.tolist(), v.grad, x.grad.tolist()))
+        x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        t = x * 2
+        v = t[1:]
+        v.retain_grad()
+        t.mul_(2)
+        (v * L.tensor([5.0, 7.0])).sum().backward()
+        out.append((v.grad.tolist(), x.grad.tolist()))
+        return out
+    same(program)
+
+
+@pytest.mark.parametrize("e", [False, True, 0, 0.0])
+def test_pow_with_a_bool_exponent_takes_the_formula_not_the_zero_exponent_shortcut(e):
+    def program(L):
+        x = L.tensor([0.0, -2.0, 3.0, float("nan")], requires_grad=True)
+        (x ** e).backward(L.tensor([1.0, 1.0, float("nan"), 2.0]))
+        return str(x.grad.tolist())
+    same(program)
+
+
+@pytest.mark.parametrize("g", [1.0, float("inf"), float("nan"), 0.0])
+def test_atan2_gradient_at_the_origin_is_zero_times_the_incoming_gradient(g):
+    def program(L):
+        x = L.tensor([0.0, 1.0], requires_grad=True)
+        y = L.tensor([0.0, 2.0], requires_grad=True)
+        L.atan2(x, y).backward(L.tensor([g, 1.0]))
+        return str((x.grad.tolist(), y.grad.tolist()))
+    same(program)
+
+
+def test_an_advanced_index_result_is_contiguous_as_in_torch():
+    def program(L):
+        x = L.arange(27.0).reshape(3, 3, 3)
+        out = []
+        for idx in [(slice(None), [0, 1]), (slice(None), slice(None), [0, 1]),
+                    ([0, 1], slice(None), [0, 1]), (slice(None), [[0], [1]], slice(None))]:
+            r = x[idx]
+            out.append((r.stride(), r.is_contiguous(), r.view(-1).tolist()))
+        return out
+    same(program)
+
+
+def test_masked_fill_with_a_mask_that_does_not_broadcast_raises_torchs_error():
+    check_error(lambda L: L.tensor([[0.5, 0.83]]).masked_fill_(
+        L.ones(2, 5, dtype=L.bool), L.tensor(-1.5)))
+
+
+@pytest.mark.parametrize("op", ["unsqueeze_", "t_"])
+def test_a_shape_change_through_a_detached_alias_regenerates_the_sources_views(op):
+    def program(L):
+        t0 = L.zeros(4, 3, requires_grad=True)
+        t4 = t0.view(2, 3, 2)
+        a = t0.detach()
+        a.unsqueeze_(2) if op == "unsqueeze_" else a.t_()
+        return name(t4), t0._version, t4._version
+    same(program)
+
+
+@pytest.mark.parametrize("alpha", [0, 1, 2, -1, True, False])
+def test_add_of_bools_with_an_alpha_stays_bool(alpha):
+    same(lambda L: repr(L.add(L.tensor([False, True]), L.tensor([[True], [False]]),
+                              alpha=alpha)))
+
+
+def test_rsub_of_shapes_that_do_not_broadcast_raises_torchs_error():
+    check_error(lambda L: L.rsub(L.zeros(1, 0), L.tensor([0.0, -0.5, 2.0, -3.0, -0.5])))
+
+
+@pytest.mark.parametrize("case", ["alone", "with_its_source", "unused_refused", "materialized",
+                                  "split"])
+def test_autograd_grad_gives_no_gradient_for_a_view_made_in_no_grad_mode(case):
+    """A view made in no_grad mode of a tensor that requires grad requires grad too, but
+    torch's edge to it leads nowhere: autograd.grad gives None for it (or refuses it as
+    unused, or materializes zeros)."""
+    def program(L):
+        t0 = L.tensor([0.75, 4.0], dtype=L.float64, requires_grad=True)
+        t2 = t0 * 1
+        with L.no_grad():
+            v = t2.split(1, 0)[1] if case == "split" else t2[:]
+        y = (v * t2).sum()
+        try:
+            if case == "alone":
+                g = L.autograd.grad(y, [v], allow_unused=True)
+            elif case == "unused_refused":
+                g = L.autograd.grad(y, [v])
+            elif case == "materialized":
+                g = L.autograd.grad(y, [v], materialize_grads=True)
+            else:
+                g = L.autograd.grad(y, [t0, v], allow_unused=True)
+        except RuntimeError as e:
+            return str(e)
+        return [None if x is None else x.tolist() for x in g]
+    same(program)
+
+
+def test_autograd_grad_checks_the_outputs_before_the_inputs():
+    check_error(lambda L: L.autograd.grad(L.ones(2).sum(), [L.ones(2)]))
+
+
+@pytest.mark.parametrize("write", ["setitem", "index_setitem", "mul_", "copy_", "unbind_copy_",
+                                   "untracked"])
+def test_a_recorded_write_into_a_view_made_in_no_grad_mode_is_refused_whatever_its_base(write):
+    """torch refuses a recorded in-place write (an operand requires grad) into a view made in
+    no_grad mode even where its base requires no grad."""
+    def program(L):
+        t0 = L.ones(2, 3)
+        w = L.tensor(2.0, requires_grad=True)
+        with L.no_grad():
+            v = t0.unbind(0)[0] if write == "unbind_copy_" else t0[0]
+        if write == "setitem":
+            v[1] = w
+        elif write == "index_setitem":
+            v[[1, 2]] = w
+        elif write == "mul_":
+            v.mul_(w)
+        elif write == "untracked":
+            v.mul_(2.0)
+        else:
+            v.copy_(w.expand(3))
+        return repr(t0)
+    try:
+        same(program)
+    except RuntimeError:
+        check_error(program)
+
+
+def test_division_gradient_for_the_divisor_is_torchs_exact_formula():
+    """torch's gradient for other in self / other is -grad * ((self / other) / other): x / x
+    gets exactly zero (float32), not the rounding of -x / (x * x)."""
+    def program(L):
+        x = L.tensor([0.03, 1.51, 0.7, 3.0], requires_grad=True)
+        y = L.tensor([0.03, 1.51, 0.3, 7.0], requires_grad=True)
+        (x / y).sum().backward()
+        t = L.tensor([0.03, 1.51, 3.87], requires_grad=True)
+        (L.true_divide(t, t) ** 2).sum().backward()
+        return x.grad.tolist(), y.grad.tolist(), t.grad.tolist()
+    same(program)
+
+
+@pytest.mark.parametrize("op", ["scatter_", "index_add_"])
+def test_index_and_scatter_writes_refuse_a_leaf_before_checking_the_dim(op):
+    def program(L):
+        t = L.tensor([[-3.0, -2.0, 0.75]], requires_grad=True)
+        index = L.zeros(1, 3, dtype=L.long) if op == "scatter_" else L.tensor([0])
+        getattr(t, op)(2, index, t.detach())
+    check_error(program)
+
+
+@pytest.mark.parametrize("src", [
+    "L.lerp(L.tensor([4, 5]), L.tensor([1, 2]), L.tensor(4.0))",
+    "L.lerp(L.tensor([4, 5]), L.tensor([1, 2]), L.tensor(4.0, requires_grad=True))",
+    "L.lerp(L.zeros((0, 4), dtype=L.int64), L.zeros((0, 4), dtype=L.int64), L.tensor(0.75))",
+    "L.lerp(L.tensor([True]), L.tensor([False]), L.tensor(2.0, dtype=L.float64))",
+])
+def test_lerp_of_integral_or_bool_ends_promotes_with_a_0d_floating_weight(src):
+    same(lambda L: repr(eval(src, {"L": L})))
+
+
+@pytest.mark.parametrize("src", [
+    "L.lerp(L.tensor([4, 5]), L.tensor([1, 2]), L.tensor(4))",
+    "L.lerp(L.tensor([4, 5]), L.tensor([1, 2]), L.tensor([0.5, 1.0]))",
+    "L.zeros(2, dtype=L.int64).sub(L.zeros(2, dtype=L.int64), alpha=1.0)",
+    "L.zeros(2, dtype=L.int64).add(L.zeros(2, dtype=L.int64), alpha=1.0)",
+    "L.zeros(2, dtype=L.int64).sub(1, alpha=1.0)",
+])
+def test_integral_lerp_and_a_float_alpha_of_one_refuse_as_torch(src):
+    check_error(lambda L: eval(src, {"L": L}))
+
+
+def test_pow_of_minus_one_half_is_torchs_rsqrt_at_negative_zero_and_infinity():
+    def program(L):
+        x = L.tensor([0.0, -0.0, -float("inf"), float("inf"), -2.0, 4.0, float("nan")])
+        out = []
+        for t in (x, x.double()):
+            out.append(str(((t ** -0.5).tolist(), L.pow(t, -0.5).signbit().tolist())))
+        t = L.tensor([-0.0, 4.0])
+        t.pow_(-0.5)
+        return out, str(t.tolist())
+    same(program)

@@ -136,6 +136,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     run_backward(roots, retain_graph, create_graph)
 
 
+def _check_inputs(inputs):
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     single = isinstance(inputs, Tensor)
@@ -148,14 +154,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
-    for t in inputs:
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if is_grads_batched:
+        _check_inputs(inputs)
         return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph,
                              allow_unused, materialize_grads, single)
     grads = _make_grads(outputs, grad_outputs)
     roots = _roots(outputs, grads)
+    _check_inputs(inputs)       # (torch checks the outputs first)
     keys = [(accumulator(t), 0) if t._grad_fn is None else (t._grad_fn, t._output_nr)
             for t in inputs]
     capture = {k: None for k in keys}
@@ -163,6 +168,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = []
     for i, (t, k) in enumerate(zip(inputs, keys)):
         g = capture[k]
+        if t._grad_fn is None and t._x and "sink" in t._x:
+            g = None    # a view made in no_grad mode: torch's edge to it leads nowhere
         if g is None:
             if materialize_grads:
                 g = wrap(np.zeros_like(t._data))
@@ -258,6 +265,7 @@ def _batched_result(cols, inputs, allow_unused, materialize_grads, create_graph,
 def _grad_batched_once(outputs, inputs, grad_outputs, size, retain_graph, create_graph):
     """One backward pass with batched grad outputs (Note [Batched backward]): each input's
     gradient, batch first (None: none reached it), or None when a node cannot run batched."""
+    # (func and the ops import autograd: imported on use)
     from ..func import _batching
     from ..ops.join import stack
     # the checks and casts of one entry's pass (same errors as the per-entry passes)

@@ -153,7 +153,16 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
             edges = zip(node.next_functions, _NONES)
         elif grad is ZERO or node._n_outputs != 1 and \
                 (grad := _drop_zeros(grad, node)) is ZERO:
-            # Note [Zero gradients]: ZERO passes on without running the node
+            # Note [Zero gradients]: ZERO passes on without running the node; torch runs it
+            # on its zero tensor, which reads (and then frees) the saved tensors all the same
+            saves = node._saved_names
+            if saves:
+                if node._freed:
+                    raise RuntimeError(SECOND_BACKWARD)
+                if INPLACE[0]:
+                    check_versions(node)
+                if not retain_graph:
+                    node.release()
             edges = zip(node.next_functions, _ZEROS)
         else:
             hooks = node._hooks

@@ -1629,6 +1629,12 @@ def _softmax_backward(fn, lv, args, kwargs):
                           None if d is None else _shift(d, r)), lv)
 
 
+def _act_backward(fn, lv, args, kwargs):
+    """unary._sigmoid_backward / _tanh_backward(grad_output, output): elementwise."""
+    g, y = args
+    return _batched(W(fn)(_expand_to(g, lv), _expand_to(y, lv)), lv)
+
+
 def _embed(fn, lv, args, kwargs):
     """shape.embed(grad, sizes, writer, node_cls, fwd), the backward of select, slice,
     diagonal, ...: zeros of the input's size with the gradient written in, per sample (one
@@ -1661,7 +1667,7 @@ def _linear_grad(fn, lv, args, kwargs):
         (args[2] is None or not (_GRAD_MODE.enabled and args[2]._requires_grad)) else None
     if v is None:
         return _fallback(fn, lv, args, kwargs)
-    from ..ops.unary import _select_np
+    from ..ops.unary import _select_np     # (loaded with the op surface, in _build)
     return _batched(_wrap(_select_np(v._data, args[3], args[4] if len(args) > 4 else None)),
                     lv)
 
@@ -1897,6 +1903,9 @@ def _build():
     # (no rule: one call per sample, inside the one pass)
     for f in (_reduce_ops._scatter_add, _activation_ops._hardswish_backward,
               _conv_ops.convolution_backward, _fft_ops.fft_c2c):
+        W(f)
+    for f in (_unary_ops._sigmoid_backward, _unary_ops._tanh_backward):
+        RULES[f] = _act_backward
         W(f)
     RULES[_shape_ops.embed] = _embed
     W(_shape_ops.embed)

@@ -21,6 +21,7 @@ rebases the history as torch does:
   and the base's other live views read the base again (AsStridedBackward0).
 Saved tensors that alias self's memory are made to share its version counter, so a node that
 saved them is refused by the engine after a later write, as torch refuses it."""
+import warnings
 import weakref
 
 import numpy as np
@@ -172,16 +173,17 @@ def check_overlap(self, other, full=False):
     pass, and what the write then gives is undefined in torch too."""
     if isinstance(other, Tensor):
         try:
-            check_overlap_arrays(self._data, other._data, full)
+            check_overlap_arrays(self._data, other._data, full, self is other)
         except AttributeError as e:
             raise not_tensor(e) from None
 
 
-def check_overlap_arrays(a, b, full=False):
-    """check_overlap for the arrays of the written-to tensor (a) and an input (b)."""
-    if a is b:
+def check_overlap_arrays(a, b, full=False, same=False):
+    """check_overlap for the arrays of the written-to tensor (a) and an input (b); same: the
+    two are one tensor (not only one array: a detached alias is another tensor)."""
+    if same:
         status = "full"         # (torch: the same tensor overlaps itself even when empty)
-    elif a.base is None and b.base is None or not np.may_share_memory(a, b):
+    elif a is not b and (a.base is None and b.base is None or not np.may_share_memory(a, b)):
         return
     else:
         status = _overlap(a, b)
@@ -196,19 +198,20 @@ def _overlap(a, b):
         return None
     pa = a.__array_interface__["data"][0]
     pb = b.__array_interface__["data"][0]
-    if pa == pb and a.nbytes == b.nbytes and a.shape == b.shape and all(
-            sa == sb for n, sa, sb in zip(a.shape, a.strides, b.strides) if n > 1):
-        return "full"
+    if pa == pb and a.nbytes == b.nbytes and a.strides == b.strides:
+        return "full"           # (torch compares every stride, a size-1 dim's too)
     return "partial"
 
 
-def _dense(a):
+def _dense(a, shape=None, strides=None):
     """torch's is_non_overlapping_and_dense: the elements fill a block of memory, in some
-    order of the dims."""
-    if a.flags.c_contiguous or a.flags.f_contiguous:
-        return True
+    order of the dims (of array a, or of a's memory read with shape and strides)."""
+    if shape is None:
+        if a.flags.c_contiguous or a.flags.f_contiguous:
+            return True
+        shape, strides = a.shape, a.strides
     expect = a.itemsize
-    for st, n in sorted((st, n) for n, st in zip(a.shape, a.strides) if n != 1):
+    for st, n in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
         if st != expect:
             return False
         expect *= n
@@ -276,6 +279,8 @@ class CopySlices(Node):
 
     def _region(self):
         check_versions(self._fn)
+        if _has_internal_overlap(self._view):
+            raise RuntimeError(OVERLAP)     # Note [Expanded writes]
         return _region(self._view, self._base)
 
     def apply(self, grad):
@@ -304,10 +309,12 @@ class CopySlices(Node):
         return [g] + res[1:]
 
     def release(self):
+        # (torch frees its _fn: a CopySlices runs once without retain_graph, whatever _fn
+        # saved)
         fn = self._fn
         if fn is not None and fn._saved_names:
             fn.release()
-            self._freed = fn._freed
+        self._freed = True
 
 
 def _link_view_node(view, base):
@@ -316,9 +323,28 @@ def _link_view_node(view, base):
     node._view = view._data
     node._base = base._data
     init_node(node, (use(base),), (view._data.shape, view._data.dtype))
+    old, old_nr = view._grad_fn, getattr(view, "_output_nr", 0)
     view._grad_fn = node
     view._output_nr = 0
     view._requires_grad = True
+    _move_retain(view, old, old_nr)
+
+
+def _move_retain(t, old, old_nr):
+    """t's history changed from old's output old_nr: where t retains its gradient, torch
+    moves that to t's new grad_fn (t.grad is the gradient of t's latest values)."""
+    x = t._x
+    if old is None or not x or not x.get("retains_grad") or old._refused:
+        return
+    hooks = old._hooks
+    kept = hooks.get("retain") if hooks else None
+    if kept:
+        kept.pop(old_nr, None)
+        if not kept:
+            del hooks["retain"]
+            if not hooks:
+                old._hooks = None
+    t._grad_fn._extra().setdefault("retain", {})[t._output_nr] = weakref.ref(t)
 
 
 # Note [Refused views]: torch cannot regenerate the history of a view that one of several
@@ -425,6 +451,8 @@ def check_inplace(self, recording, write=True):
                 raise RuntimeError(NO_GRAD_VIEW)
             if self._requires_grad and base._grad_fn is None:   # (base need not require grad)
                 raise RuntimeError("a view of " + LEAF_INPLACE)
+            if x.get("nograd"):     # (a recorded write: whether or not the base requires grad)
+                raise RuntimeError(NO_GRAD_VIEW)
             if "multi" in x:
                 fn = self._grad_fn
                 if fn is not None and fn._refused:
@@ -437,22 +465,45 @@ def check_inplace(self, recording, write=True):
                                    "a function that returns multiple views. Such functions do "
                                    "not allow the output views to be modified inplace. You "
                                    "should replace the inplace operation by an out-of-place one.")
-            if x.get("nograd") and (base._requires_grad or self._requires_grad):
-                raise RuntimeError(NO_GRAD_VIEW)
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(LEAF_INPLACE)
-    # (NumPy marks every view of an expanded array read-only; torch refuses only a write
-    # into one whose elements share memory through a stride-0 dim, and writes the rest)
-    if write and not self._data.flags.writeable and self._data.size and any(
-            st == 0 and n > 1 for n, st in zip(self._data.shape, self._data.strides)):
+    if write and _expanded(self._data):
         raise RuntimeError(OVERLAP)
 
 
-def inplace(self, result, overlap_ok=False):
+# Note [Expanded writes]: torch lets a few in-place ops write into an expanded tensor, whose
+# elements share memory (fill_, zero_, masked_fill_, index_fill_, index_put_, triu_, tril_;
+# the others refuse it): their kernels write element by element. When the write is recorded
+# it goes through too, and the base's CopySlices then refuses to run in the backward (it
+# writes the gradient into the view's region of the base's, which overlaps itself).
+
+def _has_internal_overlap(arr):
+    """torch's has_internal_overlap answering yes: a dim of stride 0 and size > 1 (not empty:
+    NumPy gives an empty array zero strides)."""
+    return arr.size and any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+
+
+def _expanded(arr):
+    """Whether arr's elements share memory through a stride-0 dim (an expanded tensor).
+    (NumPy marks every view of an expanded array read-only; torch refuses only a write into
+    one whose elements share memory, and writes the rest.)"""
+    return not arr.flags.writeable and arr.size and any(
+        st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+
+
+def inplace(self, result, overlap_ok=False, written=None, warn=None):
     """Write `result` (computed out of place) into `self` and rebase the history (Note
-    [In-place writes]). Returns self. overlap_ok: self may be an expanded view (fill_)."""
+    [In-place writes]). Returns self. overlap_ok: self may be an expanded view (fill_).
+    written: for an op that torch lets write into an expanded tensor (triu_, index_fill_,
+    index_put_, ...), a function written(arr, result_array) that writes into arr (a writable
+    alias of self's shared memory) as torch's kernel does: element by element, so that the
+    last write to a memory location stays, and the elements the op does not write keep their
+    memory as it is (see `masked`). warn: the op name of torch's deprecation warning for
+    such a write. (When recorded, such a write goes through and the backward refuses it:
+    Note [Expanded writes].)"""
     node = result._grad_fn
-    check_inplace(self, node is not None, write=not overlap_ok)
+    expanded = written is not None and _expanded(self._data)
+    check_inplace(self, node is not None, write=not (overlap_ok or expanded))
     rd, sd = result._data, self._data
     if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
         raise RuntimeError(f"result type {type_name(rd.dtype)} can't be cast to the desired "
@@ -463,7 +514,15 @@ def inplace(self, result, overlap_ok=False):
     if node is not None and not self._requires_grad:
         _keep_saved(node, self)        # the op read self without a copy (inplace_source)
     _alias_saved_outputs(self)
-    np.copyto(writable(sd), rd, casting="unsafe")
+    if expanded:
+        if warn is not None:
+            example = "[indices] = tensor" if warn == "index_put_" else "[mask] = scalar"
+            warnings.warn(f"Use of {warn} on expanded tensors is deprecated. Please clone() "
+                          f"the tensor before performing this operation. This also applies to "
+                          f"advanced indexing e.g. tensor{example}", UserWarning, stacklevel=3)
+        written(writable(sd), rd)
+    else:
+        np.copyto(writable(sd), rd, casting="unsafe")
     if LEVELS:
         write_tangents(self, result)
     if node is None:
@@ -484,6 +543,16 @@ def inplace(self, result, overlap_ok=False):
             _alias(saved, self, node)
     rebase(self, node, result._output_nr)
     return self
+
+
+def masked(mask):
+    """inplace's `written` for an op that writes the elements of mask() (a function giving a
+    bool array broadcastable to self's shape), each with one value (triu_, index_fill_): the
+    order of the writes does not matter."""
+    def write(arr, result):
+        m = np.broadcast_to(mask(), arr.shape)
+        arr[m] = np.broadcast_to(result, arr.shape)[m].astype(arr.dtype, copy=False)
+    return write
 
 
 def write_tangents(self, result):
@@ -523,13 +592,16 @@ def mark_written(t):
 
 
 def reshaped_in_place(t):
-    """After t_()/unsqueeze_()/...: a version bump, and the family's other views read the
-    base anew (torch regenerates them as their version changed)."""
+    """After t_()/unsqueeze_()/...: a version bump (outputs saved by t's history share it,
+    _alias_saved_outputs before the change: torch refuses their node too), and the family's
+    other views read the base anew (torch regenerates them as their version changed)."""
     bump_version(t)
     x = t._x
     base = x.get("base", t) if x else t
     if base._requires_grad and base._x is not None and "views" in base._x:
         _regenerate(base, t)
+    if x:
+        _regenerate_source(t, base)     # (t is a detached alias: the source's views too)
 
 
 def _untracked(t):
@@ -554,9 +626,11 @@ def rebase(self, node, nr=0):
     x = self._x
     base = x.get("base") if x else None
     if base is None:
+        old, old_nr = self._grad_fn, getattr(self, "_output_nr", 0)
         self._grad_fn = node
         self._output_nr = nr
         self._requires_grad = True
+        _move_retain(self, old, old_nr)
         if not isinstance(node._meta, list):
             node._meta = (self._data.shape, self._data.dtype)
         _regenerate(self)
@@ -572,9 +646,11 @@ def rebase(self, node, nr=0):
         old._uses -= 1
     init_node(cs, (use(base),) + tuple(node.next_functions[1:]),
               (base._data.shape, base._data.dtype))
+    old, old_nr = base._grad_fn, getattr(base, "_output_nr", 0)
     base._grad_fn = cs
     base._output_nr = 0
     base._requires_grad = True
+    _move_retain(base, old, old_nr)
     _link_view_node(self, base)
     _regenerate(base, self)
     _regenerate_source(self, base)
@@ -592,11 +668,16 @@ def _regenerate_source(t, base):
 
 
 def _keep_saved(node, self):
-    """Before self is written: node's saved tensors that share self's memory keep the values
-    they were saved with (a copy carrying the same history)."""
-    for name in node._saved_names:
+    """Before self is written: the op's own self, where the node saved it, keeps the values it
+    was saved with (a copy carrying the same history: torch saves a clone of the original
+    self). Its other saved operands that share self's memory (t.addcmul_(t, w)) stay as they
+    are, and the write makes the node refuse to run, as in torch."""
+    for name in ("_saved_self",):
+        if name not in node._saved_names:
+            continue
         saved = getattr(node, name, None)
-        if isinstance(saved, Tensor) and np.may_share_memory(saved._data, self._data):
+        if isinstance(saved, Tensor) and (saved is self or
+                                          np.may_share_memory(saved._data, self._data)):
             c = wrap(saved._data.copy())
             c._requires_grad = saved._requires_grad
             c._grad_fn = saved._grad_fn

@@ -75,7 +75,7 @@ class AddBackward0(Node):                    # derivatives.yaml: add.Tensor
 
 
 def _check_alpha(input, other, alpha):
-    """torch's checks on alpha (only reached for alpha != 1)."""
+    """torch's checks on alpha (only reached for alpha != 1 or one not an int)."""
     if not isinstance(alpha, (int, float, complex, np.number, Tensor)):
         name = sys._getframe(1).f_code.co_name      # the op, on the error path only
         raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
@@ -120,7 +120,7 @@ def add(input, other, *, alpha=1, out=None):
                 node._saved_alpha = 1
                 return wrap_out2(r, node, input, other)
             return wrap(r)
-    if alpha != 1 or type(alpha) is bool:
+    if alpha != 1 or type(alpha) is not int:
         _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
         return add(scalar_tensor(input), other, alpha=alpha, out=out)
@@ -130,6 +130,9 @@ def add(input, other, *, alpha=1, out=None):
         r = x + y if alpha == 1 else x + y * alpha
     except ValueError:
         raise broadcast_error(x, y) from None
+    if r.dtype != x.dtype and x.dtype.kind == "b":
+        # bool + alpha * bool stays bool, as in torch: alpha as a bool, the sum an or
+        r = np.logical_or(x, np.logical_and(y, bool(alpha)))
     res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
     if _grad_needed(input, o):
         node = AddBackward0()
@@ -172,7 +175,7 @@ def sub(input, other, *, alpha=1, out=None):
             node._saved_alpha = 1
             return wrap_out(r, node, input, True)
         return wrap(r)
-    if alpha != 1 or type(alpha) is bool:
+    if alpha != 1 or type(alpha) is not int:
         _check_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
@@ -251,7 +254,11 @@ def rsub(input, other, *, alpha=1):
         if not isinstance(input, Tensor):
             input = _scalar_self(input, other)
         x, y = operands(input, other)
-        res = wrap(layout2(y - x * alpha if alpha != 1 else y - x, other, input))
+        try:
+            r = y - x * alpha if alpha != 1 else y - x
+        except ValueError:
+            raise broadcast_error(y, x) from None
+        res = wrap(layout2(r, other, input))
         if _grad_needed(input, other):
             node = RsubBackward0()
             node._saved_alpha = alpha
@@ -579,13 +586,15 @@ class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scal
 
     def apply(self, grad):
         e = self._saved_exponent
-        if e == 0:
-            return _zeros(grad),        # (zeros, as torch: not grad * 0, NaN for NaN)
+        if e == 0 and type(e) is not bool:
+            # (zeros, as torch: not grad * 0, NaN for NaN; a False exponent is no zero to
+            # torch's Scalar comparison, and takes the formula: NaN where self is 0)
+            return _zeros(grad),
         return grad * (e * conj_if_complex(self._saved_self) ** (e - 1)),
 
     def jvp(self, ts, xs, out):
         e = self._saved_exponent
-        if e == 0:
+        if e == 0 and type(e) is not bool:
             return ts[0] * 0
         return ts[0] * (e * xs[0] ** (e - 1))
 
@@ -650,10 +659,14 @@ def pow(input, exponent, *, out=None):
         np.any(np.asarray(y) < 0)
     if neg and e is None:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    try:
-        r = _int_pow(x, y) if neg else np.power(x, y)
-    except ValueError:
-        raise broadcast_error(x, y) from None
+    if e is None and exponent == -0.5 and x.dtype.kind == "f":
+        with np.errstate(all="ignore"):
+            r = 1 / np.sqrt(x)      # torch's x ** -0.5 is rsqrt: -0 gives -inf, -inf NaN
+    else:
+        try:
+            r = _int_pow(x, y) if neg else np.power(x, y)
+        except ValueError:
+            raise broadcast_error(x, y) from None
     # (a number exponent: torch's pow is then a one-operand op, Note [Elementwise layout])
     res = wrap(layout2(r, input, exponent) if e is not None else torch_layout(r, input._data))
     if _grad_needed(input, e):

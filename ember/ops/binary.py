@@ -17,6 +17,7 @@ from ._args import not_tensor
 from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .arith import (_grad_needed, _SavesSelf, _zeros, div, scalar_op, MulBackward1,
                     DivBackward1)
+from .convert import fill_value
 from .logical import isnan, where
 
 
@@ -339,9 +340,10 @@ def lerp(input, end, weight, *, out=None):
                            f"{_c_name(e.dtype)}")
     w = weight._data if tw else weight
     if tw and w.ndim == 0:
-        # a 0-d weight promotes as a number does: it may make the result complex
+        # a 0-d weight promotes as a number does: it may make the result complex, or an
+        # integral or bool start and end floating
         rt = D.result_type(input, weight).np
-        if rt != x.dtype and x.dtype.kind in "fc":
+        if rt != x.dtype:
             x, e = x.astype(rt), e.astype(rt)
         w = w.astype(x.dtype)
     elif tw and w.dtype != x.dtype:
@@ -419,7 +421,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if x.dtype.kind == "b":
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     if x.dtype.kind in "iu" and isinstance(value, float):
-        value = int(value)          # torch casts the scalar to the integral result type
+        # torch casts the scalar to the integral result type (refusing a non-finite one)
+        value = int(fill_value(value, x.dtype))
     try:
         r = x + value * (a * b) if value != 1 else x + a * b
         res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
@@ -444,6 +447,8 @@ class AddcdivBackward0(Node):
         t1, t2 = self._saved_tensor1, self._saved_tensor2
         # tensor1: grad * (value / tensor2).conj(); tensor2: -grad * (value * tensor1 /
         # (tensor2 * tensor2)).conj()
+        if needs(self, 1) and t2._data.dtype.kind in "biu":
+            _scalar_over_tensor_error(v, t2._data.dtype)
         return (grad if needs(self, 0) else None,
                 grad * conj_if_complex(div(v, t2)) if needs(self, 1) else None,
                 -grad * conj_if_complex(scalar_op(t1, v, MulBackward1) / (t2 * t2))
@@ -453,6 +458,15 @@ class AddcdivBackward0(Node):
         (st, t1t, t2t), (s, t1, t2) = ts, xs
         v = self._saved_value
         return st + (t1t / t2 - t1 * t2t / (t2 * t2)) * v
+
+
+def _scalar_over_tensor_error(value, dtype):
+    """torch's gradient for tensor1 computes value / tensor2 as a tensor of tensor2's dtype
+    filled with value, then divided in place by tensor2: for an integral or bool tensor2 the
+    fill (a non-finite value) or the true division's float result is refused."""
+    fill_value(value, dtype)
+    raise RuntimeError(f"result type {type_name(D.get_default_dtype().np)} can't be cast to the "
+                       f"desired output type {type_name(dtype)}")
 
 
 _ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release "

@@ -179,6 +179,7 @@ def copy_(self, src, non_blocking=False):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
     sd, vd = self._data, src._data
+    check_overlap(self, src)        # (torch's copy checks the memory before the shapes)
     if vd.shape != sd.shape:
         try:
             shape = np.broadcast_shapes(vd.shape, sd.shape)
@@ -187,7 +188,6 @@ def copy_(self, src, non_blocking=False):
         if shape != sd.shape:
             raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
-    check_overlap(self, src)
     # (an integer tensor never requires grad: a copy into one records nothing)
     recording = (STATE.enabled and (self._requires_grad or src._requires_grad) or
                  LEVELS and dual(self, src)) and sd.dtype.kind in "fc"
@@ -303,7 +303,7 @@ def zero_(self):
     if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         res = wrap(np.zeros(sd.shape, sd.dtype))
         link(res, ZeroBackward0(), self)
-        return inplace(self, res)
+        return inplace(self, res, overlap_ok=True)
     check_inplace(self, False, write=False)     # (an expanded tensor too, as in torch)
     writable(sd).fill(0)
     mark_written(self)

@@ -27,7 +27,7 @@ from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, contiguous_format, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
 from ._args import not_tensor, check_args, invalid_args, OMITTED
-from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _overlap, check_inplace, check_overlap,
+from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _dense, check_inplace, check_overlap,
                      check_overlap_arrays, inplace, inplace_source)
 from .convert import copy_, fill_, fill_value
 from .join import slice_dim, stack
@@ -289,7 +289,8 @@ class IndexPutImplBackward0(Node):           # derivatives.yaml: _index_put_impl
 
 def _advanced(x, indices):
     """x[indices] for a tuple of NumPy index arrays (and full slices): a copy."""
-    res = wrap(x._data[indices])
+    # (C-contiguous, as torch's result: NumPy lays out some out of order, x[:, [0, 1]])
+    res = wrap(np.ascontiguousarray(x._data[indices]))
     if STATE.enabled and x._requires_grad or LEVELS and dual(x):
         node = IndexBackward0()
         node._indices = indices
@@ -341,6 +342,7 @@ def _getitem(self, index):
 
 class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _index_put_impl_
     __slots__ = ("_P", "_vshape", "_saved_accumulate")
+    _saved_names = ("_P",)      # (torch saves the indices: a second backward is refused)
 
     def apply(self, grad):
         P = self._P
@@ -425,11 +427,11 @@ def _expand_error(vs, target):
     return RuntimeError(f"shapes {vs} and {target} cannot be broadcast")
 
 
-def _check_overlap(dst, src, same_ok):
+def _check_overlap(dst, src, same_ok, same=False):
     """torch refuses a write whose (dense) source overlaps the destination's memory: partly
-    (a copy into a basic index), or at all (index_put_ through advanced indices; the same
-    tensor overlaps itself even when empty)."""
-    if dst is not src and not np.may_share_memory(dst, src):
+    (a copy into a basic index), or at all (index_put_ through advanced indices; same: the
+    destination and the value are one tensor, which overlaps itself even when empty)."""
+    if not same and not np.may_share_memory(dst, src):
         return
     if same_ok:
         try:
@@ -438,32 +440,43 @@ def _check_overlap(dst, src, same_ok):
             return     # the write itself reports the shape mismatch first
         _check_copy_overlap(dst, src)
         return
-    check_overlap_arrays(dst, src, not same_ok)
+    check_overlap_arrays(dst, src, True, same)
 
 
 def _check_copy_overlap(dst, src):
-    """The copy of a basic setitem (found by experiment): a value of another shape loses its
-    leading size-1 dims and is expanded (stride 0) to dst's shape; the two then overlap fully
-    only where they start and end at the same address with the very same strides."""
+    """The copy of a basic setitem (torch's copy_to): a value of another shape than dst loses
+    its leading size-1 dims and is expanded to dst's shape (as torch's expand lays it out: a
+    new dim of size 1 takes the stride a contiguous layout gives it, a broadcast dim stride 0,
+    every dim of an expanded 0-d value stride 0); torch then refuses a partial overlap of dst
+    and that (both dense and not empty: the same first and last byte with all strides equal
+    is a full overlap, any other shared byte a partial one). Found by experiment."""
     if dst.size == 0 or src.size == 0:
         return
-    strides = src.strides
-    if src.shape != dst.shape:
-        k = 0
-        while k < src.ndim and src.shape[k] == 1:
-            k += 1
-        shape, strides = src.shape[k:], src.strides[k:]
-        lead = dst.ndim - len(shape)
-        strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st for n, m, st in
-                                      zip(shape, dst.shape[lead:], strides))
-    if strides == dst.strides and dst.__array_interface__["data"][0] == \
-            src.__array_interface__["data"][0] and dst.nbytes == src.nbytes:
+    isz = src.itemsize
+    k = 0
+    while src.shape != dst.shape and k < src.ndim and src.shape[k] == 1:
+        k += 1          # (a value of dst's shape is copied as it is)
+    shape, strides = src.shape[k:], src.strides[k:]
+    if shape != dst.shape:
+        n, lead = dst.ndim, dst.ndim - len(shape)
+        out = [0] * n
+        if shape:
+            for i in range(n - 1, -1, -1):
+                size, st = (shape[i - lead], strides[i - lead]) if i >= lead else \
+                    (1, isz if i == n - 1 else dst.shape[i + 1] * out[i + 1])
+                out[i] = st if size == dst.shape[i] else 0
+        shape, strides = dst.shape, tuple(out)
+    if not (_dense(dst) and _dense(src, shape, strides)):
+        return      # (torch cannot tell: no check)
+    a0 = dst.__array_interface__["data"][0]
+    b0 = src.__array_interface__["data"][0]
+    a1, b1 = a0 + dst.nbytes, b0 + dst.size * isz
+    if a0 == b0 and a1 == b1 and tuple(dst.strides) == tuple(strides) or a1 <= b0 or b1 <= a0:
         return
-    if _overlap(dst, src) is not None:      # (both dense: else torch cannot tell either)
-        raise RuntimeError(PARTIAL_OVERLAP)
+    raise RuntimeError(PARTIAL_OVERLAP)
 
 
-def _set(self, P, value, fill=False):
+def _set(self, P, value, fill=False, expanded_ok=False):
     vt = value if isinstance(value, Tensor) else None
     if vt is not None and vt._data.dtype.kind == "c" and self._data.dtype.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part",
@@ -473,6 +486,7 @@ def _set(self, P, value, fill=False):
         vt = value = vt.view(()) if vt._data.ndim else vt
         if vt._data.dtype != self._data.dtype:
             vt = value = vt.to(self.dtype)
+    target = _basic(self, P) if P.steps else self
     if vt is not None:
         if P.adv is not None and vt._data.dtype != self._data.dtype:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
@@ -480,10 +494,11 @@ def _set(self, P, value, fill=False):
                                f"{type_name(vt._data.dtype)} for the source.")
         # (a 0-d value into a basic index is a fill: it reads the value first)
         if not fill and not (P.adv is None and vt._data.ndim == 0):
-            # (torch's copy does not see the value's None dims: found by experiment)
-            _check_overlap(self._data[tuple(i for i in P.basic if i is not None)]
-                           if P.adv is None else self._data, vt._data, P.adv is None)
-    target = _basic(self, P) if P.steps else self
+            # (torch's index_put_ gets self itself where no basic index made a view of it,
+            # and the value itself unless it had leading size-1 dims to drop)
+            _check_overlap(target._data if P.adv is None else self._data, vt._data,
+                           P.adv is None, target is self and vt is self and not (
+                               vt._data.ndim and vt._data.shape[0] == 1))
     if vt is not None and vt._data.ndim:
         vs = vt._data.shape                 # torch drops the value's leading size-1 dims
         nd = target._data.ndim if P.adv is None else \
@@ -500,7 +515,9 @@ def _set(self, P, value, fill=False):
         _check_put_shape(target._data, P.adv, vt._data)
         Q = _Index()                        # the advanced part, applied to the view
         Q.steps, Q.basic, Q.adv = (), (Ellipsis,), P.adv
-        inplace(target, _index_put(inplace_source(target), Q, vt, False))
+        inplace(target, _index_put(inplace_source(target), Q, vt, False),
+                written=_put_writer(Q, vt, False) if expanded_ok else None,
+                warn="index_put_")
     elif vt._data.ndim == 0 and target._data.ndim:    # (torch: fill_ unless the shapes match)
         fill_(target, vt)
     else:
@@ -550,7 +567,9 @@ def _setitem(self, index, value):
     if P.adv is not None and STATE.enabled and self._requires_grad:
         # (torch refuses a leaf, or a view of one, before it reads the advanced indices)
         check_inplace(_basic(self, P) if P.steps else self, True, write=False)
-    _set(self, P, value, fill)
+    # torch writes tensor and list indices into an expanded tensor (index_put_), not a bool
+    parts = index if isinstance(index, tuple) else (index,)
+    _set(self, P, value, fill, expanded_ok=any(isinstance(i, (Tensor, list)) for i in parts))
 
 
 # ---------------------------------------------------------------- helpers for the index ops
@@ -783,7 +802,18 @@ def _index_put(input, P, values, accumulate):
 
 def index_put_(input, indices, values, accumulate=False):
     check_overlap(input, values, full=True)
-    return inplace(input, index_put(inplace_source(input), indices, values, accumulate))
+    return inplace(input, index_put(inplace_source(input), indices, values, accumulate),
+                   written=_put_writer(None, values, accumulate, indices),
+                   warn="index_put_")
+
+
+def _put_writer(P, values, accumulate, indices=None):
+    """inplace's `written` for index_put_ into an expanded tensor: the values written in the
+    order of the indices (the last write to a memory location stays), or added one by one."""
+    def write(arr, result):
+        _write(wrap(arr), P if P is not None else _put_index(arr, indices), values,
+               accumulate)
+    return write
 
 # ---------------------------------------------------------------- masked ops
 

@@ -200,14 +200,17 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
 
 
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
-    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_self_sym_sizes")
+    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_self_sym_sizes", "_saved_self")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
     # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
-    # array); _saved_indices / _raw_saved_indices read _indices
-    _saved_names = ("_indices",)
+    # array); _saved_indices / _raw_saved_indices read _indices. torch saves self too (a
+    # write into it is refused), which the formula does not read.
+    _saved_names = ("_indices", "_saved_self")
     _saved_indices, _raw_saved_indices = saved_alias("_indices")
 
     def apply(self, grad):
+        if not grad._data.size:
+            return grad,
         # (a 0-dim input too: zeros.scatter(_add)(0, indices, grad), as torch records it)
         return _scatter_add(grad, self._saved_dim, self._idx,
                             self._saved_self_sym_sizes, unique=False),
@@ -225,10 +228,20 @@ class CumminBackward0(CummaxBackward0):      # derivatives.yaml: cummin
 def _cumext(input, dim, largest):
     _kernel_check(input, "cummax_cpu" if largest else "cummin_cpu")
     x = input._data
-    d = wrap_dim(dim, x.ndim)
-    if x.ndim == 0:
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{'cummax' if largest else 'cummin'}(): argument 'dim' (position 1) "
+                        f"must be int, not {type(dim).__name__}")
+    if x.ndim and not x.size:       # (torch returns an empty result before it reads the dim)
+        d = dim
+        vals, idx = x.copy(), np.zeros(x.shape, np.int64)
+    elif x.ndim == 0:
+        d = dim
+        if d not in (-1, 0):
+            raise IndexError(f"{'cummax' if largest else 'cummin'}(): Expected reduction dim -1 "
+                             f"or 0 for scalar but got {dim}")
         vals, idx = x.copy(), np.zeros((), np.int64)
     else:
+        d = wrap_dim(dim, x.ndim)
         xm = np.moveaxis(x, d, -1)
         vals = np.empty_like(xm)
         idx = np.zeros(xm.shape, np.int64)
@@ -250,6 +263,7 @@ def _cumext(input, dim, largest):
         node = CummaxBackward0() if largest else CumminBackward0()
         node._saved_dim, node._idx, node._indices = d, idx, indices
         node._saved_self_sym_sizes = x.shape
+        node._saved_self = input
         link(values, node, input)
     return (_RT.cummax if largest else _RT.cummin)((values, indices))
 

@@ -16,7 +16,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim, broadcast_error, write_out
 from ._args import not_tensor
-from ._views import check_inplace, check_overlap, inplace, inplace_source, mark_written, writable
+from ._views import check_inplace, check_overlap, inplace, inplace_source, masked
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
 from .logical import where
@@ -511,12 +511,15 @@ def index_copy(input, dim, index, source, *, out=None):
     if s.ndim and i.size != s.shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to "
                          f"source.size(dim) ({s.shape[d]})")
-    if i.size and not x.size:
-        raise RuntimeError(f"index_copy_(): index {i[0]} is out of bounds for dimension {d} "
-                           f"with size 0")
-    _in_bounds(x, d, i, IndexError, "index_copy_(): ")
+    if not x.size:
+        # (torch checks no index into an empty tensor: an empty source is copied, nothing)
+        if i.size and s.size:
+            raise RuntimeError(f"index_copy_(): index {i[0]} is out of bounds for dimension "
+                               f"{d} with size 0")
+    else:
+        _in_bounds(x, d, i, IndexError, "index_copy_(): ")
     r = x.copy()
-    if i.size:
+    if i.size and x.size:
         if x.ndim == 0:
             r[...] = s.reshape(())
         else:
@@ -774,6 +777,14 @@ def _inplace_op(fn, name, src=None):
     refuses where it overlaps self at all."""
     def op_(self, *args, **kwargs):
         if src is not None:
+            if src[0] == 2 and isinstance(self, Tensor):    # (torch checks the dim first,
+                if STATE.enabled and self._requires_grad:   # after autograd's refusals)
+                    check_inplace(self, True, write=False)
+                dim = args[0] if args else kwargs.get("dim")
+                if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+                    raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                                    f"{type(dim).__name__}")
+                wrap_dim(int(dim), self._data.ndim)
             check_overlap(self, args[src[0]] if len(args) > src[0] else kwargs.get(src[1]),
                           full=True)
         return inplace(self, fn(inplace_source(self), *args, **kwargs))
@@ -787,32 +798,35 @@ scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_", (2, "src"))
 index_add_ = _inplace_op(index_add, "index_add_", (2, "source"))
 index_reduce_ = _inplace_op(index_reduce, "index_reduce_", (2, "source"))
 index_copy_ = _inplace_op(index_copy, "index_copy_", (2, "source"))
-index_fill_ = _inplace_op(index_fill, "index_fill_")
+
+
+def index_fill_(self, dim, index, value):
+    # (into an expanded tensor too, as in torch, which warns)
+    return inplace(self, index_fill(inplace_source(self), dim, index, value),
+                   written=masked(lambda: index_fill(wrap(np.zeros(self._data.shape, np.bool_)),
+                                                     dim, index, True)._data), warn="index_fill_")
+
+
 masked_scatter_ = _inplace_op(masked_scatter, "masked_scatter_")
 put_ = _inplace_op(put, "put_", (1, "source"))
 
 
 def masked_fill_(self, mask, value):
     m = _mask(mask, "masked_fill_")
+    if m.shape != self._data.shape:
+        try:
+            np.broadcast_shapes(m.shape, self._data.shape)
+        except ValueError:
+            raise broadcast_error(self._data, m) from None
     if m.shape != self._data.shape and \
             np.broadcast_shapes(m.shape, self._data.shape) != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                            f"broadcast shape "
                            f"{list(np.broadcast_shapes(m.shape, self._data.shape))}")
-    x = self._data
-    if not x.flags.writeable and not (STATE.enabled and (
-            self._requires_grad or isinstance(value, Tensor) and value._requires_grad)):
-        # an expanded tensor: torch writes (warning that this is deprecated) each masked
-        # element in place, so memory shared by any masked element takes the value
-        check_inplace(self, False, write=False)
-        warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
-                      "the tensor before performing this operation. This also applies to "
-                      "advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=2)
-        v = masked_fill(wrap(np.zeros((), x.dtype)), wrap(np.ones((), np.bool_)), value)
-        writable(x)[np.broadcast_to(m, x.shape)] = v._data
-        mark_written(self)
-        return self
-    return inplace(self, masked_fill(inplace_source(self), mask, value))
+    # (into an expanded tensor too, as in torch, which warns: each masked element is written,
+    # so memory shared by any masked element takes the value)
+    return inplace(self, masked_fill(inplace_source(self), mask, value), written=masked(lambda: m),
+                   warn="masked_fill_")
 
 
 def take_along_dim(input, indices, dim=None, *, out=None):

@@ -22,8 +22,8 @@ from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type, check_args, invalid_args
 from ._args import OVERLOADED, OMITTED
-from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view,
-                     mark_written, reshaped_in_place)
+from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view, masked,
+                     mark_written, reshaped_in_place, _alias_saved_outputs)
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -1079,11 +1079,16 @@ triu = _tri("triu", np.triu, TriuBackward0)
 
 
 def tril_(self, diagonal=0):
-    return inplace(self, tril(inplace_source(self), diagonal))
+    return inplace(self, tril(inplace_source(self), diagonal),
+                   written=masked(lambda: ~np.tril(np.ones(self._data.shape, np.bool_),
+                                                   diagonal)))
 
 
 def triu_(self, diagonal=0):
-    return inplace(self, triu(inplace_source(self), diagonal))
+    # (into an expanded tensor too, as in torch: the elements zeroed are the ones written)
+    return inplace(self, triu(inplace_source(self), diagonal),
+                   written=masked(lambda: ~np.triu(np.ones(self._data.shape, np.bool_),
+                                                   diagonal)))
 
 
 # ------------------------------------------------------------------ diagonal family
@@ -1534,6 +1539,7 @@ def _meta_inplace(op):
     def method(self, *args, **kwargs):
         check_inplace(self, STATE.enabled and self._requires_grad, write=False)
         res = op(self, *args, **kwargs)
+        _alias_saved_outputs(self)      # (before self's array changes: found by identity)
         self._data = res._data
         if res._x and "fw" in res._x:    # the tangents change shape with self
             self._extra()["fw"] = res._x["fw"]

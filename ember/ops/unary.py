@@ -924,10 +924,13 @@ class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
         g0 = g1 = g2 = None
         if lo is not None and hi is not None:
             if needs(self, 0):
+                _in_place_mask(s, lo, s, hi)
                 g0 = where((s >= lo) & (s <= hi), grad, 0.0)
             if needs(self, 1):
+                _in_place_mask(s, lo, lo, hi)
                 g1 = where((s < lo) & (lo < hi), grad, 0.0)
             if needs(self, 2):
+                _in_place_mask(s, hi, hi, lo)
                 g2 = where((s > hi) | (hi < lo), grad, 0.0)
         elif lo is not None:
             if needs(self, 0):
@@ -949,6 +952,16 @@ class ClampBackward0(_SavesSelf):            # derivatives.yaml: clamp.Tensor
         if lo is not None:
             return where(s >= lo, st, 0.0) + where(s < lo, lt, 0.0)
         return where(s <= hi, st, 0.0) + where(s > hi, ht, 0.0)
+
+
+def _in_place_mask(a, b, c, d):
+    """torch combines each pair of masks of ClampBackward0 in place ((a < b).logical_and_(c < d)),
+    which refuses a second mask of a larger broadcast shape than the first."""
+    first = np.broadcast_shapes(np.shape(a), np.shape(b))
+    both = np.broadcast_shapes(first, np.shape(c), np.shape(d))
+    if both != first:
+        raise RuntimeError(f"output with shape {list(first)} doesn't match the broadcast shape "
+                           f"{list(both)}")
 
 
 _CLAMP_COMPLEX = "clamp is not supported for complex types"
@@ -1299,7 +1312,14 @@ def clamp_max_(self, max):
 
 
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-    return inplace(self, nan_to_num(inplace_source(self), nan, posinf, neginf))
+    # (an integral or bool tensor keeps its values: torch writes none, and so lets it be an
+    # expanded one, counting the write all the same)
+    return inplace(self, nan_to_num(inplace_source(self), nan, posinf, neginf),
+                   written=_write_nothing if self._data.dtype.kind in "biu" else None)
+
+
+def _write_nothing(arr, result):
+    """inplace's `written` for an op that writes no element."""
 
 
 # ================================================================ surface ops (issue 14): frexp

@@ -714,8 +714,13 @@ def undefined_write(g, target, rest):
     ptr = target.untyped_storage().data_ptr()
     names = set(re.findall(r"\bt\d+(?:\[\d+\])?", rest))
     for expr, o in g.operands():
-        if expr not in names or o.numel() == 0 or o.untyped_storage().data_ptr() != ptr:
+        if expr not in names or o.numel() == 0:
             continue
+        try:
+            if o.untyped_storage().data_ptr() != ptr:
+                continue
+        except RuntimeError:    # (torch, rarely: "Attempted to access the data pointer on an
+            return True         # invalid python storage": cannot tell, so not written)
         if o.data_ptr() == target.data_ptr() and o.shape == target.shape and \
                 o.stride() == target.stride():
             continue
