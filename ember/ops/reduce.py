@@ -285,13 +285,19 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
         return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim) / self._count
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    dtype = D.as_dtype(dtype, "mean")
+def _mean_args(name, input, dim, keepdim, dtype, axis, keepdims):
+    """mean's and nanmean's arguments: (input's array, dtype, dim, keepdim), NumPy's
+    axis/keepdims aliases resolved."""
+    dtype = D.as_dtype(dtype, name)
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     try:
-        x = input._data
+        return input._data, dtype, dim, keepdim
     except AttributeError as e:
         raise not_tensor(e) from None
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    x, dtype, dim, keepdim = _mean_args("mean", input, dim, keepdim, dtype, axis, keepdims)
     if dtype is not None:
         if dtype.np.kind not in "fc":
             raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
@@ -335,12 +341,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    dtype = D.as_dtype(dtype, "nanmean")
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
+    x, dtype, dim, keepdim = _mean_args("nanmean", input, dim, keepdim, dtype, axis, keepdims)
     xd = x if dtype is None else x.astype(dtype.np)
     if xd.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex "
