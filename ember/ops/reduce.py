@@ -18,7 +18,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, requires, conj_if_complex, broadcast_error)
-from ._args import not_tensor, wrong_type
+from ._args import floating, not_tensor, wrong_type
 from .arith import _zeros
 from ._views import inplace, inplace_source
 from .binary import maximum, minimum
@@ -943,9 +943,7 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    if x.dtype.kind not in "fc":
-        x = x.astype(D.get_default_dtype().np)
-        input = wrap(x)
+    x = floating(x)         # (an integer input has no gradient and no tangent to link)
     dims, axis = _red_dims(dim, x.ndim)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if x.size:
