@@ -2,6 +2,8 @@
 the tie order of torch's CPU kernels (forward, node, derivative)."""
 __all__ = ["median", "nanmedian", "mode", "topk", "sort", "argsort", "msort", "kthvalue"]
 
+import math
+
 import numpy as np
 
 from .. import return_types as _RT
@@ -687,8 +689,11 @@ def _unique_result(input, values, inverse, counts, node_cls, return_inverse, ret
 
 def _rows_of(x, d):
     """x with dimension d first, flattened to one row per slice along d."""
+    if x.size == 0 and x.shape[d]:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
     m = np.moveaxis(x, d, 0)
-    return m, m.reshape(m.shape[0], -1)
+    return m, m.reshape(m.shape[0], math.prod(m.shape[1:]))
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
