@@ -14,14 +14,14 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
-from ..tensor import Tensor, wrap
+from ..tensor import wrap
 from ._args import needs, wrap_dim, write_out, saved_output, requires
 from ._args import not_tensor, wrong_type
 from ._linalg import _check_float, _check_matrices, _check_square, _h, _outs, _warn
 from .convert import copy_
 from .decomp import (_lu_legacy, _qr_legacy, _slogdet_old_t, _slogdet_t, _svd_legacy,
                      linalg_lu_solve, svdvals, linalg_svd)
-from .join import cat
+from .join import _tensor_list, cat
 from .logical import where
 from .matmul import matmul, mm
 from .reduce import amax, amin, vector_norm
@@ -279,13 +279,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def multi_dot(tensors, *, out=None):
-    if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of "
-                        f"Tensors, not {type(tensors).__name__}")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
+    tensors = _tensor_list(tensors, "linalg_multi_dot")
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
