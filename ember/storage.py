@@ -21,6 +21,16 @@ _SHARED = weakref.WeakValueDictionary()      # id(owner array) -> owner, after s
 _TYPED_WARNED = []
 
 
+def _is_shared(arr):
+    return id(_memory(arr)) in _SHARED
+
+
+def _share(arr):
+    """Mark the memory under arr as shared (share_memory_ of a storage or a tensor)."""
+    mem = _memory(arr)
+    _SHARED[id(mem)] = mem
+
+
 def _warn_typed():
     if not _TYPED_WARNED:
         _TYPED_WARNED.append(True)
@@ -113,11 +123,10 @@ class UntypedStorage(_OnCPU):
         return _ptr(self._bytes)
 
     def is_shared(self):
-        return id(_memory(self._bytes)) in _SHARED
+        return _is_shared(self._bytes)
 
     def share_memory_(self):
-        mem = _memory(self._bytes)
-        _SHARED[id(mem)] = mem
+        _share(self._bytes)
         return self
 
     def type(self, dtype=None, non_blocking=False):
@@ -342,12 +351,11 @@ def is_set_to(self, tensor):
 
 
 def is_shared(self):
-    return id(_memory(self._data)) in _SHARED
+    return _is_shared(self._data)
 
 
 def share_memory_(self):
-    mem = _memory(self._data)
-    _SHARED[id(mem)] = mem
+    _share(self._data)
     return self
 
 

@@ -69,6 +69,28 @@ def graph_names(t, depth=2):
     return out
 
 
+def chain(fn, depth):
+    """The graph below the node fn as nested names, "Name(child, child)", to `depth` levels
+    below fn (None edges left out)."""
+    if fn is None or depth < 0:
+        return ""
+    inner = ", ".join(chain(n, depth - 1) for n, _ in fn.next_functions if n is not None)
+    return type(fn).__name__ + "(" + inner + ")"
+
+
+def case_chains(fn, inputs, grad_inputs=None, depth=12):
+    """[torch's, ember's] chain() of fn(lib, *tensors of inputs).grad_fn, the floating inputs
+    (those listed in grad_inputs, if given) requiring grad."""
+    got = []
+    for lib in (torch, ember):
+        ts = [lib.tensor(a) for a in inputs]
+        for i, t in enumerate(ts):
+            if t.is_floating_point() and (grad_inputs is None or i in grad_inputs):
+                t.requires_grad_()
+        got.append(chain(fn(lib, *ts).grad_fn, depth))
+    return got
+
+
 def assert_close(a, b, rtol, atol, what=""):
     a, b = np.asarray(a), np.asarray(b)
     assert a.shape == b.shape, f"{what}: shape {a.shape} (torch) vs {b.shape} (ember)"

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import ember
-from oracle import check, check_error
+from oracle import chain, check, check_error
 
 R = np.random.default_rng(9)
 X = R.standard_normal((6, 5, 4, 3))
@@ -23,11 +23,8 @@ def _rng_ready():
     return hasattr(ember.Tensor, "bernoulli_")
 
 
-def _chain(fn, depth=0):
-    if fn is None or depth > 6:
-        return ""
-    inner = ", ".join(_chain(n, depth + 1) for n, _ in fn.next_functions if n is not None)
-    return type(fn).__name__ + "(" + inner + ")"
+def _chain(fn):
+    return chain(fn, 6)
 
 
 # name -> (fn(lib, x), noise shape for X (None: X's), alpha)

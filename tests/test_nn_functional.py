@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ember
-from oracle import check, check_error, ember_fn, gradcheck, gradgradcheck
+from oracle import case_chains, check, check_error, ember_fn, gradcheck, gradgradcheck
 
 R = np.random.default_rng(7)
 
@@ -197,25 +197,11 @@ def test_double_backward_vs_torch(name):
 
 
 def test_grad_fn_chains():
-    import torch
-
-    def chain(fn, depth=0):
-        if fn is None or depth > 5:
-            return ""
-        inner = ", ".join(chain(n, depth + 1) for n, _ in fn.next_functions if n is not None)
-        return type(fn).__name__ + "(" + inner + ")"
-
     for name in ["linear_2d_bias", "linear_2d", "linear_1d_bias", "linear_3d_bias", "ce_mean",
                  "ce_3d_none", "nll_4d", "nll_5d_weight", "ce_smooth_mean",
                  "ce_smooth_weight_none", "ce_probs_weight", "ce_probs_none"]:
         fn, inputs, grad_inputs = CASES[name]
-        got = []
-        for lib in (torch, ember):
-            ts = [lib.tensor(a) for a in inputs]
-            for i, t in enumerate(ts):
-                if t.is_floating_point() and (grad_inputs is None or i in grad_inputs):
-                    t.requires_grad_()
-            got.append(chain(fn(lib, *ts).grad_fn))
+        got = case_chains(fn, inputs, grad_inputs, depth=5)
         assert got[0] == got[1], name
 
 

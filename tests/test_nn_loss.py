@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import ember
-from oracle import check, check_error, ember_fn, gradcheck, gradgradcheck
+from oracle import case_chains, check, check_error, ember_fn, gradcheck, gradgradcheck
 
 R = np.random.default_rng(3)
 
@@ -220,24 +220,11 @@ def test_forward_backward(name, dtype):
     check(fn, *_cast(inputs, dtype), grad_inputs=grad_inputs, atol=atol)
 
 
-def _chain(fn, depth=0):
-    if fn is None or depth > 12:
-        return ""
-    inner = ", ".join(_chain(n, depth + 1) for n, _ in fn.next_functions if n is not None)
-    return type(fn).__name__ + "(" + inner + ")"
-
-
 @pytest.mark.filterwarnings("ignore:reduction. 'mean' divides")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_grad_fn_chain(name):
     fn, inputs, grad_inputs = CASES[name]
-    got = []
-    for lib in (torch, ember):
-        ts = [lib.tensor(a) for a in inputs]
-        for i, t in enumerate(ts):
-            if t.is_floating_point() and (grad_inputs is None or i in grad_inputs):
-                t.requires_grad_()
-        got.append(_chain(fn(lib, *ts).grad_fn))
+    got = case_chains(fn, inputs, grad_inputs, depth=12)
     assert got[0] == got[1]
 
 

@@ -316,6 +316,19 @@ def test_unique_floats_nodes_and_errors():
         check_error(fn)
 
 
+@pytest.mark.parametrize("shape,dim", [((0,), 0), ((0, 3), 0), ((3, 0), 1), ((0, 3), 1),
+                                       ((3, 0), 0), ((2, 0, 3), 2)])
+def test_unique_dim_empty(shape, dim):
+    # an empty selected dim gives empty results; an empty other dim is torch's RuntimeError
+    for fn in ("unique", "unique_consecutive"):
+        f = (lambda L, x, fn=fn: getattr(L, fn)(x, dim=dim, return_inverse=True,
+                                                 return_counts=True))
+        if shape[dim] == 0:
+            check(f, np.zeros(shape), grad=False)
+        else:
+            check_error(lambda L, f=f: f(L, L.zeros(shape)))
+
+
 S = np.array([1, 3, 5, 7, 9])
 SV = np.array([[3, 6, 9], [3, 6, 9]])
 

@@ -390,12 +390,14 @@ def out_grad_error(name):
                         "differentiation, but one of the arguments requires grad.")
 
 
-def _tensor_args(name, input, other):
+def _tensor_args(name, input, other, first="input", second="other"):
+    """torch's TypeError unless both arguments of the two-tensor op `name` (parameters named
+    first and second) are Tensors."""
     if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+        raise TypeError(f"{name}(): argument '{first}' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     if not isinstance(other, Tensor):
-        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+        raise TypeError(f"{name}(): argument '{second}' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
 
 

@@ -18,7 +18,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, scalar_tensor, write_out, torch_layout, layout2)
-from ._args import not_tensor, wrong_type, invalid_args
+from ._args import floating, not_tensor, wrong_type, invalid_args
 from ._views import inplace, inplace_source, inplace_binary
 from .logical import where
 
@@ -563,10 +563,8 @@ def reciprocal(input, *, out=None):
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    if x.dtype.kind not in "fc":
-        x = x.astype(D.get_default_dtype().np)
     with np.errstate(divide="ignore"):
-        res = wrap(np.reciprocal(x))
+        res = wrap(np.reciprocal(floating(x)))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ReciprocalBackward0()
         node._saved_result = res.detach()

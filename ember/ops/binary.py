@@ -527,15 +527,6 @@ __all__ += ["gcd", "gcd_", "lcm", "lcm_", "heaviside", "nextafter", "ldexp", "ld
             "logaddexp", "logaddexp2"]
 
 
-def _two_tensors(name, input, other, arg="other"):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    if not isinstance(other, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position 2) must be Tensor, not "
-                        f"{type(other).__name__}")
-
-
 def _binary_np(ufunc, x, y):
     try:
         with np.errstate(all="ignore"):
@@ -545,7 +536,7 @@ def _binary_np(ufunc, x, y):
 
 
 def _integer_op(name, ufunc, input, other, out):
-    _two_tensors(name, input, other)
+    _tensor_args(name, input, other)
     x, y = operands(input, other)
     if x.dtype.kind not in "iu":
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_name(x.dtype)}'")
@@ -562,7 +553,7 @@ def lcm(input, other, *, out=None):
 
 
 def heaviside(input, values, *, out=None):
-    _two_tensors("heaviside", input, values, "values")
+    _tensor_args("heaviside", input, values, second="values")
     x, v = input._data, values._data
     if x.dtype.kind == "c" or v.dtype.kind == "c":
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
@@ -591,7 +582,7 @@ class NextafterBackward0(Node):              # derivatives.yaml: nextafter
 
 
 def nextafter(input, other, *, out=None):
-    _two_tensors("nextafter", input, other)
+    _tensor_args("nextafter", input, other)
     x, y = operands(input, other)
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for "
@@ -623,7 +614,7 @@ _LN2 = float(np.log(2.0))
 
 def ldexp(input, other, *, out=None):
     """input * 2 ** other, in the promoted floating dtype (torch's float default for ints)."""
-    _two_tensors("ldexp", input, other)
+    _tensor_args("ldexp", input, other)
     rt = D.result_type(input, other)
     rt = (rt if rt.category >= D.FLOAT else D.get_default_dtype()).np
     x, y = input._data.astype(rt, copy=False), other._data.astype(rt, copy=False)
@@ -666,7 +657,7 @@ def _complex_logaddexp(x, y):
 
 
 def _logaddexp(name, node_cls, input, other, out):
-    _two_tensors(name, input, other)
+    _tensor_args(name, input, other)
     x, y = operands(input, other)
     kind = x.dtype.kind
     if kind not in "fc" or (kind == "c" and name == "logaddexp2"):

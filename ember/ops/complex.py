@@ -9,7 +9,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, floating, needs, saved_output, write_out
-from ._args import not_tensor, torch_layout
+from ._args import _tensor_args, not_tensor, torch_layout
 from ._views import inplace, inplace_source, make_view
 from .arith import _SavesSelf, _zeros
 from .logical import where
@@ -213,12 +213,7 @@ __all__ += ["complex", "polar"]
 
 
 def _parts(name, a, b, first, second):
-    if not isinstance(a, Tensor):
-        raise TypeError(f"{name}(): argument '{first}' (position 1) must be Tensor, not "
-                        f"{type(a).__name__}")
-    if not isinstance(b, Tensor):
-        raise TypeError(f"{name}(): argument '{second}' (position 2) must be Tensor, not "
-                        f"{type(b).__name__}")
+    _tensor_args(name, a, b, first, second)
     x, y = a._data, b._data
     if x.dtype.kind != "f" or y.dtype.kind != "f":
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "

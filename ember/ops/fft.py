@@ -265,21 +265,23 @@ def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(fft_r2c(x, (d,), _norm(norm), True), out, "_fft_r2c", "rfft")
 
 
-def irfft(input, n=None, dim=-1, norm=None, *, out=None):
-    d = _one_dim(input, n, dim, "irfft")
+def _half_spectrum(input, n, dim, name):
+    """irfft's and hfft's input: (the half spectrum along the one dim d, trimmed or padded,
+    d, the output length n, by default 2 * (size - 1))."""
+    d = _one_dim(input, n, dim, name)
     last = 2 * (input.shape[d] - 1) if n is None else n
     if last < 1:
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
-    x = _prepared(_as_complex(input), (d,), (last // 2 + 1,))
+    return _prepared(_as_complex(input), (d,), (last // 2 + 1,)), d, last
+
+
+def irfft(input, n=None, dim=-1, norm=None, *, out=None):
+    x, d, last = _half_spectrum(input, n, dim, "irfft")
     return _out(fft_c2r(x, (d,), _norm(norm), last), out, "_fft_c2r", "irfft")
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
-    d = _one_dim(input, n, dim, "hfft")
-    last = 2 * (input.shape[d] - 1) if n is None else n
-    if last < 1:
-        raise RuntimeError(f"Invalid number of data points ({last}) specified")
-    x = _prepared(_as_complex(input), (d,), (last // 2 + 1,))
+    x, d, last = _half_spectrum(input, n, dim, "hfft")
     return _out(fft_c2r(x.conj(), (d,), _DUAL[_norm(norm)], last), out, "_fft_c2r", "hfft")
 
 

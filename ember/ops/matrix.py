@@ -21,7 +21,7 @@ from ._linalg import _check_float, _check_matrices, _check_square, _h, _outs, _w
 from .convert import copy_
 from .decomp import (_lu_legacy, _qr_legacy, _slogdet_old_t, _slogdet_t, _svd_legacy,
                      linalg_lu_solve, svdvals, linalg_svd)
-from .join import cat
+from .join import _tensor_list, cat
 from .logical import where
 from .matmul import matmul, mm
 from .reduce import amax, amin, vector_norm
@@ -304,13 +304,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def multi_dot(tensors, *, out=None):
-    if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of "
-                        f"Tensors, not {type(tensors).__name__}")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
+    tensors = _tensor_list(tensors, "linalg_multi_dot")
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")

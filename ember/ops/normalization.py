@@ -10,12 +10,11 @@ __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm"
 
 import numpy as np
 
-from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
-from ._args import needs, write_out
+from ._args import needs, requires, write_out
 from ._args import not_tensor, wrong_type, check_args
 from ._views import mark_written
 from .arith import scalar_op, AddBackward1
@@ -159,9 +158,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     # to it (centring first keeps a large mean from cancelling digits)
     out = _normalize(x, mean, invstd, weight, bias, bshape)
     res = wrap(out)
-    if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
-                          or (bias is not None and bias._requires_grad)) or \
-            LEVELS and dual(input, weight, bias):
+    if requires(input, weight, bias):
         node = NativeBatchNormBackward0()
         node._saved_input = input
         node._saved_weight = weight
@@ -264,9 +261,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     mean, var = _stats(x, axes)
     rstd = _invstd(var, eps)
     res = wrap(_normalize(x, mean, rstd, weight, bias))
-    if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
-                          or (bias is not None and bias._requires_grad)) or \
-            LEVELS and dual(input, weight, bias):
+    if requires(input, weight, bias):
         node = NativeLayerNormBackward0()
         node._saved_input = input
         node._saved_normalized_shape = shape
@@ -365,9 +360,7 @@ def _group_norm(input, num_groups, weight, bias, eps, stats):
     res = wrap(out)
     mean = wrap(mean.reshape(n, num_groups).astype(x.dtype))
     rstd = wrap(rstd.reshape(n, num_groups).astype(x.dtype))
-    if STATE.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
-                          or (bias is not None and bias._requires_grad)) or \
-            LEVELS and dual(input, weight, bias):
+    if requires(input, weight, bias):
         node = NativeGroupNormBackward0()
         node._n_outputs = 3 if stats else 1
         node._saved_input = input

@@ -18,7 +18,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
                     needs, requires, conj_if_complex, broadcast_error)
-from ._args import not_tensor, wrong_type, invalid_args, OMITTED, out_tuple
+from ._args import floating, not_tensor, wrong_type, invalid_args, OMITTED, out_tuple
 from .arith import _zeros, scalar_op, AddBackward1, DivBackward1, MulBackward1
 from ._views import inplace, inplace_source
 from .shape import size_args
@@ -297,13 +297,19 @@ class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
         return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim) / self._count
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    dtype = D.as_dtype(dtype, "mean")
+def _mean_args(name, input, dim, keepdim, dtype, axis, keepdims):
+    """mean's and nanmean's arguments: (input's array, dtype, dim, keepdim), NumPy's
+    axis/keepdims aliases resolved."""
+    dtype = D.as_dtype(dtype, name)
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     try:
-        x = input._data
+        return input._data, dtype, dim, keepdim
     except AttributeError as e:
         raise not_tensor(e) from None
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    x, dtype, dim, keepdim = _mean_args("mean", input, dim, keepdim, dtype, axis, keepdims)
     if dtype is not None:
         if dtype.np.kind not in "fc":
             raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
@@ -347,12 +353,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    dtype = D.as_dtype(dtype, "nanmean")
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
+    x, dtype, dim, keepdim = _mean_args("nanmean", input, dim, keepdim, dtype, axis, keepdims)
     xd = x if dtype is None else x.astype(dtype.np)
     if xd.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex "
@@ -966,9 +967,7 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    if x.dtype.kind not in "fc":
-        x = x.astype(D.get_default_dtype().np)
-        input = wrap(x)
+    x = floating(x)         # (an integer input has no gradient and no tangent to link)
     dims, axis = _red_dims(dim, x.ndim)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if x.size:

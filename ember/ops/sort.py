@@ -2,6 +2,8 @@
 the tie order of torch's CPU kernels (forward, node, derivative)."""
 __all__ = ["median", "nanmedian", "mode", "topk", "sort", "argsort", "msort", "kthvalue"]
 
+import math
+
 import numpy as np
 
 from .. import return_types as _RT
@@ -667,9 +669,28 @@ class UniqueConsecutiveBackward0(_Underivable):
     _what = "unique_consecutive"
 
 
-def _unique_check(x, name):
+def _unique_data(input, name):
+    """unique's and unique_consecutive's input array (torch has no complex kernel for them)."""
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
     if x.dtype.kind == "c":
         raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(x.dtype)}'")
+    return x
+
+
+def _starts(a):
+    """Where a (1-d, or one row per slice) starts a new run of equal elements."""
+    new = np.ones(len(a), bool)
+    ne = a[1:] != a[:-1]
+    new[1:] = ne if a.ndim == 1 else ne.any(axis=1)
+    return new
+
+
+def _run_counts(new):
+    """The length of each run that `new` (from _starts) starts."""
+    return np.diff(np.append(np.nonzero(new)[0], new.size))
 
 
 def _unique_result(input, values, inverse, counts, node_cls, return_inverse, return_counts):
@@ -688,19 +709,18 @@ def _unique_result(input, values, inverse, counts, node_cls, return_inverse, ret
 
 def _rows_of(x, d):
     """x with dimension d first, flattened to one row per slice along d."""
+    if x.size == 0 and x.shape[d]:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
     m = np.moveaxis(x, d, 0)
-    return m, m.reshape(m.shape[0], -1)
+    return m, m.reshape(m.shape[0], math.prod(m.shape[1:]))
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     check_args("_unique2", ("sorted", None, "bool", sorted),
                ("return_inverse", None, "bool", return_inverse),
                ("return_counts", None, "bool", return_counts), ("dim", None, "int", dim, True))
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    _unique_check(x, "unique")
+    x = _unique_data(input, "unique")
     if dim is None:
         flat = x.reshape(-1)
         # NaNs stay apart, as in torch (each NaN is its own value)
@@ -714,14 +734,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         idx = inv = cnt = np.zeros(0, np.int64)
     else:
         order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
-        srt = rows[order]
-        new = np.ones(len(srt), bool)
-        new[1:] = (srt[1:] != srt[:-1]).any(axis=1)
+        new = _starts(rows[order])
         group = np.cumsum(new) - 1
         inv = np.empty(len(order), np.int64)
         inv[order] = group
         idx = order[new]
-        cnt = np.diff(np.append(np.nonzero(new)[0], len(srt)))
+        cnt = _run_counts(new)
     vals = np.moveaxis(moved[idx], 0, d)
     return _unique_result(input, vals, inv, cnt, UniqueDimBackward0, return_inverse,
                           return_counts)
@@ -730,26 +748,20 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     check_args("unique_consecutive", ("return_inverse", None, "bool", return_inverse),
                ("return_counts", None, "bool", return_counts), ("dim", None, "int", dim, True))
-    try:
-        x = input._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    _unique_check(x, "unique_consecutive")
+    x = _unique_data(input, "unique_consecutive")
     if dim is None:
         flat = x.reshape(-1)
-        new = np.ones(flat.size, bool)
-        new[1:] = flat[1:] != flat[:-1]
+        new = _starts(flat)
         vals = flat[new]
         inv_shape = x.shape
     else:
         d = wrap_dim(dim, x.ndim)
         moved, rows = _rows_of(x, d)
-        new = np.ones(rows.shape[0], bool)
-        new[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+        new = _starts(rows)
         vals = np.moveaxis(moved[new], 0, d)
         inv_shape = (rows.shape[0],)
     inv = (np.cumsum(new) - 1).reshape(inv_shape)
-    cnt = np.diff(np.append(np.nonzero(new)[0], new.size))
+    cnt = _run_counts(new)
     if x.ndim == 0 and dim is None:
         vals = vals.reshape(1)
     return _unique_result(input, vals, inv, cnt, UniqueConsecutiveBackward0, return_inverse,

@@ -30,6 +30,7 @@ from ._views import check_overlap, inplace, inplace_source
 from .arith import (_grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow,
                     scalar_op, MulBackward1, AddBackward1)
 from .complex import real
+from .convert import CloneBackward0
 from .logical import where, isfinite
 
 # ---------------------------------------------------------------- unary math used by formulas
@@ -865,14 +866,8 @@ def round(input, *, decimals=None, out=None):
     return write_out(res, out)
 
 
-class FracBackward0(Node):
+class FracBackward0(CloneBackward0):         # derivatives.yaml: frac (grad passes through)
     __slots__ = ()
-
-    def apply(self, grad):
-        return grad,
-
-    def jvp(self, ts, xs, out):
-        return ts[0].clone()
 
 
 def frac(input, *, out=None):
