@@ -449,6 +449,27 @@ def test_mean_and_var_over_dims_of_opposite_infinities_let_no_numpy_warning_out(
     assert repr(out) == repr(want)
 
 
+def test_cumsum_of_negative_zeros_starts_at_positive_zero_as_torchs():
+    # torch's running sum starts at +0.0 (a size-1 dim too, a 0-d tensor is copied), so
+    # 1 / cumsum and pow_(-2)'s gradient after it have torch's infinity signs
+    def program(L):
+        inv = lambda t: (1 / t).tolist()      # noqa: E731
+        z = L.tensor([[-0.0, 0.25], [0.0, -0.0], [-0.0, -0.0]])
+        out = [inv(z.cumsum(-1)), inv(z.cumsum(0)), inv(z.double().cumsum(1)),
+               inv(z[:, :1].cumsum(1)), inv(L.tensor(-0.0).cumsum(0)),
+               inv(z.to(L.complex64).cumsum(1).real), inv(z.clone().cumsum_(1))]
+        for g in ([-0.0, -0.0, -0.0], [-0.0]):
+            x = L.tensor([1.0] * len(g), requires_grad=True)
+            x.cumsum(0).backward(L.tensor(g))
+            out.append(inv(x.grad))
+        t0 = L.tensor([[1.5, -1.5], [-0.0, -0.0]], requires_grad=True)
+        t1 = t0.cumsum(-1)
+        t1.pow_(-2)
+        out.append(L.autograd.grad(t1.sum(), [t0])[0].tolist())
+        return out
+    same(program)
+
+
 # ---------------------------------------------------------------- autograd.grad runs what it needs
 
 
