@@ -470,6 +470,23 @@ def test_cumsum_of_negative_zeros_starts_at_positive_zero_as_torchs():
     same(program)
 
 
+def test_pow_with_a_one_element_tensor_exponent_of_half_is_pow_not_sqrt():
+    # NumPy's power loop computes a one-element exponent of 0.5 as sqrt; torch's tensor
+    # exponent is pow: (-inf) ** 0.5 is inf, (-0.0) ** 0.5 is +0.0 (a Python 0.5 stays sqrt)
+    def program(L):
+        out = []
+        for dt in (L.float32, L.float64):
+            b = L.tensor([-float("inf"), -0.0, 3.0, -2.0, float("nan"), float("inf")], dtype=dt)
+            for e in (L.tensor(0.5, dtype=dt), L.tensor([0.5], dtype=dt), L.tensor(0.5), 0.5):
+                out.append([repr(v) for v in (b ** e).tolist()])
+            x = L.tensor(-float("inf"), dtype=dt, requires_grad=True)
+            y = x ** L.tensor(0.5, dtype=dt)
+            y.backward()
+            out.append((y.item(), x.grad.item()))
+        return repr(out)
+    same(program)
+
+
 # ---------------------------------------------------------------- autograd.grad runs what it needs
 
 
