@@ -487,6 +487,17 @@ def test_pow_with_a_one_element_tensor_exponent_of_half_is_pow_not_sqrt():
     same(program)
 
 
+@pytest.mark.parametrize("shape, index", [((0,), [0]), ((0, 3), [0]), ((3,), [5]), ((3, 2), [5]),
+                                          ((1, 2), [5]), ((0,), "t0"), ((3, 0), [5]),
+                                          ((0, 2), "t1")])
+def test_setitem_of_a_tensor_into_itself_refuses_the_overlap_before_reading_indices(shape, index):
+    def run(L):
+        t = L.zeros(shape)
+        idx = {"t0": L.tensor([0]), "t1": L.tensor([1])}.get(index, index)
+        t[idx] = t
+    check_error(run)
+
+
 # ---------------------------------------------------------------- autograd.grad runs what it needs
 
 
