@@ -498,6 +498,12 @@ def test_setitem_of_a_tensor_into_itself_refuses_the_overlap_before_reading_indi
     check_error(run)
 
 
+def test_t_in_place_on_more_than_two_dims_names_t_():
+    check_error(lambda L: L.zeros(2, 2, 2).t_())
+    check_error(lambda L: L.zeros(2, 2, 2, requires_grad=True).t_())
+    check_error(lambda L: L.zeros(1, 2, 3).expand(1, 3, -1, 3).t_())
+
+
 # ---------------------------------------------------------------- autograd.grad runs what it needs
 
 
