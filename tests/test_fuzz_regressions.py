@@ -504,6 +504,15 @@ def test_t_in_place_on_more_than_two_dims_names_t_():
     check_error(lambda L: L.zeros(1, 2, 3).expand(1, 3, -1, 3).t_())
 
 
+@pytest.mark.parametrize("op", ["amax", "amin"])
+@pytest.mark.parametrize("shape, dim", [((0, 3), (-2, 0)), ((0, 3), -2), ((0, 3), (-2, 1)),
+                                        ((0, 3), (1, -1, 0)), ((2, 0, 2), (0, 0, 1)),
+                                        ((2, 0, 2), (-1, 1, -2)), ((2, 0, 2), (5, 5)),
+                                        ((0, 3), (1, 1)), ((0, 3), (0, 5))])
+def test_amax_amin_over_an_empty_dim_name_it_as_given_before_refusing_repeats(op, shape, dim):
+    check_error(lambda L: getattr(L, op)(L.zeros(shape), dim, keepdim=True))
+
+
 # ---------------------------------------------------------------- autograd.grad runs what it needs
 
 

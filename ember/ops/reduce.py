@@ -641,10 +641,12 @@ def _amaxmin(input, dim, keepdim, largest, out):
     every = dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0
     if x.size == 0 and every:
         raise _reduce_empty_error(name, x)
+    if x.size == 0:     # torch: each dim, as given, before a repeated one is refused
+        given = dim if isinstance(dim, (tuple, list)) else (dim,)
+        for g in given:
+            if x.shape[wrap_dim(g, x.ndim)] == 0:
+                raise _reduce_empty_error(name, x, g)
     dims, axis = _red_dims(dim if dim is not None else (), x.ndim)
-    for d in dims:
-        if x.shape[d] == 0:
-            raise _reduce_empty_error(name, x, d)
     if x.size == 0 and x.ndim == 0:
         raise _reduce_empty_error(name, x)
     f = np.max if largest else np.min
