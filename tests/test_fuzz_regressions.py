@@ -453,7 +453,7 @@ def test_cumsum_of_negative_zeros_starts_at_positive_zero_as_torchs():
     # torch's running sum starts at +0.0 (a size-1 dim too, a 0-d tensor is copied), so
     # 1 / cumsum and pow_(-2)'s gradient after it have torch's infinity signs
     def program(L):
-        inv = lambda t: (1 / t).tolist()      # noqa: E731
+        inv = lambda t: (1 / t).tolist()
         z = L.tensor([[-0.0, 0.25], [0.0, -0.0], [-0.0, -0.0]])
         out = [inv(z.cumsum(-1)), inv(z.cumsum(0)), inv(z.double().cumsum(1)),
                inv(z[:, :1].cumsum(1)), inv(L.tensor(-0.0).cumsum(0)),
