@@ -665,6 +665,10 @@ def pow(input, exponent, *, out=None):
             r = _int_pow(x, y) if neg else np.power(x, y)
         except ValueError:
             raise broadcast_error(x, y) from None
+        if e is not None and y.size == 1 and r.dtype.kind == "f" and y.flat[0] == 0.5:
+            # NumPy's power loop takes a one-element exponent of 0.5 as sqrt (-inf -> NaN,
+            # -0.0 -> -0.0); torch's tensor exponent is pow's (+inf, +0.0)
+            r = np.where(np.isneginf(x), np.inf, r + 0.0)
     # (a number exponent: torch's pow is then a one-operand op, Note [Elementwise layout])
     res = wrap(layout2(r, input, exponent) if e is not None else torch_layout(r, input._data))
     if _grad_needed(input, e):

@@ -563,6 +563,11 @@ def _setitem(self, index, value):
                     isinstance(i, slice) and i != slice(None) for i in parts):
                 raise RuntimeError("a view of " + LEAF_INPLACE) from None
             check_inplace(self, True, write=False)
+        if value is self and not fill and all(isinstance(i, (list, Tensor)) for i in parts) \
+                and (self._data.size or not (self._data.ndim and self._data.shape[0] == 1)):
+            # t[idx] = t: torch refuses the overlap before it reads the indices (an empty t
+            # too, unless dropping its leading size-1 dim leaves another tensor)
+            raise RuntimeError(PARTIAL_OVERLAP) from None
         raise
     if P.adv is not None and STATE.enabled and self._requires_grad:
         # (torch refuses a leaf, or a view of one, before it reads the advanced indices)

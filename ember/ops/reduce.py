@@ -336,9 +336,18 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     dims, axis = _red_dims(dim, x.ndim)
     if x.size == 0:
         res = wrap(np.full(np.sum(x, axis=axis, keepdims=keepdim).shape, np.nan, x.dtype))
-    else:
-        res = wrap(np.asarray(np.mean(x, axis=axis, keepdims=keepdim)).astype(x.dtype,
-                                                                             copy=False))
+    elif x.dtype.itemsize >= 4:
+        # np.mean's arithmetic (add.reduce, then one division) called from here, so that a
+        # NumPy warning (inf - inf in the sum) is attributed to ember and filtered
+        count = 1
+        for d in dims:
+            count *= x.shape[d]
+        res = wrap(np.asarray(np.add.reduce(x, axis=axis, keepdims=keepdim)
+                              / x.dtype.type(count)))
+    else:                                 # float16: np.mean accumulates in float32
+        with np.errstate(invalid="ignore", over="ignore"):
+            res = wrap(np.asarray(np.mean(x, axis=axis, keepdims=keepdim)).astype(
+                x.dtype, copy=False))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MeanBackward1()
         node._saved_dim = dims
@@ -632,10 +641,12 @@ def _amaxmin(input, dim, keepdim, largest, out):
     every = dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0
     if x.size == 0 and every:
         raise _reduce_empty_error(name, x)
+    if x.size == 0:     # torch: each dim, as given, before a repeated one is refused
+        given = dim if isinstance(dim, (tuple, list)) else (dim,)
+        for g in given:
+            if x.shape[wrap_dim(g, x.ndim)] == 0:
+                raise _reduce_empty_error(name, x, g)
     dims, axis = _red_dims(dim if dim is not None else (), x.ndim)
-    for d in dims:
-        if x.shape[d] == 0:
-            raise _reduce_empty_error(name, x, d)
     if x.size == 0 and x.ndim == 0:
         raise _reduce_empty_error(name, x)
     f = np.max if largest else np.min

@@ -39,7 +39,10 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
         d = self._saved_dim
         if g.size <= 1 or g.shape[d] == 1:
             return g,
-        return np.flip(np.add.accumulate(np.flip(g, d), d), d).copy(),
+        r = np.flip(np.add.accumulate(np.flip(g, d), d), d).copy()
+        if r.dtype.kind in "fc":
+            np.add(r, 0.0, out=r)    # as the forward: the running sum starts at +0.0
+        return r,
 
     def jvp(self, ts, xs, out):
         t = ts[0]
@@ -55,7 +58,12 @@ def _accumulate(ufunc, name, input, dim, dtype, axis):
         raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
     rd = _sum_dtype(x, dtype, input)
-    return wrap(ufunc.accumulate(x, axis=d, dtype=rd) if x.ndim else x.astype(rd)), d
+    if not x.ndim:
+        return wrap(x.astype(rd)), d
+    r = ufunc.accumulate(x, axis=d, dtype=rd)
+    if ufunc is np.add and r.dtype.kind in "fc":
+        np.add(r, 0.0, out=r)        # torch's running sum starts at +0.0: a -0.0 prefix is +0.0
+    return wrap(r), d
 
 
 def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):

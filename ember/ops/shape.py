@@ -1563,7 +1563,15 @@ def _is_view(self):
     return bool(self._x and "base" in self._x)
 
 
-t_ = _meta_inplace(t)
+_t_inplace = _meta_inplace(t)
+
+
+def t_(self):
+    x = getattr(self, "_data", None)
+    if x is not None and x.ndim > 2:
+        check_inplace(self, STATE.enabled and self._requires_grad, write=False)
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return _t_inplace(self)
 transpose_ = swapaxes_ = swapdims_ = _meta_inplace(transpose)
 unsqueeze_ = _meta_inplace(unsqueeze)
 squeeze_ = _meta_inplace(squeeze)

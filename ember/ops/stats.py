@@ -50,7 +50,7 @@ def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=stacklevel)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         m = np.mean(x, axis=axis, keepdims=True) if x.size else \
             np.full(np.sum(x, axis=axis, keepdims=True).shape, np.nan, x.dtype)
         dev = x - m
