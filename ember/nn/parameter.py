@@ -88,7 +88,7 @@ _SLOT = Tensor._data        # the slot behind Tensor._data (the mixin's property
 
 _UNINIT_USE = ("Attempted to use an uninitialized parameter in {}. This error happens when you "
                "are using a `LazyModule` or explicitly manipulating "
-               "`torch.nn.parameter.UninitializedParameter` objects. When using LazyModules "
+               "`torch.nn.parameter.{}` objects. When using LazyModules "
                "Call `forward` with a dummy batch to initialize the parameters before calling "
                "torch functions")
 _UNINIT_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error "
@@ -101,23 +101,23 @@ _ALLOWED = frozenset(("materialize", "size", "to", "cpu", "float", "double", "ha
                       "share_memory_", "cls_to_become"))
 
 
-def _use_error(where):
-    return ValueError(_UNINIT_USE.format(where))
+def _use_error(self, where):
+    return ValueError(_UNINIT_USE.format(where, type(self).__name__))
 
 
-def _method_error(name):
-    return _use_error(f"<method '{name}' of 'torch._C.TensorBase' objects>")
+def _method_error(self, name):
+    return _use_error(self, f"<method '{name}' of 'torch._C.TensorBase' objects>")
 
 
-def _raiser(name):
+def _raiser(self, name):
     def method(*args, **kwargs):
-        raise _method_error(name)
+        raise _method_error(self, name)
     return method
 
 
 def _operator(name, where=None):
     def op(self, *args):
-        raise _use_error(where) if where else _method_error(name)
+        raise _use_error(self, where) if where else _method_error(self, name)
     return op
 
 
@@ -136,8 +136,8 @@ class UninitializedTensorMixin:
             name, module = frame.f_code.co_name, frame.f_globals["__name__"]
             frame = frame.f_back
         if module == "ember.nn.functional":
-            raise _use_error(f"<built-in function {name}>")
-        raise _use_error(f"<built-in method {name} of type object at {hex(id(Tensor))}>")
+            raise _use_error(self, f"<built-in function {name}>")
+        raise _use_error(self, f"<built-in method {name} of type object at {hex(id(Tensor))}>")
 
     @_data.setter
     def _data(self, value):
@@ -146,7 +146,7 @@ class UninitializedTensorMixin:
     def __getattribute__(self, name):
         if name[0] != "_" and name not in _ALLOWED and \
                 callable(getattr(Tensor, name, None)):
-            return _raiser(name)
+            return _raiser(self, name)
         return object.__getattribute__(self, name)
 
     def materialize(self, shape, device=None, dtype=None):
@@ -166,7 +166,7 @@ class UninitializedTensorMixin:
     def size(self, dim=None):
         if dim is None:
             return Tensor.size(wrap(_SLOT.__get__(self)))
-        raise _method_error("size")
+        raise _method_error(self, "size")
 
     @property
     def dtype(self):
