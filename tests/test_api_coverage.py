@@ -176,7 +176,6 @@ F_EXCLUDED = {
 NN_EXCLUDED = {
     "DataParallel": CUDA + " (replicates a module over GPUs)",
     "SyncBatchNorm": CUDA + " (batch statistics synchronized across processes by NCCL)",
-    "CrossMapLRN2d": "not yet: the legacy Lua-torch LRN (nn.LocalResponseNorm is there)",
 }
 
 
