@@ -359,3 +359,23 @@ def test_optimizers_accept_uninitialized_params():
         res[lib] = [arr(p) for p in m.parameters()]
     for a, b in zip(res[torch], res[ember]):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["Adagrad", "LBFGS"])
+def test_optimizers_that_refuse_uninitialized_params(name):
+    # Adagrad reads each parameter at construction, LBFGS counts elements at its first step:
+    # both meet an uninitialized parameter's ValueError in torch (the function it names is
+    # the optimizer's own choice, so the message is compared up to it)
+    def run(lib):
+        m = lib.nn.LazyLinear(2)
+        opt = getattr(lib.optim, name)(m.parameters())
+        opt.step(lambda: lib.tensor(0.0))
+    errs = {}
+    for lib in (torch, ember):
+        with pytest.raises(ValueError) as info:
+            run(lib)
+        errs[lib] = str(info.value)
+    for msg in errs.values():
+        assert msg.startswith("Attempted to use an uninitialized parameter in <")
+        assert msg.endswith("When using LazyModules Call `forward` with a dummy batch to "
+                            "initialize the parameters before calling torch functions")
