@@ -197,6 +197,10 @@ USES = {
     "uniform_": lambda lib, p: p.uniform_(),
     "requires_grad_": lambda lib, p: p.requires_grad_(False),
     "shape": lambda lib, p: p.shape,
+    "eq": lambda lib, p: p == 1,
+    "iter": lambda lib, p: list(p),
+    "cuda": lambda lib, p: p.cuda(),
+    "type": lambda lib, p: p.type(),
 }
 
 
@@ -379,3 +383,28 @@ def test_optimizers_that_refuse_uninitialized_params(name):
         assert msg.startswith("Attempted to use an uninitialized parameter in <")
         assert msg.endswith("When using LazyModules Call `forward` with a dummy batch to "
                             "initialize the parameters before calling torch functions")
+
+
+def test_conversions_of_bare_uninitialized_tensors():
+    # a parameter's conversion is an empty tensor (ToCopyBackward0 when it requires grad),
+    # a buffer's another uninitialized buffer
+    def run(lib):
+        nnp = lib.nn.parameter
+        p, b = nnp.UninitializedParameter(), nnp.UninitializedBuffer()
+        return (repr(p.half()), repr(p.double()), repr(p.to(lib.float64)),
+                repr(b.to(lib.float16)), str(b.to(lib.float16).dtype), repr(b.float()),
+                repr(nnp.UninitializedParameter(False).double()), p.is_floating_point(),
+                p.cpu() is p)
+    t, e = both(run)
+    assert t == e
+
+
+def test_materializing_a_grad_parameter_as_integers_raises():
+    check_error(lambda lib: lib.nn.parameter.UninitializedParameter().materialize(
+        (2,), dtype=lib.int64))
+
+    def run(lib):
+        b = lib.nn.parameter.UninitializedBuffer()
+        b.materialize(2, dtype=lib.int64)
+        return str(b.dtype), type(b).__name__
+    assert both(run) == (("torch.int64", "Tensor"),) * 2

@@ -96,9 +96,10 @@ _UNINIT_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer
                  "parameter into an initialized one. Call `forward` to initialize the "
                  "parameters before accessing their attributes.")
 # the methods an uninitialized tensor answers (the rest raise _UNINIT_USE, as torch's
-# __torch_function__ filter does): conversions give another uninitialized tensor
-_ALLOWED = frozenset(("materialize", "size", "to", "cpu", "float", "double", "half",
-                      "share_memory_", "cls_to_become"))
+# __torch_function__ filter does): conversions give an empty tensor (a module's conversion
+# keeps its uninitialized parameters, with the new dtype: Module._apply)
+_ALLOWED = frozenset(("materialize", "size", "to", "cpu", "cuda", "float", "double", "half",
+                      "share_memory_", "cls_to_become", "is_floating_point"))
 
 
 def _use_error(self, where):
@@ -155,6 +156,9 @@ class UninitializedTensorMixin:
             shape = (shape,)
         if dtype is None:
             dtype = self.dtype
+        if self._requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         _SLOT.__set__(self, empty(tuple(shape), dtype=dtype, device=device)._data)
         self._acc = None
         self.__class__ = self.cls_to_become
@@ -189,8 +193,12 @@ class UninitializedTensorMixin:
         return None
 
     def _converted(self, *args, **kwargs):
-        dtype = wrap(_SLOT.__get__(self)).to(*args, **kwargs).dtype
-        return type(self)(requires_grad=self._requires_grad, dtype=dtype)
+        t = wrap(_SLOT.__get__(self))
+        t._requires_grad = self._requires_grad
+        return t.to(*args, **kwargs)
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
 
     def to(self, *args, **kwargs):
         return self._converted(*args, **kwargs)
@@ -206,6 +214,9 @@ class UninitializedTensorMixin:
 
     def cpu(self):
         return self
+
+    def cuda(self, *args, **kwargs):
+        return Tensor.cuda(self, *args, **kwargs)
 
     def share_memory_(self):
         raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call "
@@ -230,7 +241,7 @@ class UninitializedTensorMixin:
                                            "'torch._C.TensorBase' objects>")
     __setitem__ = _operator("__setitem__", "<slot wrapper '__setitem__' of "
                                            "'torch._C.TensorBase' objects>")
-    __iter__ = _operator("__iter__", "<function Tensor.__iter__>")
+    __iter__ = _operator("__iter__", "<method 'dim' of 'torch._C.TensorBase' objects>")
 
 
 for _dunder, _name in (("add", "add"), ("radd", "add"), ("iadd", "add_"), ("sub", "sub"),
@@ -238,8 +249,8 @@ for _dunder, _name in (("add", "add"), ("radd", "add"), ("iadd", "add_"), ("sub"
                        ("imul", "mul_"), ("truediv", "div"), ("rtruediv", "reciprocal"),
                        ("itruediv", "div_"), ("matmul", "matmul"), ("rmatmul", "matmul"),
                        ("pow", "pow"), ("rpow", "pow"), ("neg", "neg"), ("abs", "abs"),
-                       ("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt", "gt"),
-                       ("ge", "ge"), ("floordiv", "floor_divide"), ("mod", "remainder"),
+                       ("eq", "__eq__"), ("ne", "__ne__"), ("lt", "__lt__"), ("le", "__le__"),
+                       ("gt", "__gt__"), ("ge", "__ge__"), ("floordiv", "floor_divide"), ("mod", "remainder"),
                        ("bool", "__bool__"), ("float", "__float__"), ("int", "__int__"),
                        ("index", "__index__")):
     setattr(UninitializedTensorMixin, f"__{_dunder}__", _operator(_name))
@@ -283,6 +294,11 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __init__(self, requires_grad=False, device=None, dtype=None):
         pass
+
+    def _converted(self, *args, **kwargs):
+        # (a buffer's conversion stays uninitialized; a parameter's gives an empty tensor)
+        dtype = wrap(_SLOT.__get__(self)).to(*args, **kwargs).dtype
+        return type(self)(self._requires_grad, dtype=dtype)
 
 
 def is_lazy(param):
