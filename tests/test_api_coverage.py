@@ -173,17 +173,9 @@ F_EXCLUDED = {
                         "(TorchScript)",
     "assert_int_or_pair": "torch.nn.functional's private argument check left public",
 }
-LAZY = ("not yet: lazy modules (shapes inferred at the first call, UninitializedParameter "
-        "until then)")
 NN_EXCLUDED = {
     "DataParallel": CUDA + " (replicates a module over GPUs)",
     "SyncBatchNorm": CUDA + " (batch statistics synchronized across processes by NCCL)",
-    "UninitializedParameter": LAZY, "UninitializedBuffer": LAZY,
-    "LazyLinear": LAZY, "LazyBatchNorm1d": LAZY, "LazyBatchNorm2d": LAZY,
-    "LazyBatchNorm3d": LAZY, "LazyConv1d": LAZY, "LazyConv2d": LAZY, "LazyConv3d": LAZY,
-    "LazyConvTranspose1d": LAZY, "LazyConvTranspose2d": LAZY, "LazyConvTranspose3d": LAZY,
-    "LazyInstanceNorm1d": LAZY, "LazyInstanceNorm2d": LAZY, "LazyInstanceNorm3d": LAZY,
-    "CrossMapLRN2d": "not yet: the legacy Lua-torch LRN (nn.LocalResponseNorm is there)",
 }
 
 

@@ -1,11 +1,15 @@
 """torch.nn.modules: every layer class, re-exported by family."""
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Container
-from .linear import Identity, Linear, Bilinear
+from .linear import Identity, Linear, Bilinear, LazyLinear
+from .lazy import LazyModuleMixin  # noqa: F401  (torch.nn.modules.lazy.LazyModuleMixin)
+from . import lazy  # noqa: F401
 from .flatten import Flatten, Unflatten
 from .sparse import Embedding, EmbeddingBag
 # ---- conv
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .conv import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+                   LazyConvTranspose3d)
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
                       AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
@@ -37,7 +41,7 @@ from .transformer import (Transformer, TransformerEncoder, TransformerDecoder,
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
-           "Embedding", "EmbeddingBag"]
+           "Embedding", "EmbeddingBag", "LazyLinear"]
 # ---- conv
 __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
             "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
@@ -49,7 +53,8 @@ __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", 
             "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Upsample",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
-            "ChannelShuffle", "Fold", "Unfold"]
+            "ChannelShuffle", "Fold", "Unfold", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 # ---- normloss
 __all__ += (activation.__all__ + batchnorm.__all__ + instancenorm.__all__ +
             normalization.__all__ + dropout.__all__ + distance.__all__ + loss.__all__)

@@ -4,15 +4,18 @@ reset_parameters does (kaiming_uniform_(a=sqrt(5)) on the weight, then uniform_ 
 padding_mode other than 'zeros')."""
 import math
 
+from ...autograd.grad_mode import no_grad
 from ...creation import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .linear import _set_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 # The sets torch's messages print. A set literal of constants is compiled into a frozenset
 # whose element order depends on the hash seed of the process that compiled it; built from a
@@ -216,3 +219,89 @@ class ConvTranspose2d(_ConvTranspose):
 class ConvTranspose3d(_ConvTranspose):
     _n = 3
     _fn = staticmethod(F.conv_transpose3d)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """The lazy convolutions: in_channels is the channel dim of the first input."""
+
+    def _lazy_init(self, out_channels, bias, device, dtype):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            g = self.groups
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // g) + tuple(self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // g) + tuple(self.kernel_size)
+            with no_grad():
+                self.weight.materialize(shape)
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        unbatched = len(self.kernel_size) + 1
+        if input.dim() not in (unbatched, unbatched + 1):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {unbatched + 1}D "
+                               f"(batched) input to {self.__class__.__name__}, but got input "
+                               f"of size: {input.shape}")
+        return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
+
+
+class _LazyConv(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        # in and out channels 0 and no bias for the base (nothing to check or draw yet)
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    """Conv1d whose in_channels is read from its first input; becomes a Conv1d."""
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    """Conv2d whose in_channels is read from its first input; becomes a Conv2d."""
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConv, Conv3d):
+    """Conv3d whose in_channels is read from its first input; becomes a Conv3d."""
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    """ConvTranspose1d whose in_channels is read from its first input; becomes one."""
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    """ConvTranspose2d whose in_channels is read from its first input; becomes one."""
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    """ConvTranspose3d whose in_channels is read from its first input; becomes one."""
+    cls_to_become = ConvTranspose3d

@@ -3,9 +3,10 @@ affine parameters and running statistics; unbatched inputs are run as a batch of
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -55,4 +56,25 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     """Over (C, D, H, W) or (N, C, D, H, W) inputs."""
+    _dims = (4, 5)
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm1d with num_features read from the first input (affine and running
+    statistics on by default); becomes an InstanceNorm1d."""
+    cls_to_become = InstanceNorm1d
+    _dims = (2, 3)
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm2d with num_features read from the first input; becomes an
+    InstanceNorm2d."""
+    cls_to_become = InstanceNorm2d
+    _dims = (3, 4)
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm3d with num_features read from the first input; becomes an
+    InstanceNorm3d."""
+    cls_to_become = InstanceNorm3d
     _dims = (4, 5)

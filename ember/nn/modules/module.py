@@ -16,7 +16,7 @@ from ...autograd.graph import sum_to
 from ...ops._views import mark_written
 from ...tensor import Tensor, device as _device
 from ...utils.hooks import RemovableHandle
-from ..parameter import Buffer, Parameter, buffer_persistent
+from ..parameter import _SLOT, Buffer, Parameter, buffer_persistent, is_lazy
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
@@ -587,8 +587,9 @@ class Module:
         called_always = set()
         result = None
         try:
-            for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
-                                                 self._forward_pre_hooks.items()):
+            # (a copy: a hook may remove itself, as a lazy module's does)
+            for hook_id, hook in list(itertools.chain(_global_forward_pre_hooks.items(),
+                                                      self._forward_pre_hooks.items())):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     out = hook(self, args, kwargs)
                     if out is not None:
@@ -923,6 +924,8 @@ class Module:
                     missing_keys.append(key)
                 continue
             value = state_dict[key]
+            if is_lazy(param):
+                continue        # (a lazy module's hook materialized it from a real value)
             if not isinstance(value, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected '
                                   "torch.Tensor or Tensor-like object from checkpoint but "
@@ -1069,7 +1072,7 @@ class Module:
                 g.zero_()
 
     def share_memory(self):
-        return self
+        return self._apply(lambda t: t.share_memory_())
 
     def apply(self, fn):
         for module in self.children():
@@ -1087,6 +1090,10 @@ class Module:
                 module._apply(fn)
         for param in self._parameters.values():
             if param is None:
+                continue
+            if is_lazy(param):
+                # conversions of an uninitialized parameter give one of the new dtype
+                _SLOT.__set__(param, _SLOT.__get__(fn(param)))
                 continue
             with no_grad():
                 new = fn(param)
@@ -1110,7 +1117,7 @@ class Module:
         def convert(t):
             if dev_error is not None:
                 raise dev_error
-            if dtype is not None and t._data.dtype.kind in "fc":
+            if dtype is not None and (t.dtype.is_floating_point or t.dtype.is_complex):
                 return t.to(dtype)
             return t
         return self._apply(convert)
@@ -1131,13 +1138,13 @@ class Module:
         return self._apply(lambda t: t.type(dst_type))
 
     def float(self):
-        return self._apply(lambda t: t.float() if t._data.dtype.kind == "f" else t)
+        return self._apply(lambda t: t.float() if t.dtype.is_floating_point else t)
 
     def double(self):
-        return self._apply(lambda t: t.double() if t._data.dtype.kind == "f" else t)
+        return self._apply(lambda t: t.double() if t.dtype.is_floating_point else t)
 
     def half(self):
-        return self._apply(lambda t: t.half() if t._data.dtype.kind == "f" else t)
+        return self._apply(lambda t: t.half() if t.dtype.is_floating_point else t)
 
     # ---- repr
 

@@ -1,11 +1,11 @@
-"""LayerNorm, GroupNorm, RMSNorm and LocalResponseNorm."""
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm and the legacy CrossMapLRN2d."""
 from ...creation import empty
+from .. import _functions, init
 from .. import functional as F
-from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 def _shape(normalized_shape):
@@ -46,6 +46,24 @@ def _reset_affine(module):
     if module.bias is not None:
         init.zeros_(module.bias)
 
+
+
+class CrossMapLRN2d(Module):
+    """Lua torch's cross-channel LRN over (N, C, H, W) inputs (its own window and backward:
+    ember/nn/_functions.py)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return _functions.CrossMapLRN2d.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 class LayerNorm(Module):
     """Normalizes the last len(normalized_shape) dims; weight ones and bias zeros of that
