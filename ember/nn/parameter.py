@@ -18,6 +18,15 @@ def _tensor_data(data):
     return data._data
 
 
+def _leaf(cls, arr, requires_grad):
+    """A new leaf of class cls (a Tensor subclass) holding arr, with no history and no grad."""
+    self = Tensor.__new__(cls)
+    _SLOT.__set__(self, arr)
+    self._requires_grad = bool(requires_grad)
+    self._grad_fn = self._grad = self._acc = self._x = None
+    return self
+
+
 class Parameter(Tensor):
     """A leaf Tensor sharing `data`'s memory, requiring grad unless told otherwise."""
 
@@ -26,14 +35,7 @@ class Parameter(Tensor):
         if requires_grad and arr.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
-        self = Tensor.__new__(cls)
-        self._data = arr
-        self._requires_grad = bool(requires_grad)
-        self._grad_fn = None
-        self._grad = None
-        self._acc = None
-        self._x = None
-        return self
+        return _leaf(cls, arr, requires_grad)
 
     def __init__(self, data=None, requires_grad=True):
         pass        # everything is done in __new__ (Tensor.__init__ is the legacy constructor)
@@ -283,14 +285,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None):
-        self = Tensor.__new__(cls)
-        _SLOT.__set__(self, _uninit_array(device, dtype))
-        self._requires_grad = bool(requires_grad)
-        self._grad_fn = None
-        self._grad = None
-        self._acc = None
-        self._x = None
-        return self
+        return _leaf(cls, _uninit_array(device, dtype), requires_grad)
 
     def __init__(self, requires_grad=False, device=None, dtype=None):
         pass
