@@ -433,6 +433,15 @@ def _g(v):
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
+def _arange_resize_warning(out, n, stacklevel):
+    """torch's warning when arange's out= (of another, nonzero number of elements) is resized
+    to the n computed; stacklevel counted from this function."""
+    warnings.warn(f"The number of elements in the out tensor of shape {list(out._data.shape)} "
+                  f"is {out._data.size} which does not match the computed number of elements "
+                  f"{n}. Note that this may occur as a result of rounding error. The out tensor "
+                  f"will be resized to a tensor of shape ({n},).", stacklevel=stacklevel)
+
+
 def arange(start, end=_OMITTED, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     if end is None or step is None:     # torch's overloads take no None
@@ -442,11 +451,7 @@ def arange(start, end=_OMITTED, step=1, *, out=None, dtype=None, layout=None, de
         res = arange(start, end, step, dtype=_out_dtype(out, dtype, "arange"), device=device)
         n, m = res._data.size, out._data.size
         if m and m != n:
-            warnings.warn(f"The number of elements in the out tensor of shape "
-                          f"{list(out._data.shape)} is {m} which does not match the computed "
-                          f"number of elements {n}. Note that this may occur as a result of "
-                          f"rounding error. The out tensor will be resized to a tensor of shape "
-                          f"({n},).", stacklevel=2)
+            _arange_resize_warning(out, n, 3)
         elif m:                 # (the same number of elements: out keeps its shape, as torch)
             res = wrap(res._data.reshape(out._data.shape))
         return _into(res, out, "arange", requires_grad)

@@ -9,13 +9,12 @@ transform normalised by `norm` is the opposite-direction transform with the dual
 zeros and keeps the real part of the inverse; C2R's is R2C with the bins that stand for two
 (k and n - k) counted twice. The formulas call the primitives, so they differentiate again."""
 import math
-import warnings
 
 import numpy as np
 
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
-from ..creation import _into, _out_dtype
+from ..creation import _arange_resize_warning, _into, _out_dtype
 from ..autograd.grad_mode import STATE
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node, NotImplementedBackward, link
@@ -424,11 +423,7 @@ def _freq(n, d, dtype, requires_grad, full, out=None):
     if out is not None:         # (torch fills out with arange: its size warning, its shape)
         n_, m = arr.size, out._data.size
         if m and m != n_:
-            warnings.warn(f"The number of elements in the out tensor of shape "
-                          f"{list(out._data.shape)} is {m} which does not match the computed "
-                          f"number of elements {n_}. Note that this may occur as a result of "
-                          f"rounding error. The out tensor will be resized to a tensor of shape "
-                          f"({n_},).", stacklevel=3)
+            _arange_resize_warning(out, n_, 4)
         elif m:
             t = wrap(t._data.reshape(out._data.shape))
         return _into(t, out, "fft_" + name, requires_grad)
