@@ -414,33 +414,47 @@ def _save_avg_args(node, kernel_size, stride, padding, ceil_mode, count_include_
     node._saved_divisor_override = divisor_override
 
 
+def _avg_linked(arr, node_cls, input, args):
+    """arr, avg_pool2d/3d's result, recorded as node_cls (which saves input and the pool's
+    arguments, args)."""
+    res = wrap(arr)
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
+        node = node_cls()
+        node._saved_self = input
+        _save_avg_args(node, *args)
+        link(res, node, input)
+    return res
+
+
+def _avg_backward_linked(arr, node_cls, grad, input, args):
+    """arr, the gradient of avg_pool2d/3d as an op, recorded as its backward-backward node
+    node_cls (differentiable in grad)."""
+    res = wrap(arr)
+    if STATE.enabled and (grad._requires_grad or input._requires_grad):
+        node = node_cls()
+        node._self_meta = (input._data.shape, input._data.dtype)
+        _save_avg_args(node, *args)
+        link(res, node, grad, input)
+    return res
+
+
 def avg_pool2d_op(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                   divisor_override):
     """torch.nn.functional.avg_pool2d on checked arguments (node AvgPool2DBackward0)."""
-    res = wrap(_avg_pool_np(input._data, kernel_size, stride or kernel_size, padding,
-                            ceil_mode, count_include_pad, divisor_override))
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = AvgPool2DBackward0()
-        node._saved_self = input
-        _save_avg_args(node, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                       divisor_override)
-        link(res, node, input)
-    return res
+    return _avg_linked(_avg_pool_np(input._data, kernel_size, stride or kernel_size, padding,
+                                    ceil_mode, count_include_pad, divisor_override),
+                       AvgPool2DBackward0, input, (kernel_size, stride, padding, ceil_mode,
+                                                   count_include_pad, divisor_override))
 
 
 def avg_pool2d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
                         count_include_pad, divisor_override):
     """The gradient of avg_pool2d as an op (differentiable in grad)."""
-    res = wrap(_avg_pool_backward_np(grad._data, input._data.shape, kernel_size,
-                                     stride or kernel_size, padding, ceil_mode,
-                                     count_include_pad, divisor_override))
-    if STATE.enabled and (grad._requires_grad or input._requires_grad):
-        node = AvgPool2DBackwardBackward0()
-        node._self_meta = (input._data.shape, input._data.dtype)
-        _save_avg_args(node, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                       divisor_override)
-        link(res, node, grad, input)
-    return res
+    return _avg_backward_linked(
+        _avg_pool_backward_np(grad._data, input._data.shape, kernel_size, stride or kernel_size,
+                              padding, ceil_mode, count_include_pad, divisor_override),
+        AvgPool2DBackwardBackward0, grad, input,
+        (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -1090,30 +1104,22 @@ class AvgPool3DBackwardBackward0(Node):      # derivatives.yaml: avg_pool3d_back
 
 def _avg_pool3d_op(input, kernel, stride, padding, ceil_mode, count_include_pad,
                    divisor_override):
-    res = wrap(_avg_pool3d_np(input._data, kernel, stride, padding, ceil_mode,
-                              count_include_pad, divisor_override))
-    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node = AvgPool3DBackward0()
-        node._saved_self = input
-        _save_avg_args(node, list(kernel), list(stride), list(padding), ceil_mode,
-                       count_include_pad, divisor_override)
-        link(res, node, input)
-    return res
+    return _avg_linked(_avg_pool3d_np(input._data, kernel, stride, padding, ceil_mode,
+                                      count_include_pad, divisor_override),
+                       AvgPool3DBackward0, input, (list(kernel), list(stride), list(padding),
+                                                   ceil_mode, count_include_pad,
+                                                   divisor_override))
 
 
 def avg_pool3d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
                         count_include_pad, divisor_override):
     """The gradient of avg_pool3d as an op (differentiable in grad: its derivative is
     avg_pool3d again)."""
-    res = wrap(_avg_pool3d_backward_np(grad._data, input._data.shape, kernel_size, stride,
-                                       padding, count_include_pad, divisor_override))
-    if STATE.enabled and (grad._requires_grad or input._requires_grad):
-        node = AvgPool3DBackwardBackward0()
-        node._self_meta = (input._data.shape, input._data.dtype)
-        _save_avg_args(node, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                       divisor_override)
-        link(res, node, grad, input)
-    return res
+    return _avg_backward_linked(
+        _avg_pool3d_backward_np(grad._data, input._data.shape, kernel_size, stride, padding,
+                                count_include_pad, divisor_override),
+        AvgPool3DBackwardBackward0, grad, input,
+        (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
