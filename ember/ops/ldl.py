@@ -28,6 +28,7 @@ from ..autograd.graph import NotImplementedBackward, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import not_tensor, out_grad_error, write_out
+from ._linalg import _check_square
 
 _ALPHA = (1 + math.sqrt(17)) / 8
 
@@ -211,15 +212,8 @@ def _fortran(x):
 
 
 def _check_A(A, fn):
-    try:
-        a = A._data
-    except AttributeError as e:
-        raise not_tensor(e) from None
-    if a.ndim < 2:
-        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
-    if a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
-                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    _check_square(A, fn)
+    a = A._data
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{type_name(a.dtype)}")
