@@ -9,8 +9,9 @@ from .lbfgs import LBFGS
 from .nadam import NAdam
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 from . import lr_scheduler
 
 __all__ = ["Optimizer", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "RAdam",
-           "RMSprop", "SGD", "lr_scheduler"]
+           "RMSprop", "Rprop", "SGD", "lr_scheduler"]
