@@ -145,6 +145,9 @@ GRID = {
     + [{"betas": (0.6, 0.8), "eps": 1e-3}],
     "RAdam": grid(weight_decays(), MAXIMIZE, [{"lr": 0.01}])
     + [{"betas": (0.5, 0.7), "lr": 0.01}],
+    "ASGD": grid(weight_decays(False), MAXIMIZE, [{"lr": 0.05, "t0": 5, "lambd": 0.01},
+                                                  {"lr": 0.1, "t0": 1, "lambd": 0.1}])
+    + [{"alpha": 0.5, "t0": 3}, {}],
     "Rprop": grid(MAXIMIZE, [{"lr": 0.01}, {"lr": 0.05}])
     + [{"etas": (0.3, 1.5), "step_sizes": (1e-3, 0.02)}, {"step_sizes": (0.5, 0.1)}],
 }
@@ -154,7 +157,8 @@ FLAGS = [("SGD", {"momentum": 0.9, "foreach": True}), ("SGD", {"momentum": 0.9, 
          ("Adam", {"foreach": True}), ("Adam", {"fused": True, "amsgrad": True}),
          ("AdamW", {"fused": True}), ("Adagrad", {"fused": True}),
          ("RMSprop", {"foreach": True, "centered": True}), ("NAdam", {"foreach": False}),
-         ("RAdam", {"foreach": True}), ("Rprop", {"foreach": True})]
+         ("RAdam", {"foreach": True}), ("Rprop", {"foreach": True}),
+         ("ASGD", {"foreach": True, "t0": 5})]
 
 
 @pytest.mark.parametrize("name", list(GRID))
@@ -273,7 +277,7 @@ def test_complex_parameters():
                      ("Adam", {"amsgrad": True, "lr": 0.1}), ("AdamW", {}), ("RMSprop",
                      {"centered": True}), ("Adagrad", {"initial_accumulator_value": 0.5}),
                      ("Adadelta", {}), ("Adamax", {}), ("NAdam", {}), ("RAdam", {}),
-                     ("Rprop", {"lr": 0.1})]:
+                     ("Rprop", {"lr": 0.1}), ("ASGD", {"t0": 2, "lr": 0.1})]:
         (tp, ts), (ep, es) = prog(torch, name, kw), prog(ember, name, kw)
         np.testing.assert_allclose(ep, tp, rtol=1e-12, atol=1e-13, err_msg=name)
         assert_states(ts, es, 1e-12, 1e-13, name)
@@ -285,7 +289,7 @@ def test_update_in_place_views_see_it_and_versions_match_torch():
     for name, kw in [("SGD", {"momentum": 0.9}), ("Adam", {"weight_decay": 0.1,
                      "decoupled_weight_decay": True}), ("NAdam", {}), ("RAdam", {}),
                      ("RMSprop", {"momentum": 0.5}), ("Adagrad", {}), ("Adadelta", {}),
-                     ("Adamax", {}), ("AdamW", {}), ("Rprop", {}),
+                     ("Adamax", {}), ("AdamW", {}), ("Rprop", {}), ("ASGD", {"t0": 1}),
                      ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True})]:
         versions = {}
         for lib in (torch, ember):
@@ -358,7 +362,7 @@ def to_torch(obj):
 SD_CASES = [("SGD", {"momentum": 0.9, "nesterov": True}), ("Adam", {"amsgrad": True}),
             ("AdamW", {}), ("RMSprop", {"centered": True, "momentum": 0.5}), ("Adagrad", {}),
             ("Adadelta", {}), ("Adamax", {}), ("NAdam", {}), ("RAdam", {}),
-            ("Rprop", {}), ("LBFGS", {"history_size": 3, "max_iter": 3})]
+            ("Rprop", {}), ("ASGD", {"t0": 1}), ("LBFGS", {"history_size": 3, "max_iter": 3})]
 
 
 def steps(lib, opt, ps, loss, n):
@@ -464,7 +468,7 @@ def test_pickle_and_deepcopy():
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "NAdam", "RAdam", "Adamax", "Adadelta",
-                                  "Adagrad", "RMSprop", "Rprop"])
+                                  "Adagrad", "RMSprop", "Rprop", "ASGD"])
 def test_setstate_of_an_older_pickle_fills_options_and_step_tensors(name):
     """An optimizer pickled by an older version lacks newer group options and kept steps as
     numbers: __setstate__ restores both as torch's does."""
@@ -508,7 +512,7 @@ def test_param_groups_and_repr():
 
 def test_all_reprs_and_defaults():
     for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
-                 "RAdam", "Rprop", "LBFGS"]:
+                 "RAdam", "Rprop", "ASGD", "LBFGS"]:
         t = getattr(torch.optim, name)([torch.ones(1, requires_grad=True)])
         e = getattr(ember.optim, name)([ember.ones(1, requires_grad=True)])
         assert repr(t) == repr(e) and t.defaults == e.defaults, name
@@ -606,6 +610,9 @@ CONSTRUCTOR_ERRORS = [
     lambda L: L.optim.Rprop([_p(L)], etas=(0.5, 0.9)),
     lambda L: L.optim.Rprop([_p(L)], etas=(0, 1.2)),
     lambda L: L.optim.Rprop([_p(L)], lr=L.tensor([0.1, 0.2])),
+    lambda L: L.optim.ASGD([_p(L)], lr=-1),
+    lambda L: L.optim.ASGD([_p(L)], weight_decay=-1),
+    lambda L: L.optim.ASGD([_p(L)], lr=L.tensor([0.1, 0.2])),
 ]
 
 
@@ -634,6 +641,12 @@ def test_step_errors():
             p.grad = lib.ones(2)
             lib.optim.Rprop([p], **kw).step()
         check_error(rprop)
+
+        def asgd(lib, kw=kw):
+            p = _p(lib)
+            p.grad = lib.ones(2)
+            lib.optim.ASGD([p], **kw).step()
+        check_error(asgd)
 
     def base_step(lib):
         lib.optim.Optimizer([_p(lib)], {}).step()
@@ -803,7 +816,7 @@ def test_benchmark_runs_and_agrees_with_torch(capsys):
 
 def test_instance_attributes_and_hooked_subclass_steps():
     for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
-                 "RAdam", "Rprop"]:
+                 "RAdam", "Rprop", "ASGD"]:
         t = getattr(torch.optim, name)([torch.ones(1, requires_grad=True)])
         e = getattr(ember.optim, name)([ember.ones(1, requires_grad=True)])
         assert list(vars(t)) == list(vars(e)), name

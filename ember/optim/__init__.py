@@ -5,6 +5,7 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
 from .radam import RAdam
@@ -13,5 +14,5 @@ from .rprop import Rprop
 from .sgd import SGD
 from . import lr_scheduler
 
-__all__ = ["Optimizer", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "RAdam",
+__all__ = ["Optimizer", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam",
            "RMSprop", "Rprop", "SGD", "lr_scheduler"]
