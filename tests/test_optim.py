@@ -148,6 +148,11 @@ GRID = {
     "ASGD": grid(weight_decays(False), MAXIMIZE, [{"lr": 0.05, "t0": 5, "lambd": 0.01},
                                                   {"lr": 0.1, "t0": 1, "lambd": 0.1}])
     + [{"alpha": 0.5, "t0": 3}, {}],
+    # (Adafactor at lr=0.5 makes the bias flip sign step after step: the one-rounding
+    # differences of the first step grow to 1e-11 by step 13, so the grid stops at 0.1)
+    "Adafactor": grid([{"weight_decay": 0}, {"weight_decay": 0.1}], MAXIMIZE,
+                      [{"lr": 0.01}, {"lr": 0.1}])
+    + [{"eps": (1e-3, 1e-2), "d": 2.0, "beta2_decay": -0.5}, {"eps": (1e-6, 1e-3)}],
     "Rprop": grid(MAXIMIZE, [{"lr": 0.01}, {"lr": 0.05}])
     + [{"etas": (0.3, 1.5), "step_sizes": (1e-3, 0.02)}, {"step_sizes": (0.5, 0.1)}],
 }
@@ -158,7 +163,7 @@ FLAGS = [("SGD", {"momentum": 0.9, "foreach": True}), ("SGD", {"momentum": 0.9, 
          ("AdamW", {"fused": True}), ("Adagrad", {"fused": True}),
          ("RMSprop", {"foreach": True, "centered": True}), ("NAdam", {"foreach": False}),
          ("RAdam", {"foreach": True}), ("Rprop", {"foreach": True}),
-         ("ASGD", {"foreach": True, "t0": 5})]
+         ("ASGD", {"foreach": True, "t0": 5}), ("Adafactor", {"foreach": True})]
 
 
 @pytest.mark.parametrize("name", list(GRID))
@@ -290,6 +295,7 @@ def test_update_in_place_views_see_it_and_versions_match_torch():
                      "decoupled_weight_decay": True}), ("NAdam", {}), ("RAdam", {}),
                      ("RMSprop", {"momentum": 0.5}), ("Adagrad", {}), ("Adadelta", {}),
                      ("Adamax", {}), ("AdamW", {}), ("Rprop", {}), ("ASGD", {"t0": 1}),
+                     ("Adafactor", {"weight_decay": 0.1}),
                      ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True})]:
         versions = {}
         for lib in (torch, ember):
@@ -362,7 +368,8 @@ def to_torch(obj):
 SD_CASES = [("SGD", {"momentum": 0.9, "nesterov": True}), ("Adam", {"amsgrad": True}),
             ("AdamW", {}), ("RMSprop", {"centered": True, "momentum": 0.5}), ("Adagrad", {}),
             ("Adadelta", {}), ("Adamax", {}), ("NAdam", {}), ("RAdam", {}),
-            ("Rprop", {}), ("ASGD", {"t0": 1}), ("LBFGS", {"history_size": 3, "max_iter": 3})]
+            ("Rprop", {}), ("ASGD", {"t0": 1}), ("Adafactor", {"weight_decay": 0.1}),
+            ("LBFGS", {"history_size": 3, "max_iter": 3})]
 
 
 def steps(lib, opt, ps, loss, n):
@@ -468,7 +475,8 @@ def test_pickle_and_deepcopy():
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "NAdam", "RAdam", "Adamax", "Adadelta",
-                                  "Adagrad", "RMSprop", "Rprop", "ASGD"])
+                                  "Adagrad", "RMSprop", "Rprop", "ASGD",
+                                  "Adafactor"])
 def test_setstate_of_an_older_pickle_fills_options_and_step_tensors(name):
     """An optimizer pickled by an older version lacks newer group options and kept steps as
     numbers: __setstate__ restores both as torch's does."""
@@ -512,7 +520,7 @@ def test_param_groups_and_repr():
 
 def test_all_reprs_and_defaults():
     for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
-                 "RAdam", "Rprop", "ASGD", "LBFGS"]:
+                 "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS"]:
         t = getattr(torch.optim, name)([torch.ones(1, requires_grad=True)])
         e = getattr(ember.optim, name)([ember.ones(1, requires_grad=True)])
         assert repr(t) == repr(e) and t.defaults == e.defaults, name
@@ -613,6 +621,15 @@ CONSTRUCTOR_ERRORS = [
     lambda L: L.optim.ASGD([_p(L)], lr=-1),
     lambda L: L.optim.ASGD([_p(L)], weight_decay=-1),
     lambda L: L.optim.ASGD([_p(L)], lr=L.tensor([0.1, 0.2])),
+    lambda L: L.optim.Adafactor([_p(L)], lr=-1),
+    lambda L: L.optim.Adafactor([_p(L)], lr=L.tensor([0.1, 0.2])),
+    lambda L: L.optim.Adafactor([_p(L)], beta2_decay=0.1),
+    lambda L: L.optim.Adafactor([_p(L)], eps=(-1, 1e-3)),
+    lambda L: L.optim.Adafactor([_p(L)], eps=(None, -1)),
+    lambda L: L.optim.Adafactor([_p(L)], d=0.5),
+    lambda L: L.optim.Adafactor([_p(L)], weight_decay=-1),
+    lambda L: L.optim.Adafactor([_p(L)], differentiable=True),
+    lambda L: L.optim.Adafactor([_p(L)], capturable=True),
 ]
 
 
@@ -647,6 +664,29 @@ def test_step_errors():
             p.grad = lib.ones(2)
             lib.optim.ASGD([p], **kw).step()
         check_error(asgd)
+
+    def adafactor_complex(lib):
+        p = lib.tensor(np.array([1 + 2j]), requires_grad=True)
+        p.grad = lib.tensor(np.array([1 - 1j]))
+        lib.optim.Adafactor([p]).step()
+    check_error(adafactor_complex)
+
+
+def test_adafactor_state_shapes_follow_the_parameter_dimensions():
+    """Factored row/column second moments for two or more dimensions, a full one for
+    vectors and scalars; the parameters after three steps as torch's."""
+    for shape in [(), (5,), (3, 4), (2, 3, 4), (1, 1)]:
+        out = []
+        for lib in (torch, ember):
+            data = np.linspace(-1, 1, int(np.prod(shape))).reshape(shape)
+            p = lib.tensor(data.copy(), requires_grad=True)
+            opt = lib.optim.Adafactor([p], lr=0.1)
+            for i in range(3):
+                p.grad = lib.tensor(np.cos(data * (i + 1)))
+                opt.step()
+            out.append((p.detach().numpy(), state_of(opt, [p])))
+        np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-12, atol=1e-14)
+        assert_states(out[0][1], out[1][1], 1e-12, 1e-14, str(shape))
 
     def base_step(lib):
         lib.optim.Optimizer([_p(lib)], {}).step()
@@ -816,7 +856,7 @@ def test_benchmark_runs_and_agrees_with_torch(capsys):
 
 def test_instance_attributes_and_hooked_subclass_steps():
     for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
-                 "RAdam", "Rprop", "ASGD"]:
+                 "RAdam", "Rprop", "ASGD", "Adafactor"]:
         t = getattr(torch.optim, name)([torch.ones(1, requires_grad=True)])
         e = getattr(ember.optim, name)([ember.ones(1, requires_grad=True)])
         assert list(vars(t)) == list(vars(e)), name

@@ -1,6 +1,7 @@
 """ember.optim: torch.optim's optimizers and learning-rate schedulers on NumPy arrays."""
 from .optimizer import Optimizer
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -14,5 +15,5 @@ from .rprop import Rprop
 from .sgd import SGD
 from . import lr_scheduler
 
-__all__ = ["Optimizer", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam",
+__all__ = ["Optimizer", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam",
            "RMSprop", "Rprop", "SGD", "lr_scheduler"]
