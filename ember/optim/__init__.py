@@ -15,5 +15,5 @@ from .rprop import Rprop
 from .sgd import SGD
 from . import lr_scheduler
 
-__all__ = ["Optimizer", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam",
-           "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+__all__ = ["Optimizer", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD",
+           "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
