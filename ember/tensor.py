@@ -112,10 +112,8 @@ class device:
 
 _DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::(0|[1-9][0-9]*))?\Z")
 builtins_type = type
-_DEVICE = device
+_DEVICE = device            # (for methods whose parameter is named device)
 
-
-_device_type = device      # (for methods whose parameter is named device)
 
 def check_device(d, factory=False):
     """The device argument of a factory (factory=True) or of a copy to a device (tensor(),
@@ -538,8 +536,8 @@ class Tensor:
 
     def is_pinned(self, device=None):
         if isinstance(device, str):
-            _device_type(device)        # torch parses the (deprecated) device: its errors
-        elif device is not None and not isinstance(device, _device_type):
+            _DEVICE(device)             # torch parses the (deprecated) device: its errors
+        elif device is not None and not isinstance(device, _DEVICE):
             raise TypeError(f"is_pinned(): argument 'device' (position 1) must be torch.device, "
                             f"not {type(device).__name__}")
         return False

@@ -13,8 +13,9 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES, type_name
-from ..tensor import NO_ACCELERATOR, Tensor, check_device, contiguous_format, device, wrap
+from ..tensor import NO_ACCELERATOR, Tensor, check_device, contiguous_format, wrap
 from ..tensor import memory_format as memory_format_cls
+from ..tensor import device as _DEVICE      # (to() has a parameter named device)
 from ._args import broadcast_error
 from ._args import memory_error, not_tensor, torch_layout, check_operands
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
@@ -102,7 +103,7 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
             dtype = D.as_dtype(a, "to")
         elif isinstance(a, Tensor):
             dtype = a.dtype
-        elif isinstance(a, (str, _device_type(), int)) or a is None:
+        elif isinstance(a, (str, _DEVICE, int)) or a is None:
             _check_device(a)
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got "
@@ -112,10 +113,6 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
     if dtype is None:
         return clone(input) if copy else input
     return _to_dtype(input, dtype, copy)
-
-
-def _device_type():
-    return device
 
 
 def _check_device(d):
