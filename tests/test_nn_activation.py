@@ -375,12 +375,6 @@ def test_rrelu_training_noise():
                                rtol=1e-15)
 
 
-def _rng_ready():
-    return hasattr(ember.Tensor, "uniform_")
-
-
-@pytest.mark.xfail(not _rng_ready(), reason="needs ember/random.py (torch's stream): the noise "
-                   "is drawn by uniform_, which is not yet bound", strict=True)
 def test_rrelu_training_matches_torch_stream():
     """Training-mode noise: one float64 uniform_(lower, upper) draw per non-positive element, in
     order (the stream position after the call agrees). The products agree to one float32 ulp:
@@ -443,7 +437,8 @@ def test_module(name):
                 def forward(self, x):
                     return self.act(x * 1.0)
             return Times1()
-    # RReLU draws its slopes in training mode (ember's stream is not yet torch's): eval only
+    # RReLU draws its slopes in training mode and check_module does not seed the two libraries
+    # alike: eval only here; test_rrelu_training_matches_torch_stream compares the draws
     modes = ("eval",) if name.startswith("RReLU") else ("train", "eval")
     check_module(ctor, [x.astype(np.float32)], modes=modes,
                  atol=ATOL32.get("gelu_tanh") if name == "GELU_tanh" else None)

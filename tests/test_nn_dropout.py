@@ -19,10 +19,6 @@ def F(lib):
     return lib.nn.functional
 
 
-def _rng_ready():
-    return hasattr(ember.Tensor, "bernoulli_")
-
-
 def _chain(fn):
     return chain(fn, 6)
 
@@ -243,9 +239,6 @@ def test_ember_draws_as_torch_does(name, monkeypatch):
     assert calls == [(shape, ember.float32, keep)]
 
 
-@pytest.mark.xfail(not _rng_ready(), strict=True,
-                   reason="needs ember/random.py (torch's stream): the masks come from "
-                          "bernoulli_, which is not yet bound")
 @pytest.mark.parametrize("name", sorted(DROPOUTS))
 def test_masks_equal_torch(name):
     outs = []
