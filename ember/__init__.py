@@ -46,15 +46,10 @@ from .ops.decomp import *    # noqa: F401,F403
 from .ops.matrix import *    # noqa: F401,F403
 from .ops.convert import *   # noqa: F401,F403
 from .ops.distance import *  # noqa: F401,F403
-from .ops.rnn import *       # noqa: F401,F403
-from .ops.conv import *      # noqa: F401,F403
 from .ops.pad import *       # noqa: F401,F403
 from .ops.resize import *    # noqa: F401,F403
 from .ops.trilinear import *  # noqa: F401,F403
 from .ops.spectral import stft, istft  # noqa: F401
-from .ops.grid import (grid_sampler, grid_sampler_2d, grid_sampler_3d,  # noqa: F401
-                       affine_grid_generator)
-from .ops.layer_forms import *  # noqa: F401,F403  (torch.dropout(input, p, train), ...)
 from . import tensor_methods  # noqa: F401  (binds every op method and operator to Tensor)
 from . import return_types
 from . import autograd, linalg, random
@@ -230,8 +225,40 @@ _LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "te
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
                "install_as_torch": "_torch_alias"}
 
+# Note [Lazy layer ops]: torch.*'s forms of the layer ops (torch.conv2d, torch.lstm,
+# torch.grid_sampler, torch.dropout(input, p, train), torch.max_pool2d, ...) live in ops modules
+# that only layer code needs: conv.py, rnn.py, grid.py and layer_forms.py, which brings in
+# pool.py, loss.py, normalization.py and embedding.py. They are loaded on the first use of one
+# of their names (~0.8 MB of W8's import RSS). The names are listed here so that nothing is
+# imported to find them; tests/test_lazy_imports.py checks each list against its module's
+# __all__ and that `import ember` loads none of these modules.
+_LAZY_OPS = {
+    "conv": ("convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+             "conv_transpose2d", "conv_transpose3d", "conv_tbc"),
+    "rnn": ("rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "rnn_tanh", "rnn_relu",
+            "lstm", "gru"),
+    "grid": ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"),
+    "layer_forms": (
+        "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",
+        "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "native_dropout",
+        "batch_norm", "native_batch_norm", "layer_norm", "native_layer_norm", "group_norm",
+        "native_group_norm", "instance_norm", "rms_norm", "binary_cross_entropy_with_logits",
+        "cosine_embedding_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
+        "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "celu", "celu_", "selu",
+        "selu_", "rrelu", "rrelu_", "threshold", "threshold_", "hardshrink", "prelu",
+        "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "avg_pool1d",
+        "adaptive_avg_pool1d", "adaptive_max_pool1d", "embedding", "embedding_bag",
+        "embedding_renorm_", "norm_except_dim", "channel_shuffle", "native_channel_shuffle"),
+}
+_LAZY_OP_NAMES = {name: mod for mod, names in _LAZY_OPS.items() for name in names}
+
 
 def __getattr__(name):
+    mod = _LAZY_OP_NAMES.get(name)
+    if mod is not None:
+        value = getattr(_importlib.import_module(".ops." + mod, __name__), name)
+        globals()[name] = value              # later lookups are plain attribute reads
+        return value
     if name in _LAZY_MODULES:
         return _importlib.import_module("." + name, __name__)
     if name in _LAZY_NAMES:
@@ -240,4 +267,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES))
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES) | set(_LAZY_OP_NAMES))

@@ -20,7 +20,6 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._windows import take_adjoint, invalid_arguments
-from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 
 # ------------------------------------------------------------------ source indices, weights
@@ -414,7 +413,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs "
                                   f"{_RANK_MODES[mode]}D input")
     if mode == "area":
-        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1]
+        from . import pool  # (pool.py loads on first use: Note [Lazy layer ops] in ember/__init__)
+        pool = (pool.adaptive_avg_pool1d, pool.adaptive_avg_pool2d, pool.adaptive_avg_pool3d)[n - 1]
         return pool(input, output_size)
     name = f"{_OP_NAMES[mode]}{n}d"
     if output_size is not None and any(not isinstance(v, (int, np.integer)) or
