@@ -534,7 +534,8 @@ def use(t):
 
 
 def init_node(node, edges, meta):
-    """A new node's bookkeeping: its edges, creation number, output meta, no use yet."""
+    """A new node's bookkeeping: its edges, creation number, output meta, no use yet.
+    (_recorded, the per-op hot path, inlines these six lines: keep the two alike.)"""
     node.next_functions = edges
     node._seq = next(_counter)
     node._uses = 0
@@ -651,10 +652,14 @@ def wrap_out(arr, node, t, pad):
     node shares the (shape, dtype) tuple of t's node, as link's meta= does."""
     if LEVELS:
         return link(_wrap(arr), node, t, None) if pad else link(_wrap(arr), node, t)
-    e = use(t)
-    fn = t._grad_fn
-    meta = fn._meta if fn is not None and fn._n_outputs == 1 and t._x is None else \
-        (arr.shape, arr.dtype)
+    fn = t._grad_fn                     # use(t), inlined: this runs once per recorded op
+    if fn is not None:
+        fn._uses += 1
+        e = (fn, t._output_nr)
+        meta = fn._meta if fn._n_outputs == 1 and t._x is None else (arr.shape, arr.dtype)
+    else:
+        e = use(t)
+        meta = (arr.shape, arr.dtype)
     return _recorded(arr, node, (e, _NO_EDGE) if pad else (e,), meta)
 
 
@@ -670,7 +675,12 @@ def _recorded(arr, node, edges, meta):
     """A new Tensor over arr whose grad_fn is node, with the given edges and meta."""
     if type(arr) is not ndarray:    # a ufunc on 0-d arrays returns a NumPy scalar
         arr = asarray(arr)
-    init_node(node, edges, meta)
+    node.next_functions = edges         # init_node, inlined: this runs once per recorded op
+    node._seq = next(_counter)
+    node._uses = 0
+    node._meta = meta
+    node._freed = False
+    node._hooks = None
     out = _new_tensor(Tensor)
     out._data = arr
     out._requires_grad = True
