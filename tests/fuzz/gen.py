@@ -711,7 +711,10 @@ def undefined_write(g, target, rest):
     if len(set(to.tolist())) < to.size and not any(
             st == 0 and n > 1 for n, st in zip(target.shape, target.stride())):
         return True
-    ptr = target.untyped_storage().data_ptr()
+    try:
+        ptr = target.untyped_storage().data_ptr()
+    except RuntimeError:        # (the same torch error as below, for the target itself)
+        return True
     names = set(re.findall(r"\bt\d+(?:\[\d+\])?", rest))
     for expr, o in g.operands():
         if expr not in names or o.numel() == 0:
