@@ -1553,3 +1553,46 @@ def test_pow_of_minus_one_half_is_torchs_rsqrt_at_negative_zero_and_infinity():
         t.pow_(-0.5)
         return out, str(t.tolist())
     same(program)
+
+
+# ---- scalar-first arithmetic and integer exponents (lead, third session)
+
+def _result_of(fn):
+    try:
+        r = fn()
+        return ("ok", str(r.dtype), repr(r.tolist()))     # (repr: nan equals nan)
+    except Exception as e:                      # the type and first line of the message
+        return (type(e).__name__, str(e).split("\n")[0])
+
+
+@pytest.mark.parametrize("dt,vals", [("float64", [0.05, -2.0, 0.0, 3.0]),
+                                     ("float32", [0.05, -2.0, 0.0, 3.0]),
+                                     ("int64", [3, -2, 5]), ("uint8", [3, 2]), ("bool", [True])])
+@pytest.mark.parametrize("v", [-0.85, 1e308, 3, -7, True, 2.5])
+def test_number_floordiv_tensor_keeps_the_numbers_double_precision(v, dt, vals):
+    # -0.85 // tensor([0.05], float64) is -17 in torch (not float32(-0.85)'s -18)
+    assert _result_of(lambda: v // ember.tensor(vals, dtype=getattr(ember, dt))) == \
+        _result_of(lambda: v // torch.tensor(vals, dtype=getattr(torch, dt)))
+
+
+@pytest.mark.parametrize("form", ["b - True", "True - b", "ember_sub(True, b)", "b.sub_(True)",
+                                  "ember_sub(b, True, alpha=2)", "i - True", "b - 1"])
+def test_bool_subtraction_with_a_python_bool_counts_as_two_bool_tensors(form):
+    def run(lib):
+        env = {"b": lib.tensor([True]), "i": lib.tensor([1]), "ember_sub": lib.sub}
+        return _result_of(lambda: eval(form, env))
+    assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("v", [-7, 300, 2 ** 40, -2 ** 63, 2 ** 63, 2 ** 64, -2 ** 63 - 1, 5])
+def test_integer_tensor_to_a_python_int_power_checks_the_exponent_as_torch(v, dt):
+    assert _result_of(lambda: ember.tensor([2, 3], dtype=getattr(ember, dt)) ** v) == \
+        _result_of(lambda: torch.tensor([2, 3], dtype=getattr(torch, dt)) ** v)
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int8", "int32", "int64"])
+@pytest.mark.parametrize("v", [-7, 300, 2 ** 40, -2 ** 63, 2 ** 63, 5])
+def test_python_int_to_an_integer_tensor_power_wraps_the_base_as_torch(v, dt):
+    assert _result_of(lambda: v ** ember.tensor([3, 2], dtype=getattr(ember, dt))) == \
+        _result_of(lambda: v ** torch.tensor([3, 2], dtype=getattr(torch, dt)))

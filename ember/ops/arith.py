@@ -223,14 +223,14 @@ class RsubBackward0(Node):                   # derivatives.yaml: rsub.Tensor
 
 
 def _check_bool_sub(a, b):
-    """torch refuses subtraction when an operand is bool (a tensor or a Python bool)."""
+    """torch refuses subtraction when an operand is bool (a tensor or a Python bool); a
+    Python bool with a bool tensor counts as two bool tensors (torch wraps the number)."""
     ba = a._data.dtype.kind == "b" if isinstance(a, Tensor) else type(a) is bool
     bb = b._data.dtype.kind == "b" if isinstance(b, Tensor) else type(b) is bool
     if ba or bb:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead."
-                           if ba and bb and isinstance(a, Tensor) and isinstance(b, Tensor)
-                           else "Subtraction, the `-` operator, with a bool tensor is not "
+                           if ba and bb else "Subtraction, the `-` operator, with a bool tensor is not "
                            "supported. If you are trying to invert a mask, use the `~` or "
                            "`logical_not()` operator instead.")
 
@@ -646,6 +646,8 @@ def pow(input, exponent, *, out=None):
     if not isinstance(input, Tensor):
         return _scalar_pow(input, exponent)
     e = exponent if isinstance(exponent, Tensor) else None
+    if type(exponent) is int and input._data.dtype.kind in "iu":
+        _check_int_exponent(exponent, input._data.dtype)
     x, y = operands(input, exponent)
     if x.dtype.kind == "b":
         if e is not None:
@@ -686,6 +688,22 @@ def pow(input, exponent, *, out=None):
     return write_out(res, out)
 
 
+def _check_int_exponent(v, dt):
+    """torch's checks of a Python int exponent for an integral tensor, in its order: the
+    value must fit int64, be non-negative, and fit the tensor's dtype (NumPy would wrap it)."""
+    if v < -(1 << 63):                                  # (torch's argument parser)
+        raise OverflowError("can't convert negative int to unsigned")
+    if v >= 1 << 64:
+        raise OverflowError("int too big to convert")
+    if v >= 1 << 63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if v < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if v > np.iinfo(dt).max:
+        raise RuntimeError(f"value cannot be converted to type {D.SCALAR_NAMES[dt.name]} "
+                           f"without overflow")
+
+
 def _int_pow(x, y):
     """Integers to integer powers, some negative: 1 and -1 keep a value, others give 0."""
     y = np.asarray(y)
@@ -700,7 +718,11 @@ def _scalar_pow(base, exponent):
     if rt is D.bool_:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     y = exponent._data.astype(rt.np, copy=False)
-    b = np.asarray(base, dtype=rt.np)
+    if type(base) is int and rt.category < D.FLOAT and -(1 << 63) <= base < 1 << 64:
+        # torch converts the number to the exponent's integral dtype as C does (wrapping)
+        b = np.asarray(base & ((1 << 64) - 1), np.uint64).astype(rt.np)
+    else:
+        b = np.asarray(base, dtype=rt.np)
     if rt.category < D.FLOAT and np.any(y < 0):
         return wrap(_int_pow(b, y))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -899,8 +921,10 @@ def _rsub(self, other):
 
 
 def _rfloordiv(self, other):
-    """other // self (Tensor.__rfloordiv__)."""
-    return floor_divide(scalar_tensor(other, self), self)
+    """other // self (Tensor.__rfloordiv__). The number keeps its double precision until it
+    meets self's dtype, as torch's wrapped numbers do (-0.85 // tensor([0.05], float64) is
+    -17, not float32(-0.85)'s -18)."""
+    return floor_divide(other, self)
 
 
 def _rpow(self, other):
