@@ -491,7 +491,36 @@ def _expanded(arr):
         st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
 
 
-def inplace(self, result, overlap_ok=False, written=None, warn=None):
+def _may_overlap(arr):
+    """Whether arr's elements may share memory (an unfold or as_strided view): its dims of
+    size > 1, ordered by stride, do not each step over the reach of the ones inside it.
+    (A false yes costs only a slower write: see inplace's `written`.)"""
+    if arr.flags.c_contiguous or arr.flags.f_contiguous:
+        return False
+    reach = arr.itemsize
+    for st, n in sorted((abs(st), n) for n, st in zip(arr.shape, arr.strides) if n > 1):
+        if st < reach:
+            return True
+        reach += st * (n - 1)
+    return False
+
+
+def _write_changed(arr, result):
+    """inplace's default write into a view whose elements share memory: only the elements
+    whose bits the op changed (an op that writes some elements, as index_copy_ or scatter_,
+    leaves the others' memory to whichever alias wrote it, as torch's kernels do)."""
+    new = np.broadcast_to(result, arr.shape).astype(arr.dtype, copy=False)
+    m = new != arr
+    if arr.dtype.kind in "fc":          # -0.0 over 0.0, and a NaN over a NaN, are writes
+        parts = (new.real, arr.real, new.imag, arr.imag) if arr.dtype.kind == "c" else \
+            (new, arr)
+        for a, b in zip(parts[::2], parts[1::2]):
+            m |= np.signbit(a) != np.signbit(b)
+            m |= np.isnan(a)
+    arr[m] = new[m]
+
+
+def inplace(self, result, overlap_ok=False, written=None, warn=None, expanded_ok=True):
     """Write `result` (computed out of place) into `self` and rebase the history (Note
     [In-place writes]). Returns self. overlap_ok: self may be an expanded view (fill_).
     written: for an op that torch lets write into an expanded tensor (triu_, index_fill_,
@@ -500,9 +529,12 @@ def inplace(self, result, overlap_ok=False, written=None, warn=None):
     last write to a memory location stays, and the elements the op does not write keep their
     memory as it is (see `masked`). warn: the op name of torch's deprecation warning for
     such a write. (When recorded, such a write goes through and the backward refuses it:
-    Note [Expanded writes].)"""
+    Note [Expanded writes].) `written` also writes into a view whose elements share memory
+    without a stride-0 dim (an unfold): torch's kernel writes only the op's elements there,
+    so copying the whole result back would undo them where they overlap the others.
+    expanded_ok=False: `written` is for such overlaps only; an expanded self is refused."""
     node = result._grad_fn
-    expanded = written is not None and _expanded(self._data)
+    expanded = written is not None and expanded_ok and _expanded(self._data)
     check_inplace(self, node is not None, write=not (overlap_ok or expanded))
     rd, sd = result._data, self._data
     if rd.dtype != sd.dtype and not can_cast(rd.dtype, sd.dtype):
@@ -521,6 +553,8 @@ def inplace(self, result, overlap_ok=False, written=None, warn=None):
                           f"the tensor before performing this operation. This also applies to "
                           f"advanced indexing e.g. tensor{example}", UserWarning, stacklevel=3)
         written(writable(sd), rd)
+    elif _may_overlap(sd):
+        (written or _write_changed)(writable(sd), rd)
     else:
         np.copyto(writable(sd), rd, casting="unsafe")
     if LEVELS:

@@ -516,7 +516,7 @@ def _set(self, P, value, fill=False, expanded_ok=False):
         Q = _Index()                        # the advanced part, applied to the view
         Q.steps, Q.basic, Q.adv = (), (Ellipsis,), P.adv
         inplace(target, _index_put(inplace_source(target), Q, vt, False),
-                written=_put_writer(Q, vt, False) if expanded_ok else None,
+                written=_put_writer(Q, vt, False), expanded_ok=expanded_ok,
                 warn="index_put_")
     elif vt._data.ndim == 0 and target._data.ndim:    # (torch: fill_ unless the shapes match)
         fill_(target, vt)

@@ -22,8 +22,8 @@ from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type, check_args, invalid_args
 from ._args import OVERLOADED, OMITTED
-from ._views import (AsStridedBackward0, check_inplace, inplace, inplace_source, make_view, masked,
-                     mark_written, reshaped_in_place, _alias_saved_outputs)
+from ._views import (AsStridedBackward0, _memory, check_inplace, inplace, inplace_source,
+                     make_view, masked, mark_written, reshaped_in_place, _alias_saved_outputs)
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -1582,12 +1582,6 @@ squeeze_ = _meta_inplace(squeeze)
 __all__ += ["as_strided", "as_strided_", "as_strided_scatter"]
 
 
-def _owner(arr):
-    while isinstance(arr.base, np.ndarray):
-        arr = arr.base
-    return arr
-
-
 def _strided_view(input, size, stride, storage_offset):
     """A NumPy view of input's memory with element size/stride/offset (offset counted from
     the start of the memory input lives in, as torch counts it from its storage)."""
@@ -1599,7 +1593,7 @@ def _strided_view(input, size, stride, storage_offset):
     if any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
-    mem = _owner(x)
+    mem = _memory(x)     # (through an unfold's as_strided too: else a copy was viewed)
     isz = x.itemsize
     start = (x.__array_interface__["data"][0] - mem.__array_interface__["data"][0]) // isz
     off = start if storage_offset is None else int(storage_offset)
