@@ -1651,3 +1651,47 @@ def test_as_strided_of_a_view_of_an_unfold_views_the_base_storage():
         a.fill_(7.0)
         out.append(t.tolist())
     assert out[:2] == out[2:]
+
+
+def test_python_int_with_a_0d_integral_tensor_keeps_the_tensors_dtype():
+    # 1 % tensor(1, int32) is int32 in torch: the number does not count as an int64 tensor
+    def run(L):
+        b, u = L.tensor(True).int(), L.tensor(3, dtype=L.uint8)
+        return [str(r.dtype) + repr(r.tolist()) for r in (1 % b, -1 - b, 7 % u, 5 - u,
+                                                           L.remainder(1, b), L.rsub(u, 5))]
+    assert run(ember) == run(torch)
+
+
+def test_pow_of_an_integral_base_tensor_differentiates_in_the_results_dtype():
+    # d/de 2 ** e for a float64 e: log(2) in float64, not in the default float32
+    def run(L):
+        e = L.tensor([[0.5, -1.5], [2.0, 3.0]], dtype=L.float64, requires_grad=True)
+        (L.tensor(2) ** e).backward(L.ones(2, 2, dtype=L.float64))
+        return e.grad.tolist()
+    assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("p", [2, 3, 1.5, 0.5, 1, float("inf")])
+def test_vector_norm_backward_of_a_nan_gradient_at_a_zero_norm_is_torchs(p):
+    # p = 2: torch masks self / norm and then scales by grad, so a NaN grad stays NaN
+    def run(L):
+        x = L.tensor([3.0, -0.5], requires_grad=True)
+        (x - x).norm(p).backward(L.tensor(float("nan")))
+        return repr(x.grad.tolist())
+    assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("eps", [None, 0.0, 1e-6])
+def test_logit_gradient_at_signed_zero_is_torchs(eps):
+    def run(L):
+        x = L.tensor([-0.0, 0.0, 1.0, -1e-30, 0.5], requires_grad=True)
+        g, = L.autograd.grad(x.logit(eps), [x], L.tensor([1.0, -1.0, 2.0, 1.0, 1.0]))
+        return repr(g.tolist())
+    assert run(ember) == run(torch)
+
+
+def test_logcumsumexp_of_negative_zero_is_positive_zero_but_a_0d_one_is_copied():
+    def run(L):
+        return [repr((1 / L.tensor(v, dtype=L.float64).logcumsumexp(0)).tolist())
+                for v in ([-0.0, -1e300, -0.0], -0.0, [[-0.0]])]
+    assert run(ember) == run(torch)

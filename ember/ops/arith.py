@@ -244,6 +244,10 @@ def _scalar_self(value, other):
         od = other._data.dtype
         if od.kind == "f" and od.itemsize > t._data.dtype.itemsize:
             return wrap(np.asarray(value, od))
+    elif type(value) is int and isinstance(other, Tensor) and other._data.dtype.kind in "iu" \
+            and -(1 << 63) <= value < 1 << 63:
+        # an int takes an integral tensor's dtype, even a 0-d one's (1 % int32 is int32)
+        return wrap(np.asarray(value, np.int64).astype(other._data.dtype))
     return t
 
 
@@ -597,6 +601,12 @@ class PowBackward0(Node):                    # derivatives.yaml: pow.Tensor_Scal
         return ts[0] * (e * xs[0] ** (e - 1))
 
 
+def _log_as(s, r):
+    """log(s) in the result's dtype: an integral base (2 ** a float64 tensor) is read in it,
+    as torch's formula promotes it, not logged in the default float32 first."""
+    return (s if s._data.dtype.kind in "fc" else s.to(r.dtype)).log()
+
+
 class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tensor
     __slots__ = ("_saved_self", "_saved_exponent", "_saved_result")
     _saved_names = ("_saved_self", "_saved_exponent", "_saved_result")
@@ -610,13 +620,13 @@ class PowBackward1(Node):                    # derivatives.yaml: pow.Tensor_Tens
             gs = where(e == 0, 0.0, grad * (e * s ** where(e == 0, 1.0, e - 1)))
         if needs(self, 1):
             r = self._result()
-            ge = grad * where((s == 0) & (e >= 0), 0.0, r * s.log())     # (masked first)
+            ge = grad * where((s == 0) & (e >= 0), 0.0, r * _log_as(s, r))  # (masked first)
         return gs, ge
 
     def jvp(self, ts, xs, out):
         (st, et), (s, e) = ts, xs
         return (st * where(e == 0, 0.0, e * s ** where(e == 0, 1.0, e - 1))
-                + et * where((s == 0) & (e >= 0), 0.0, out * s.log()))
+                + et * where((s == 0) & (e >= 0), 0.0, out * _log_as(s, out)))
 
     def _result(self):
         return saved_output(self, self._saved_result)

@@ -198,7 +198,9 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
         raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
                                   f"'{type_name(x.dtype)}'")
     with np.errstate(invalid="ignore"):
-        res = wrap(np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy())
+        # (+ 0.0: torch's running sum starts from -inf, so -0.0 comes out as +0.0; a 0-d
+        # input is copied)
+        res = wrap(np.logaddexp.accumulate(x, axis=d) + 0.0 if x.ndim else x.copy())
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogcumsumexpBackward0()
         node._saved_self, node._saved_dim = input, d

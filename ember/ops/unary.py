@@ -656,7 +656,7 @@ class LogitBackward0(_SavesSelf):
 
     def apply(self, grad):
         s, eps = self._saved_self, self._saved_eps
-        g = grad / (s * (1 - s))
+        g = grad / (s * (1 - s) + 0.0)      # (+ 0.0: torch divides by +0 at s = -0.0)
         if eps is None:
             return where((s < 0) | (s > 1), math.nan, g),
         # NaN inputs get 0 (torch's vectorised kernel; its scalar tail loop gives NaN)
@@ -664,7 +664,7 @@ class LogitBackward0(_SavesSelf):
 
     def jvp(self, ts, xs, out):
         s, eps = xs[0], self._saved_eps
-        g = ts[0] / (s * (1 - s))
+        g = ts[0] / (s * (1 - s) + 0.0)
         if eps is None:
             return where((s < 0) | (s > 1), math.nan, g)
         return where((s >= eps) & (s <= 1 - eps), g, 0.0)
