@@ -1695,3 +1695,35 @@ def test_logcumsumexp_of_negative_zero_is_positive_zero_but_a_0d_one_is_copied()
         return [repr((1 / L.tensor(v, dtype=L.float64).logcumsumexp(0)).tolist())
                 for v in ([-0.0, -1e300, -0.0], -0.0, [[-0.0]])]
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+@pytest.mark.parametrize("op", ["lerp", "hypot", "copysign", "scatter_add"])
+def test_operands_are_saved_only_for_the_gradients_that_read_them(op, which):
+    # torch saves lerp's self and end for weight's gradient only (hypot's and copysign's
+    # operands for their own, scatter_add's index for src's): unsaved ones read as None, and
+    # a later in-place write to them is no error at backward
+    def run(L):
+        a, b, c = (L.tensor(v, dtype=L.float64, requires_grad=(i == which))
+                   for i, v in enumerate(([1.5, -2.0], [0.5, 3.0], [0.25, 0.75])))
+        idx = L.tensor([1, 0])
+        y = {"lerp": lambda: L.lerp(a, b, c), "hypot": lambda: L.hypot(a, b),
+             "copysign": lambda: L.copysign(a, b),
+             "scatter_add": lambda: a.scatter_add(0, idx, b)}[op]()
+        if not y.requires_grad:
+            return None
+        fn = y.grad_fn
+        saved = {n: getattr(fn, n) is None for n in ("_saved_self", "_saved_end",
+                                                     "_saved_other", "_saved_index")
+                 if hasattr(fn, n)}
+        with L.no_grad():
+            for t in (a, b, c):
+                if not t.requires_grad:
+                    t.add_(1.0)
+        try:
+            y.sum().backward()
+            out = "ran"
+        except RuntimeError as e:
+            out = str(e).split(":")[0]
+        return saved, out
+    assert run(ember) == run(torch)

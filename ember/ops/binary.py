@@ -105,7 +105,9 @@ def hypot(input, other, *, out=None):
         raise broadcast_error(x, y) from None
     if _grad_needed(input, other):
         node = HypotBackward0()
-        node._saved_self, node._saved_other = input, other
+        # (each operand is saved for its own gradient only, as torch saves them)
+        node._saved_self = input if _grad_needed(input, None) else None
+        node._saved_other = other if _grad_needed(other, None) else None
         node._saved_result = res.detach()
         link(res, node, input, other)
     return write_out(res, out)
@@ -148,7 +150,7 @@ def copysign(input, other, *, out=None):
         raise broadcast_error(x, y) from None
     if _grad_needed(input, o):
         node = CopysignBackward0() if o is not None else CopysignBackward1()
-        node._saved_self = input
+        node._saved_self = input if _grad_needed(input, None) else None   # (self's only)
         node._saved_result = res.detach()
         if o is not None:
             link(res, node, input, o)
@@ -365,7 +367,12 @@ def lerp(input, end, weight, *, out=None):
         if STATE.enabled and (input._requires_grad or end._requires_grad or
                               weight._requires_grad) or LEVELS and dual(input, end, weight):
             node = LerpBackward1()
-            node._saved_self, node._saved_end, node._saved_weight = input, end, weight
+            # (self and end are read by weight's gradient only: torch saves them for it)
+            if _grad_needed(weight, None):
+                node._saved_self, node._saved_end = input, end
+            else:
+                node._saved_self = node._saved_end = None
+            node._saved_weight = weight
             link(res, node, input, end, weight)
     elif _grad_needed(input, end):
         node = LerpBackward0()

@@ -155,7 +155,9 @@ def scatter_add(input, dim, index, src, *, out=None):
             LEVELS and dual(input, src):
         node = ScatterAddBackward0()
         node._saved_dim = d
-        node._saved_index = index
+        # (read by src's gradient and by the tangent only: torch saves it for src's)
+        node._saved_index = index if STATE.enabled and src._requires_grad or \
+            LEVELS and dual(input, src) else None
         node._src_shape = src._data.shape
         link(res, node, input, src)
     return write_out(res, out)
