@@ -1727,3 +1727,36 @@ def test_operands_are_saved_only_for_the_gradients_that_read_them(op, which):
             out = str(e).split(":")[0]
         return saved, out
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_a_saved_input_detached_in_place_is_refused_at_backward(case):
+    # torch: "Trying to use a saved tensor that has been detached in-place" when the node that
+    # saved a non-leaf runs after its detach_() (before any version error); not for a leaf, a
+    # saved output, or a tensor the node did not save
+    def run(L):
+        x = L.ones(2, requires_grad=True)
+        t = x * 2
+        if case == 0:
+            y = t * t
+        elif case == 1:
+            y = L.addcdiv(x, L.tensor(0.75), t.log())     # (log saved t)
+        elif case == 2:
+            y = t * L.ones(2)                       # only ones is saved
+        elif case == 3:
+            y = t.exp()
+            t = y                                   # exp saves its output
+        elif case == 4:
+            y = t.std()
+        else:
+            y = x * x
+            t = x                                   # a leaf
+        t.detach_()
+        if case == 0:
+            t.add_(1)
+        try:
+            y.sum().backward()
+            return repr(x.grad)
+        except RuntimeError as e:
+            return str(e)
+    assert run(ember) == run(torch)

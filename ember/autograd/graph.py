@@ -109,14 +109,40 @@ def increment_version(tensor):
         bump_version(t)
 
 
+DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+            ".detach_().This is not supported, please use out-of-place `.detach()` instead")
+
+
+def detach_(self):
+    """Tensor.detach_. A non-leaf detached in place that a node saved (as an input) is
+    refused when that node runs, as torch refuses it: the stamp of the detach is kept and
+    the version checks are switched on (check_versions)."""
+    if self._x and "base" in self._x:
+        raise RuntimeError(
+            "Can't detach views in-place. Use detach() instead. If you are using "
+            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+            "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+            "called on these gradients. To fix this error, please refer to the "
+            "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+    if self._grad_fn is not None:
+        self._extra()["detached"] = next(_counter)
+        INPLACE[0] = 1
+    self._grad_fn = None
+    self._requires_grad = False
+    return self
+
+
 def check_versions(node, names=None):
-    """Note [Versions]: refuse a node whose saved tensors were written after it was made.
-    names: the saved slots to check (default: all)."""
+    """Note [Versions]: refuse a node whose saved tensors were written after it was made
+    (or, saved as inputs with a history, detached in place since: detach_). names: the
+    saved slots to check (default: all)."""
     seq = node._seq
     for name in node._saved_names if names is None else names:
         t = getattr(node, name, None)
         if type(t) is not Tensor and not isinstance(t, Tensor):
             continue
+        if t._x and t._x.get("detached", -1) > seq:
+            raise RuntimeError(DETACHED)
         x = vroot(t)._x
         vc = x.get("vc") if x else None
         if vc is None or vc.stamps[-1] <= seq:
