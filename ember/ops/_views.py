@@ -495,14 +495,7 @@ def _may_overlap(arr):
     """Whether arr's elements may share memory (an unfold or as_strided view): its dims of
     size > 1, ordered by stride, do not each step over the reach of the ones inside it.
     (A false yes costs only a slower write: see inplace's `written`.)"""
-    if arr.flags.c_contiguous or arr.flags.f_contiguous:
-        return False
-    reach = arr.itemsize
-    for st, n in sorted((abs(st), n) for n, st in zip(arr.shape, arr.strides) if n > 1):
-        if st < reach:
-            return True
-        reach += st * (n - 1)
-    return False
+    return not (arr.flags.c_contiguous or arr.flags.f_contiguous) and _overlaps(arr)
 
 
 def _write_changed(arr, result):
