@@ -1283,3 +1283,67 @@ def test_adafactor_at_high_learning_rates_with_identical_gradients():
                 identical += bool(np.array_equal(a, b))
                 total += 1
     assert identical >= total // 5, f"{identical} of {total}"
+
+
+def test_fused_helpers_round_as_torch_lerp_and_add():
+    """optimizer.lerp_fused_ and add_scaled_ against torch's lerp_ and add_(alpha=), bit for
+    bit, on both sides of the lerp's 0.5 switch, in float64, float32 and float16 (odd
+    lengths: torch's vectorised loop and its tail)."""
+    from ember.optim.optimizer import add_scaled_, lerp_fused_
+    rng = np.random.default_rng(3)
+    for dtype in (np.float64, np.float32, np.float16):
+        for weight in (0.1, 0.4999, 0.5, 0.95, 2 ** -0.8, 1.7, -0.3):
+            a = (rng.standard_normal(4099) * 3).astype(dtype)
+            b = (rng.standard_normal(4099) * 3).astype(dtype)
+            out = a.copy()
+            lerp_fused_(out, b, weight)
+            np.testing.assert_array_equal(out, torch.tensor(a).lerp_(torch.tensor(b),
+                                                                     weight).numpy())
+            # (a float16 parameter is only ever added a bfloat16 update (Muon's), which torch
+            # adds in float32, alpha included; float16 + float16 would round alpha to float16)
+            other = torch.tensor(b).bfloat16() if dtype == np.float16 else torch.tensor(b)
+            out = a.copy()
+            add_scaled_(out, other.float().numpy() if dtype == np.float16 else b, -weight / 3)
+            np.testing.assert_array_equal(out, torch.tensor(a).add_(other,
+                                                                    alpha=-weight / 3).numpy())
+
+
+def test_muon_bfloat16_rounding_matches_torch_conversion():
+    """ember.optim.muon._bf16 (float64/float32 to bfloat16 values kept in float32) against
+    torch's .bfloat16(): ties to even, float64 through float32, overflow to inf, subnormals,
+    signed zeros, inf and nan."""
+    from ember.optim.muon import _bf16
+    rng = np.random.default_rng(4)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3.4e38, -3.39e38, 1e-40, -1e-45,
+                        1 + 2 ** -8, 1 + 3 * 2 ** -8, 1 + 2 ** -8 + 2 ** -30, 2 ** -126,
+                        65504.0, 1e-7, -1.0000001])
+    for dtype in (np.float64, np.float32):
+        x = np.concatenate([special, rng.standard_normal(5000) * 10.0 **
+                            rng.uniform(-40, 38, 5000)]).astype(dtype)
+        with np.errstate(over="ignore"):
+            ours = _bf16(x)
+        theirs = torch.tensor(x).bfloat16().float().numpy()
+        assert ours.dtype == np.float32
+        np.testing.assert_array_equal(ours.view(np.uint32)[~np.isnan(ours)],
+                                      theirs.view(np.uint32)[~np.isnan(theirs)])
+        assert np.array_equal(np.isnan(ours), np.isnan(theirs))
+
+
+def test_muon_extreme_magnitudes_overflow_and_underflow_as_torch():
+    """torch squares the bfloat16 matrix in float32 for its norm: squares past float32's range
+    make the norm inf and the update zero, squares below it vanish (nan with eps 0). Bit for
+    bit, with and without momentum and eps."""
+    cases = [np.array([[1e39, 1.0], [2.0, 1.0]]), np.full((2, 3), 1e37), np.full((2, 3), 3e19),
+             np.full((3, 2), 1e-24), np.full((3, 2), 1e-30),
+             np.array([[1e-20, 1e-25], [0.0, 3e-22]])]
+    for g in cases:
+        for kw in [{"momentum": 0.0, "nesterov": False}, {},
+                   {"eps": 0.0, "momentum": 0.0, "nesterov": False},
+                   {"eps": 1e-45, "momentum": 0.0, "nesterov": False}]:
+            res = []
+            for lib in (torch, ember):
+                p = lib.tensor(np.ones(g.shape), requires_grad=True)
+                p.grad = lib.tensor(g)
+                lib.optim.Muon([p], **kw).step()
+                res.append(p.detach().numpy())
+            np.testing.assert_array_equal(res[1], res[0], err_msg=f"{g} {kw}")

@@ -58,7 +58,9 @@ def _zeropower_via_newtonschulz(grad, ns_coefficients, ns_steps, eps):
     transposed = x.shape[0] > x.shape[1]
     if transposed:
         x = x.T
-    norm = _bf16(np.sqrt(np.sum(np.square(x, dtype=np.float64))))
+    # the norm as torch takes it: squares in float32 (they overflow to inf past 1.8e19 and
+    # underflow below 1e-23, as torch's do), summed (here in float64), the sum in float32
+    norm = _bf16(np.sqrt(np.float32(np.sum(np.square(x), dtype=np.float64))))
     x = _bf16(x / np.maximum(norm, _bf16(eps)))
     for _ in range(ns_steps):
         gram = _bf16(_matmul(x, x.T))

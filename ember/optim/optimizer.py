@@ -460,7 +460,8 @@ def lerp_fused_(out, end, weight):
 
 def add_scaled_(out, other, alpha):
     """out.add_(other, alpha=alpha) as torch computes it: out + alpha * other in the opmath
-    dtype, fused."""
+    dtype, alpha too, fused. (For float16 that is torch's float16 + bfloat16, Muon's case;
+    float16 + float16 rounds alpha to float16 first.)"""
     ct = opmath(out.dtype)
     out[...] = fma(ct(alpha), np.asarray(other).astype(ct, copy=False),
                    out.astype(ct, copy=False))
