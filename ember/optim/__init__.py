@@ -8,6 +8,7 @@ from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .radam import RAdam
 from .rmsprop import RMSprop
@@ -16,4 +17,4 @@ from .sgd import SGD
 from . import lr_scheduler
 
 __all__ = ["Optimizer", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD",
-           "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "LBFGS", "Muon", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]

@@ -3,16 +3,33 @@ dimensions (a full one for vectors and scalars), a relative step min(lr, 1/sqrt(
 the parameter's RMS, updates clipped to RMS d; decoupled weight decay, maximize."""
 import numpy as np
 
-from .optimizer import (Optimizer, _bump, bump_step, check_lr, closure_loss, grad_of,
-                        lerp_, lr_value, new_step, zeros_state)
+from .optimizer import (Optimizer, _bump, add_scaled_, bump_step, check_lr, closure_loss,
+                        grad_of, lerp_fused_, lr_value, new_step, opmath, zeros_state)
 from ..tensor import wrap
 
 __all__ = ["Adafactor"]
 
 
+def _norm(a, axis=None):
+    """The 2-norm in a's dtype: summed in float64, rounded once (torch sums in its own
+    order, which now and then rounds the other way)."""
+    return np.sqrt(np.sum(np.square(a, dtype=np.float64), axis=axis, keepdims=axis is not None)
+                   ).astype(a.dtype)
+
+
 def _rms(a):
-    """The root mean square: the 2-norm over the square root of the element count."""
-    return float(np.sqrt(np.sum(np.square(a)))) / a.size ** 0.5 if a.size else 0.0
+    """The root mean square: the 2-norm (in a's dtype) over the square root of the element
+    count, in Python floats."""
+    return float(_norm(a)) / a.size ** 0.5 if a.size else 0.0
+
+
+def _mean_square(a, axis):
+    """The mean of squares over an axis as torch's Adafactor computes it: the norm squared,
+    over the count, in a's dtype."""
+    n = _norm(a, axis)
+    n *= n
+    n /= a.dtype.type(a.shape[axis])
+    return n
 
 
 class Adafactor(Optimizer):
@@ -62,24 +79,29 @@ class Adafactor(Optimizer):
                 param = p._data
                 grad = grad_of(p, group["maximize"])
                 e1 = np.finfo(grad.dtype).eps if eps1 is None else eps1
-                beta2 = 1 - t ** tau
+                # the order of torch's operations, found by experiment (each rounding where
+                # torch's is): the averages' weight t**tau (1 - beta2), fused lerps, the
+                # row and column statistics as squared norms over the count, rsqrt times
+                # the gradient, the clipping folded into the step size, a fused update
+                weight = t ** tau
                 alpha = max(eps2, _rms(param)) * min(lr, 1 / t ** 0.5)
                 if wd != 0:
-                    param *= 1 - lr * wd
+                    ct = opmath(param.dtype)
+                    param[...] = param.astype(ct, copy=False) * ct(1 - lr * wd)
                     _bump(p)
-                sq = np.square(grad)
                 if len(shape) > 1:
                     row, col = state["row_var"]._data, state["col_var"]._data
-                    lerp_(row, np.mean(sq, axis=-1, keepdims=True), 1 - beta2)
-                    lerp_(col, np.mean(sq, axis=-2, keepdims=True), 1 - beta2)
+                    lerp_fused_(row, _mean_square(grad, -1), weight)
+                    lerp_fused_(col, _mean_square(grad, -2), weight)
                     var = row * col
                     var /= np.maximum(np.mean(row, axis=-2, keepdims=True), e1)
                 else:
                     var = state["variance"]._data
-                    lerp_(var, sq, 1 - beta2)
-                update = grad / np.sqrt(np.maximum(var, e1 * e1))
-                update /= max(1.0, _rms(update) / d)
-                update *= alpha
-                param -= update
+                    lerp_fused_(var, np.square(grad), weight)
+                update = np.asarray(np.maximum(var, var.dtype.type(e1 * e1)))
+                update = np.sqrt(update, out=update)
+                update = np.divide(1, update, out=update)
+                update *= grad
+                add_scaled_(param, update, -alpha / max(1.0, _rms(update) / d))
                 _bump(p)
         return loss

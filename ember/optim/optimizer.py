@@ -411,6 +411,62 @@ def lerp_(out, end, weight):
         np.subtract(end, diff, out=out)
 
 
+# ---- torch's fused multiply-adds: rounded once, for updates that match torch bit for bit ----
+
+def _split(x):
+    """Veltkamp's split of float64 x into hi + lo of at most 26 significant bits each, so that
+    products of the parts are exact."""
+    t = x * 134217729.0                  # 2**27 + 1
+    hi = t - (t - x)
+    return hi, x - hi
+
+
+def fma(a, b, c):
+    """a * b + c with one rounding, as torch's vectorised CPU kernels compute it. float64:
+    Dekker's exact product and Knuth's two-sum, the small parts added last (one rounding but
+    in rare near-ties); narrower: in float64, where the product is exact, then rounded to the
+    dtype (a second rounding that matters only in a tie)."""
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    dtype = np.result_type(a, b, c)
+    if dtype != np.float64:
+        return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(dtype)
+    ph = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    pl = ((ah * bh - ph) + ah * bl + al * bh) + al * bl      # a*b == ph + pl exactly
+    s = ph + c
+    bb = s - ph
+    e = (ph - (s - bb)) + (c - bb)                            # ph + c == s + e exactly
+    return s + (e + pl)
+
+
+def opmath(dtype):
+    """The dtype torch computes a pointwise op of `dtype` in: float64, or float32 for
+    float32 and float16 (torch's opmath type)."""
+    return np.float64 if dtype == np.float64 else np.float32
+
+
+def lerp_fused_(out, end, weight):
+    """out.lerp_(end, weight) for a scalar weight, bit for bit as torch's kernel: in the
+    opmath dtype, diff = end - out, then one fused multiply-add, out + weight * diff for
+    |weight| < 0.5 and end - (1 - weight) * diff otherwise. (lerp_ above rounds the product
+    and the sum apart: cheaper, and one rounding off torch now and then.)"""
+    ct = opmath(out.dtype)
+    o, e = out.astype(ct, copy=False), np.asarray(end).astype(ct, copy=False)
+    w = ct(weight)
+    diff = e - o
+    out[...] = fma(w, diff, o) if abs(w) < 0.5 else fma(-(ct(1) - w), diff, e)
+
+
+def add_scaled_(out, other, alpha):
+    """out.add_(other, alpha=alpha) as torch computes it: out + alpha * other in the opmath
+    dtype, alpha too, fused. (For float16 that is torch's float16 + bfloat16, Muon's case;
+    float16 + float16 rounds alpha to float16 first.)"""
+    ct = opmath(out.dtype)
+    out[...] = fma(ct(alpha), np.asarray(other).astype(ct, copy=False),
+                   out.astype(ct, copy=False))
+
+
 def addcmul_sq_(out, x, value):
     """out += value * x * x (torch's addcmul_(x, x, value)); returns the temporary array,
     free for reuse."""
