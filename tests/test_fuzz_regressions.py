@@ -1760,3 +1760,30 @@ def test_a_saved_input_detached_in_place_is_refused_at_backward(case):
         except RuntimeError as e:
             return str(e)
     assert run(ember) == run(torch)
+
+
+def test_cummax_and_cummin_outputs_are_contiguous_whatever_the_inputs_layout():
+    # torch allocates both outputs contiguous: t.cummax(0)[1].view(1, -1) works on a transpose
+    def run(L):
+        out = []
+        for x, d in ((L.ones(3, 3).t(), 0), (L.ones(3, 3).t(), 1),
+                     (L.ones(2, 3, 4).permute(2, 0, 1), 1)):
+            for f in (x.cummax, x.cummin):
+                v, i = f(d)
+                out.append((v.stride(), i.stride(), tuple(i.view(1, -1).shape)))
+        return out
+    assert run(ember) == run(torch)
+
+
+def test_a_not_implemented_derivative_raises_for_a_zero_gradient_too():
+    # sgn_ after floor_divide: the gradient reaching FloorDivide's node is zero; torch runs the
+    # node on its zero tensor all the same, and it raises
+    def run(L):
+        x = L.tensor([[-3.03, -0.27, 0.25]], requires_grad=True)
+        y = x // x
+        y.sgn_()
+        try:
+            return repr(L.autograd.grad(y.sum(), [x]))
+        except RuntimeError as e:
+            return str(e)
+    assert run(ember) == run(torch)

@@ -155,6 +155,8 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
                 (grad := _drop_zeros(grad, node)) is ZERO:
             # Note [Zero gradients]: ZERO passes on without running the node; torch runs it
             # on its zero tensor, which reads (and then frees) the saved tensors all the same
+            if type(node) is NotImplementedBackward:
+                node.apply(None)    # (torch runs it on the zeros too, and it raises)
             saves = node._saved_names
             if saves:
                 if node._freed:
