@@ -72,7 +72,6 @@ TORCH_EXCLUDED = [
      r"BufferDict|ModuleDict|ParameterDict", JIT),
     (r"hash_tensor", HASH),
     (r"segment_reduce", "prototype op (torch documents it as unstable)"),
-    (r"lobpcg", "not yet: the LOBPCG eigensolver (torch._lobpcg)"),
     (r"native_norm", "torch has no CPU kernel for it (raises NotImplementedError)"),
 ]
 

@@ -187,3 +187,243 @@ def test_lowrank_lazy_and_namespace():
 ])
 def test_lowrank_errors(fn):
     check_error(fn)
+
+
+# ---------------------------------------------------------------- lobpcg
+def _spd(n, dist=1.5, dtype=np.float64, batch=()):
+    """Symmetric positive definite with well-separated eigenvalues 1, 2**dist, ..., n**dist."""
+    out = []
+    for _ in range(int(np.prod(batch))):
+        q, _ = np.linalg.qr(R.standard_normal((n, n)))
+        out.append((q * np.arange(1, n + 1) ** dist) @ q.T)
+    return np.stack(out).reshape(batch + (n, n)).astype(dtype)
+
+
+def _lobpcg(lib, a, seed=1, **kw):
+    lib.manual_seed(seed)
+    kw = {k: (lib.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    return lib.lobpcg(lib.tensor(a), **kw)
+
+
+def _eig_close(t, e, rtol, atol):
+    """Eigenvalues equal; eigenvectors equal up to each column's sign."""
+    (tE, tX), (eE, eX) = t, e
+    assert tuple(tE.shape) == tuple(eE.shape) and tuple(tX.shape) == tuple(eX.shape)
+    assert str(tE.dtype) == str(eE.dtype) and str(tX.dtype) == str(eX.dtype)
+    np.testing.assert_allclose(_np(eE), _np(tE), rtol=rtol, atol=atol)
+    tx, ex = _np(tX), _np(eX)
+    d = np.sign(np.sum(tx * ex, axis=-2, keepdims=True))
+    np.testing.assert_allclose(ex * d, tx, rtol=rtol, atol=atol * 100)
+
+
+@pytest.mark.parametrize("m,kw", [
+    (12, dict()), (12, dict(k=2)), (20, dict(k=3)), (20, dict(k=3, largest=False)),
+    (30, dict(k=4, n=6)), (30, dict(k=2, method="basic", largest=False)),
+    (40, dict(k=5, method="basic")), (20, dict(k=3, niter=-1)), (20, dict(k=2, niter=0)),
+    (20, dict(k=3, tol=1e-10)), (20, dict(k=2, n=1)), (20, dict(k=3, method="foo")),
+    (20, dict(k=2, ortho_iparams=dict(ortho_i_max=5), ortho_fparams=dict(ortho_tol=1e-6),
+              ortho_bparams=dict(ortho_use_drop=True))),
+])
+def test_lobpcg_converged(m, kw):
+    a = _spd(m)
+    t, e = (_lobpcg(lib, a, **kw) for lib in LIBS)
+    _eig_close(t, e, 1e-9, 1e-9)
+
+
+def test_lobpcg_float32():
+    a = _spd(16, dtype=np.float32)
+    for largest in (True, False):
+        t, e = (_lobpcg(lib, a, k=2, largest=largest) for lib in LIBS)
+        _eig_close(t, e, 1e-4, 1e-5)
+
+
+def test_lobpcg_X_B_iK():
+    a, b = _spd(20), _spd(20, 0.3)
+    x = R.standard_normal((20, 4))
+    for kw in (dict(X=x), dict(k=2, X=x), dict(k=3, B=b), dict(k=3, B=b, largest=False),
+               dict(k=3, iK=np.eye(20)), dict(k=2, B=np.eye(20), iK=np.eye(20))):
+        t, e = (_lobpcg(lib, a, **kw) for lib in LIBS)
+        _eig_close(t, e, 1e-9, 1e-9)
+
+
+def test_lobpcg_generalized_basic():
+    """torch's basic method returns a repeated pair for this B (its third eigenvalue equals the
+    first, and X^T B X is not I); ember's gives the generalized eigenpairs, checked here against
+    LAPACK's (NumPy) generalized solution."""
+    a, b = _spd(20), _spd(20, 0.3)
+    E, X = _lobpcg(ember, a, k=3, B=b, method="basic")
+    lb = np.linalg.cholesky(b)
+    li = np.linalg.inv(lb)
+    want = np.linalg.eigvalsh(li @ a @ li.T)[::-1][:3]
+    np.testing.assert_allclose(_np(E), want, rtol=1e-9)
+    np.testing.assert_allclose(_np(X).T @ b @ _np(X), np.eye(3), atol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["basic", "ortho"])
+@pytest.mark.parametrize("niter", [1, 2, 3])
+def test_lobpcg_first_iterates(method, niter):
+    """The first steps equal torch's: the same draw, the same subspaces (X, then [X, W], then
+    [X, W, P]); ortho's first step only orthonormalizes X (E stays zero, as in torch)."""
+    a = _spd(15)
+    t, e = (_lobpcg(lib, a, k=3, n=4, niter=niter, method=method) for lib in LIBS)
+    np.testing.assert_allclose(_np(e[0]), _np(t[0]), rtol=1e-10, atol=1e-12)
+
+
+def test_lobpcg_batched():
+    a = _spd(12, batch=(3, 2))
+    t, e = (_lobpcg(lib, a, k=2) for lib in LIBS)
+    _eig_close(t, e, 1e-9, 1e-9)
+    # one randn(m, n) per matrix, in order: the first step's Ritz values show the draws
+    t, e = (_lobpcg(lib, a, k=2, niter=1, method="basic") for lib in LIBS)
+    np.testing.assert_allclose(_np(e[0]), _np(t[0]), rtol=1e-10)
+    x = R.standard_normal((3, 2, 12, 3))
+    t, e = (_lobpcg(lib, a, X=x) for lib in LIBS)
+    _eig_close(t, e, 1e-9, 1e-9)
+
+
+def test_lobpcg_tracker():
+    a = _spd(15)
+    logs, strs = [], []
+    for lib in LIBS:
+        log = []
+
+        def tracker(w, log=log):
+            log.append((dict(w.iparams), dict(w.fparams), dict(w.bparams), list(w.ivars),
+                        w.ivars["istep"], w.ivars["iterations_left"], _np(w.E).copy(),
+                        tuple(w.X.shape), tuple(w.S.shape), tuple(w.R.shape),
+                        tuple(w.tvars["rerr"].shape), w.fvars["X_norm"], w.fvars["A_norm"],
+                        w.fvars["B_norm"], w.bvars["_"], w.fvars["_"]))
+            if w.ivars["istep"] == 4:
+                w.bvars["force_stop"] = True
+            if w.ivars["istep"] == 1:
+                strs.append(str(w).split("\n")[:4])
+        E, X = _lobpcg(lib, a, k=3, n=4, tracker=tracker)
+        logs.append(log)
+    assert len(logs[0]) == len(logs[1]) == 4
+    for step, (t, e) in enumerate(zip(*logs)):
+        assert t[:6] == e[:6] and t[7:11] == e[7:11] and t[14:] == e[14:]
+        if step < 3:           # later steps build P differently (module docstring)
+            np.testing.assert_allclose(e[6], t[6], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(e[11:14], t[11:14], rtol=1e-12)
+    assert strs[0] == strs[1]
+    # the basic method's parameters, and a worker whose class name is torch's
+    seen = []
+    for lib in LIBS:
+        _lobpcg(lib, a, k=2, niter=2, method="basic",
+                tracker=lambda w: seen.append((type(w).__name__, w.iparams, w.fparams,
+                                               w.bparams, w.method, w.iK, w.B)))
+    assert seen[:2] == seen[2:]
+
+
+def test_lobpcg_converged_count_and_stop():
+    """Iteration stops when the leading k pairs' relative residuals are below tol."""
+    a = _spd(20)
+    for lib in LIBS:
+        log = []
+        _lobpcg(lib, a, k=3, tracker=lambda w: log.append(
+            (w.ivars["converged_count"], _np(w.tvars["rerr"]).copy(), w.fparams["tol"])))
+        cc, rerr, tol = log[-1]
+        assert cc >= 3 and (rerr[:3] < tol).all()
+        assert all(c < 3 for c, _, _ in log[:-1])
+
+
+@pytest.mark.parametrize("shape,k,largest", [((12,), 2, True), ((15,), 3, False),
+                                             ((2,), 1, True)])
+def test_lobpcg_gradients(shape, k, largest):
+    """A requires grad: A is symmetrized ((A + A^T) / 2: DivBackward0 <- AddBackward0) and the
+    solver is LOBPCGAutogradFunction; gradients (and double backward) equal torch's to the
+    solver's tolerance."""
+    m = 10 if shape == (2,) else shape[0]
+    a = _spd(m) + 0.01 * R.standard_normal((m, m))        # not quite symmetric
+    if shape == (2,):
+        a = np.stack([a, _spd(m)])
+    wE = R.standard_normal(a.shape[:-2] + (k,))
+    wX = R.standard_normal(a.shape[:-2] + (m, k))
+    res = []
+    for lib in LIBS:
+        lib.manual_seed(1)
+        A = lib.tensor(a, requires_grad=True)
+        E, X = lib.lobpcg(A, k=k, largest=largest)
+        div = E.grad_fn.next_functions[0][0]
+        names = [grad_fn_name(E), grad_fn_name(X), type(div).__name__,
+                 [type(f[0]).__name__ for f in div.next_functions if f[0] is not None],
+                 [type(f[0]).__name__ for f in div.next_functions[0][0].next_functions]]
+        loss = (E * lib.tensor(wE)).sum() + (X ** 2 * lib.tensor(wX)).sum()
+        g, = lib.autograd.grad(loss, A, create_graph=True)
+        gg, = lib.autograd.grad((g ** 2).sum(), A)
+        res.append((_np(g), _np(gg), names))
+    assert res[0][2] == res[1][2]
+    assert res[1][2][:3] == ["LOBPCGAutogradFunctionBackward"] * 2 + ["DivBackward0"]
+    np.testing.assert_allclose(res[1][0], res[0][0], atol=1e-7)
+    np.testing.assert_allclose(res[1][1], res[0][1], atol=1e-7)
+
+
+def test_lobpcg_gradient_against_eigh():
+    """A second opinion: the gradient equals that of the same eigenpairs from linalg.eigh."""
+    a = _spd(12)
+    w = R.standard_normal((12, 2))
+    A = ember.tensor(a, requires_grad=True)
+    ember.manual_seed(0)
+    E, X = ember.lobpcg(A, k=2, tol=1e-12)
+    ((X ** 2 * ember.tensor(w)).sum() + E.sum()).backward()
+    A2 = ember.tensor(a, requires_grad=True)
+    L, V = ember.linalg.eigh(A2)
+    ((V[:, [11, 10]] ** 2 * ember.tensor(w)).sum() + L[[11, 10]].sum()).backward()
+    np.testing.assert_allclose(_np(A.grad), _np(A2.grad), atol=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore:Converting a tensor with requires_grad")
+def test_lobpcg_no_grad_and_X_grad():
+    a = _spd(20)
+    x = R.standard_normal((20, 3))
+    names = []
+    for lib in LIBS:
+        with lib.no_grad():
+            E, X = lib.lobpcg(lib.tensor(a, requires_grad=True), k=2)
+        assert E.grad_fn is None and not E.requires_grad
+        lib.manual_seed(0)
+        Xg = lib.tensor(x, requires_grad=True)
+        E, X = lib.lobpcg(lib.tensor(a), k=3, X=Xg, niter=3)   # through the iteration's ops
+        names.append((grad_fn_name(E), grad_fn_name(X)))
+    # (torch's backward through this graph fails: its iteration writes into saved tensors)
+    assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L: L.lobpcg(_T(L), k=5),
+    lambda L: L.lobpcg(_T(L), n=5),
+    lambda L: L.lobpcg(_T(L), X=L.randn(12, 5, dtype=L.float64)),
+    lambda L: L.lobpcg(_T(L), X=L.randn(11, 3, dtype=L.float64)),
+    lambda L: L.lobpcg(_T(L), X=L.randn(12, 3)),
+    lambda L: L.lobpcg(_T(L), X=L.randn(3, dtype=L.float64)),
+    lambda L: L.lobpcg(_T(L), B=L.randn(11, 11, dtype=L.float64)),
+    lambda L: L.lobpcg(_T(L), B=L.eye(12)),
+    lambda L: L.lobpcg(_T(L)[:5, :6]),
+    lambda L: L.lobpcg(L.randn(5)),
+    lambda L: L.lobpcg(_T(L).half()),
+    lambda L: L.lobpcg(L.eye(6, dtype=L.int64)),
+    lambda L: L.lobpcg(_T(L).to(L.complex128)),
+    lambda L: L.lobpcg([[1.0, 2.0], [3.0, 4.0]]),
+    lambda L: L.lobpcg(_T(L), k=0),
+    lambda L: L.lobpcg(_T(L), k=-1),
+    lambda L: L.lobpcg(_T(L), k=2.0),
+    lambda L: L.lobpcg(_T(L), X=L.zeros(12, 2, dtype=L.float64)),
+    lambda L: L.lobpcg(_T(L).expand(2, 12, 12), X=L.randn(12, 3, dtype=L.float64)),
+    lambda L: L.lobpcg(_T(L).expand(2, 12, 12), B=L.eye(12, dtype=L.float64)),
+    lambda L: L.lobpcg(_T(L).requires_grad_(), k=2, B=L.eye(12, dtype=L.float64))[0]
+    .sum().backward(),
+])
+def test_lobpcg_errors(fn):
+    check_error(fn)
+
+
+def _T(L, n=12):
+    L.manual_seed(0)
+    a = L.randn(n, n, dtype=L.float64)
+    return a @ a.mT + n * L.eye(n, dtype=L.float64)
+
+
+def test_lobpcg_namespace():
+    assert "lobpcg" in dir(ember)
+    assert not hasattr(ember.linalg, "lobpcg") and not hasattr(torch.linalg, "lobpcg")
+    assert not hasattr(ember.Tensor, "lobpcg") and not hasattr(torch.Tensor, "lobpcg")
