@@ -5,8 +5,10 @@ those ops' own nodes as in torch (U: MmBackward0, S: LinalgSvdBackward0, V: Tran
 Note [Low-rank draw]: the one random draw is randn(n, q) in A's dtype (float32 for an integer A)
 where n is the smaller of A's two matrix dimensions (a wide A is solved as A^H, and U and V
 swapped back); a batch of matrices shares that one unbatched draw. With the same seed this is
-torch's draw, so ember reproduces torch's results to rounding. Loaded on first use (Note [Lazy
-subpackages] in ember/__init__.py)."""
+torch's draw, so ember reproduces torch's S to rounding, and U and V up to the sign of each
+singular pair: the SVD of the small wide matrix B = Q^H A is LAPACK's gesdd in both, but MKL
+(torch) and OpenBLAS (NumPy) pick different signs for wide matrices (ember.linalg.svd shows the
+same on any wide input). Loaded on first use (Note [Lazy subpackages] in ember/__init__.py)."""
 __all__ = ["svd_lowrank", "pca_lowrank"]
 
 from ..dtypes import float32
