@@ -427,3 +427,17 @@ def test_lobpcg_namespace():
     assert "lobpcg" in dir(ember)
     assert not hasattr(ember.linalg, "lobpcg") and not hasattr(torch.linalg, "lobpcg")
     assert not hasattr(ember.Tensor, "lobpcg") and not hasattr(torch.Tensor, "lobpcg")
+
+
+def test_solvers_load_lazily():
+    """`import ember` does not load them (W8's import memory); first use does."""
+    import subprocess
+    import sys
+    code = ("import sys, ember; mods = ('ember.ops.lowrank', 'ember.ops.lobpcg'); "
+            "assert not any(m in sys.modules for m in mods); ember.svd_lowrank; ember.lobpcg; "
+            "assert all(m in sys.modules for m in mods); "
+            "from ember import pca_lowrank; print(pca_lowrank.__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=__file__.rsplit("/tests/", 1)[0])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ember.ops.lowrank"
