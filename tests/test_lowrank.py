@@ -260,13 +260,44 @@ def test_lobpcg_generalized_basic():
 
 
 @pytest.mark.parametrize("method", ["basic", "ortho"])
-@pytest.mark.parametrize("niter", [1, 2, 3])
-def test_lobpcg_first_iterates(method, niter):
-    """The first steps equal torch's: the same draw, the same subspaces (X, then [X, W], then
-    [X, W, P]); ortho's first step only orthonormalizes X (E stays zero, as in torch)."""
+@pytest.mark.parametrize("niter", [1, 2, 3, 5, 8])
+def test_lobpcg_iterates(method, niter):
+    """Each step equals torch's: the same draw, the same subspaces (X, then [X, W], then
+    [X, W, P]; basic takes the next Ritz vectors as P); ortho's first step only orthonormalizes
+    X (E stays zero, as in torch)."""
+    a = _spd(60)
+    t, e = (_lobpcg(lib, a, k=4, niter=niter, method=method) for lib in LIBS)
+    np.testing.assert_allclose(_np(e[0]), _np(t[0]), rtol=1e-11, atol=1e-12)
+
+
+def test_lobpcg_basic_fails_where_torch_does():
+    """On a 15 x 15 matrix with n = 4 the basic method's Gram matrix of [X, W, P] loses
+    definiteness at step 4 in both (linalg.cholesky's LinAlgError)."""
     a = _spd(15)
-    t, e = (_lobpcg(lib, a, k=3, n=4, niter=niter, method=method) for lib in LIBS)
-    np.testing.assert_allclose(_np(e[0]), _np(t[0]), rtol=1e-10, atol=1e-12)
+    check_error(lambda L: _lobpcg(L, a, k=3, n=4, method="basic"), match_message=False)
+    for lib in LIBS:
+        _lobpcg(lib, a, k=3, n=4, method="basic", niter=3)
+
+
+@pytest.mark.parametrize("m,n,k,kw", [(60, 4, 4, {}), (60, 5, 3, {}),
+                                      (100, 3, 3, dict(largest=False)),
+                                      (40, 3, 2, dict(tol=1e-10)), (20, 3, 3, dict(B=True))])
+def test_lobpcg_ortho_whole_run(m, n, k, kw):
+    """method="ortho": every step's E, converged_count and converged_end, and the number of
+    steps, equal torch's (locking of converged pairs included)."""
+    a = _spd(m)
+    if kw.get("B"):
+        kw = dict(B=_spd(m, 0.3))
+    logs = []
+    for lib in LIBS:
+        log = []
+        _lobpcg(lib, a, k=k, n=n, tracker=lambda w, log=log: log.append(
+            (w.ivars["istep"], w.ivars["converged_count"], w.ivars["converged_end"],
+             _np(w.E).copy())), **kw)
+        logs.append(log)
+    assert [x[:3] for x in logs[0]] == [x[:3] for x in logs[1]]
+    for t, e in zip(*logs):
+        np.testing.assert_allclose(e[3], t[3], rtol=1e-9)
 
 
 def test_lobpcg_batched():
@@ -302,7 +333,7 @@ def test_lobpcg_tracker():
     assert len(logs[0]) == len(logs[1]) == 4
     for step, (t, e) in enumerate(zip(*logs)):
         assert t[:6] == e[:6] and t[7:11] == e[7:11] and t[14:] == e[14:]
-        if step < 3:           # later steps build P differently (module docstring)
+        if step < 3:           # m = 15 = 3n + 3: from step 4 rounding picks the basis
             np.testing.assert_allclose(e[6], t[6], rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(e[11:14], t[11:14], rtol=1e-12)
     assert strs[0] == strs[1]

@@ -4,7 +4,8 @@ Rayleigh-Ritz on the span of the current Ritz vectors X, the preconditioned resi
 W = iK (A X - B X diag(E)) and the previous search directions P.
 
 method="basic" (Knyazev) does the Rayleigh-Ritz with Gram matrices and a Cholesky factor of the
-B-Gram matrix (it fails, as torch's does, when that matrix is numerically singular);
+B-Gram matrix (it fails, as torch's does, when that matrix is numerically singular), and, as
+torch's basic method does, takes as P the Ritz vectors of the next n Ritz values;
 method="ortho" first B-orthonormalizes [W, P] against X by the block procedure of Stathopoulos
 & Wu (2002), repeated SVQB steps (Duersch et al. 2018), so the Rayleigh-Ritz is a plain
 symmetric eigenproblem. Converged leading pairs are locked: their W and P columns leave the basis
@@ -14,10 +15,12 @@ The state a `tracker` sees follows torch's LOBPCG object: iparams/fparams/bparam
 (istep, iterations_left, converged_count, converged_end, ortho_i, ortho_j), fvars (X_norm,
 A_norm, B_norm, the ortho residuals), bvars (force_stop), tvars (rerr), and A, B, iK, E, X, S, R.
 The one random draw is randn(m, n) in A's dtype (float32 unless A is floating), one per matrix
-of a batch, as torch's. The first three steps equal torch's to rounding (the same draw and the
-same subspaces: X, then [X, W], then [X, W, P] with P = the W and P parts of the new Ritz
-vectors); from the fourth step torch's search directions differ from these, so later iterates
-(and iteration counts) differ slightly on the way to the same eigenpairs.
+of a batch, as torch's. The iterates equal torch's to rounding (the same draw and the same
+subspaces: X, then [X, W], then [X, W, P], P for "ortho" the W and P parts of the new Ritz
+vectors): for "ortho" at every step, locking and the tracker's counters included; for "basic"
+until the first pair locks (torch's basic locking then takes other steps to the same pairs).
+Where [X, W, P] is numerically rank-deficient (m close to 3n) rounding picks the basis, and the
+two may part earlier.
 
 Gradients (A only, B None): when A requires grad, A is first symmetrized, (A + A^T) / 2, and the
 solver runs as LOBPCGAutogradFunction, whose backward is the derivative of the selected
@@ -150,9 +153,13 @@ class LOBPCG:
             if cc:
                 D = D - matmul(X_lock, matmul(_mH(X_lock), _mm(self.B, D)))
             S = cat([X_act, D], -1)
-            theta, Z = self._rayleigh_ritz(S, n - cc)
+            theta, Z = self._rayleigh_ritz(S, 2 * (n - cc))
+            # torch's basic method: the next n Ritz vectors become the search directions
+            self._P = matmul(S, Z[:, n - cc:])
+            theta, Z = theta[:n - cc], Z[:, :n - cc]
         X_new = matmul(S, Z)
-        self._P = matmul(S[:, nx:], Z[nx:, :])
+        if ortho:
+            self._P = matmul(S[:, nx:], Z[nx:, :])
         self.X = cat([X_lock, X_new], -1) if cc else X_new
         self.E = cat([self.E[:cc], theta], -1) if cc else theta
 
