@@ -214,8 +214,8 @@ autograd.gradcheck = _gradcheck.gradcheck
 autograd.gradgradcheck = _gradcheck.gradgradcheck
 
 
-# Note [Lazy subpackages]: nn, optim, utils, func, special, fft, testing, save/load and
-# install_as_torch are
+# Note [Lazy subpackages]: nn, optim, utils, func, special, fft, testing, save/load,
+# install_as_torch and the iterative solvers (svd_lowrank, pca_lowrank, lobpcg) are
 # imported on first use (`ember.nn`, `import ember.nn` and `from ember import nn` all work as
 # usual). Together they are ~3.4 MB of an `import ember`'s memory (W8's import RSS), and a
 # program that only uses autograd never needs them.
@@ -223,7 +223,8 @@ import importlib as _importlib  # noqa: E402
 
 _LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing"))
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
-               "install_as_torch": "_torch_alias"}
+               "install_as_torch": "_torch_alias", "svd_lowrank": "ops.lowrank",
+               "pca_lowrank": "ops.lowrank", "lobpcg": "ops.lobpcg"}
 
 # Note [Lazy layer ops]: torch.*'s forms of the layer ops (torch.conv2d, torch.lstm,
 # torch.grid_sampler, torch.dropout(input, p, train), torch.max_pool2d, ...) live in ops modules
