@@ -201,9 +201,21 @@ class _Inference(threading.local):
 
 
 INFERENCE = _Inference()
+# autograd/grad_mode.py's thread-local grad mode (it imports this module, so it sets this)
+GRAD = None
+_SCALAR_WARNED = [False]        # torch warns once per process (Tensor.__float__)
 # Set by autograd/grad_mode.py while some thread is in inference mode: marks the tensors made
 # there (Note [Inference tensors]). Every tensor an op makes without recording comes from wrap.
 _inference_mark = None
+
+
+def _scalar_warning():
+    """float() / complex() of a tensor that requires grad, in grad mode: torch's warning,
+    once per process (int(), bool() and item() say nothing)."""
+    _SCALAR_WARNED[0] = True
+    warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                  "unexpected behavior.\nConsider using tensor.detach() first.", UserWarning,
+                  stacklevel=3)
 
 
 def wrap(arr):
@@ -668,12 +680,16 @@ class Tensor:
         return v
 
     def __float__(self):
+        if self._requires_grad and not _SCALAR_WARNED[0] and GRAD.enabled:
+            _scalar_warning()
         return float(self._real_scalar("double"))
 
     def __int__(self):
         return int(self._real_scalar("int64_t"))
 
     def __complex__(self):
+        if self._requires_grad and not _SCALAR_WARNED[0] and GRAD.enabled:
+            _scalar_warning()
         return complex(self._scalar())
 
     def __index__(self):

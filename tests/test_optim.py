@@ -1347,3 +1347,34 @@ def test_muon_extreme_magnitudes_overflow_and_underflow_as_torch():
                 lib.optim.Muon([p], **kw).step()
                 res.append(p.detach().numpy())
             np.testing.assert_array_equal(res[1], res[0], err_msg=f"{g} {kw}")
+
+
+def test_builtin_steps_run_with_grad_mode_off_and_user_steps_keep_the_callers():
+    # torch's built-in steps run under no_grad (grad on with differentiable=True), so LBFGS's
+    # float(loss) does not warn; a user's subclass that defines step keeps the caller's mode
+    def run(lib):
+        import warnings
+        m = lib.nn.Linear(3, 1)
+        x = lib.ones(3)
+        seen = []
+
+        class S(lib.optim.SGD):
+            def step(self, closure=None):
+                seen.append(("sub", lib.is_grad_enabled()))
+                return super().step(closure)
+
+        opt = lib.optim.LBFGS(m.parameters(), max_iter=2)
+        opt.register_step_pre_hook(lambda o, a, k: seen.append(("pre", lib.is_grad_enabled())))
+
+        def closure():
+            opt.zero_grad()
+            loss = (m(x) ** 2).sum()
+            seen.append(("closure", lib.is_grad_enabled()))
+            loss.backward()
+            return loss
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            opt.step(closure)
+        S(m.parameters(), lr=0.1).step()
+        return seen[:3] + seen[-1:], [str(m.message)[:30] for m in w]
+    assert run(ember) == run(torch)

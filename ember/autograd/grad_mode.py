@@ -18,6 +18,7 @@ class _State(threading.local):
 # False whatever the grad mode says: `STATE.grad` then holds the grad mode that
 # is_grad_enabled reports (torch records nothing in inference mode, even under enable_grad).
 STATE = _State()
+_tensor.GRAD = STATE
 
 
 def is_grad_enabled():

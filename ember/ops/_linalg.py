@@ -73,10 +73,37 @@ def _check_square(A, fn, name="A"):
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
 
 
+# torch's refusal of a Half input, per entry point: the name of the kernel that has no Half
+# version (a NotImplementedError), or the whole RuntimeError message; the others say
+# "<fn>: Low precision dtypes not supported. Got Half".
+_HALF = {"linalg.det": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.cholesky": "cholesky_cpu",
+         "linalg.cholesky_ex": "cholesky_cpu", "linalg.qr": "geqrf_cpu", "geqrf": "geqrf_cpu",
+         "linalg.eigh": "linalg_eigh_cpu", "linalg.eigvalsh": "linalg_eigh_cpu",
+         "linalg.eig": "linalg_eig_out_cpu", "linalg.eigvals": "linalg_eig_out_cpu",
+         "linalg.svd": "linalg_svd_cpu", "linalg.solve_triangular": "triangular_solve_cpu",
+         "triangular_solve": "triangular_solve_cpu", "cholesky_solve": "cholesky_solve_cpu",
+         "cholesky_inverse": "cholesky_inverse_out_cpu", "householder_product": "orgqr_cpu",
+         "linalg.inv_ex": RuntimeError("linalg.inv: Low precision dtypes not supported. Got Half"),
+         "linalg.matrix_rank": RuntimeError("This function doesn't handle types other than float "
+                                            "and double"),
+         "torch.linalg.lstsq": RuntimeError("This function doesn't handle types other than float "
+                                            "and double")}
+
+
+def _check_half(A, fn):
+    if A._data.dtype == np.float16:
+        e = _HALF.get(fn)
+        if isinstance(e, Exception):
+            raise e
+        if e is not None:
+            raise NotImplementedError(f"\"{e}\" not implemented for 'Half'")
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
+
+
 def _check_float(A, fn, name="input"):
     k = A._data.dtype
     if k == np.float16:
-        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
+        _check_half(A, fn)
     if k.kind not in "fc":
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as {name}. "
                            f"Got {type_name(k)}")

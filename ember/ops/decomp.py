@@ -14,7 +14,7 @@ from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, write_out, saved_output, requires
 from ._args import not_tensor, check_args, out_tuple
-from ._linalg import (_LinAlgError, _batch_prefix, _check_float, _check_square, _diag, _diag_embed,
+from ._linalg import (_LinAlgError, _batch_prefix, _check_float, _check_half, _check_square, _diag, _diag_embed,
                       _eye_like, _h, _outs, _tril_mask, _warn)
 from .join import cat
 from .matmul import matmul
@@ -923,6 +923,7 @@ def householder_product(A, tau, *, out=None):
         raise RuntimeError(f"torch.linalg.householder_product: Expected tau to have one "
                            f"dimension less than input, but got tau.ndim equal to {tau.ndim} "
                            f"and input.ndim is equal to {A.ndim}")
+    _check_half(A, "householder_product")
     if tau.shape[-1] > n:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
                            "than or equal to tau.shape[-1]")
@@ -940,9 +941,40 @@ def orgqr(input, input2, *, out=None):
     return householder_product(input, input2, out=out)
 
 
+def _ormqr_checks(a, tau, c, left):
+    """torch.ormqr's shape checks, in its order."""
+    try:
+        a._data, tau._data, c._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    fn = "torch.ormqr: "
+    if a.ndim < 2:
+        raise RuntimeError(fn + "input must have at least 2 dimensions.")
+    if c.ndim < 2:
+        raise RuntimeError(fn + "other must have at least 2 dimensions.")
+    if tau.ndim != a.ndim - 1:
+        raise RuntimeError(f"{fn}Expected tau to have one dimension less than input, but got "
+                           f"tau.ndim equal to {tau.ndim} and input.ndim is equal to {a.ndim}")
+    if c.ndim != a.ndim:
+        raise RuntimeError(f"{fn}Expected other to have the same number of dimensions as input, "
+                           f"but got other.ndim equal to {c.ndim} and input.ndim is equal to "
+                           f"{a.ndim}")
+    side = -2 if left else -1
+    if c.shape[side] != a.shape[-2]:
+        raise RuntimeError(f"{fn}other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.shape[-1] != min(c.shape[side], a.shape[-1]):
+        raise RuntimeError(f"{fn}tau.shape[-1] must be equal to min(other.shape[{side}], "
+                           f"input.shape[-1])")
+    for name, t in (("tau", tau), ("other", c)):
+        if tuple(t.shape[:a.ndim - 2]) != tuple(a.shape[:-2]):
+            raise RuntimeError(f"{fn}Expected batch dimensions of {name} to be equal to "
+                               f"input.shape[:-2], but got {list(t.shape[:a.ndim - 2])}")
+
+
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     """Q (from input's reflectors and tau = input2) times input3: Q C, Q^H C, C Q or C Q^H."""
     a, tau, c = input, input2, input3
+    _ormqr_checks(a, tau, c, left)
     k = tau.shape[-1]
     order = reversed(range(k)) if left != transpose else range(k)
     x = c

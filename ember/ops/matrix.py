@@ -163,9 +163,9 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
         a = A._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    if a.ndim < 2 or a.dtype.kind not in "fc":
+    if a.ndim < 2 or a.dtype.kind not in "fc" or a.dtype == np.float16:
         dt = {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-              "complex128": "ComplexDouble"}.get(a.dtype.name, type_name(a.dtype))
+              "complex128": "ComplexDouble", "float16": "Half"}.get(a.dtype.name, type_name(a.dtype))
         raise RuntimeError(f"linalg.pinv({dt}{{{list(a.shape)}}}): expected a tensor with 2 "
                            f"or more dimensions of float, double, cfloat or cdouble types")
     if rcond is not None:
@@ -354,6 +354,8 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 def logdet(input):
     """log(det(A)): nan for a negative determinant (torch.logdet)."""
+    if getattr(input, "_data", None) is not None and input._data.dtype == np.float16:
+        _check_float(input, "logdet")
     sign, logabs = _slogdet(input)
     if input._data.dtype.kind == "c":
         return logabs + log(sign)

@@ -13,7 +13,7 @@ from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import broadcast_error, needs, write_out, saved_output, requires
 from ._args import not_tensor, check_args
-from ._linalg import (_LinAlgError, _check_float, _check_square, _h, _lu_zero_pivot, _outs,
+from ._linalg import (_LinAlgError, _check_float, _check_half, _check_square, _h, _lu_zero_pivot, _outs,
                       _singular_error, _warn)
 from .matmul import matmul
 from .shape import _mH, _mT
@@ -250,6 +250,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     if b.dtype != l.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{type_name(b.dtype)} and A of type {type_name(l.dtype)} instead.")
+    _check_half(input, "cholesky_solve")
     t = np.triu(l) if upper else np.tril(l)
     A = _h(t) @ t if upper else t @ _h(t)
     x = np.linalg.solve(A, np.broadcast_to(b, np.broadcast_shapes(b.shape[:-2], A.shape[:-2])
@@ -287,6 +288,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
                            f"{l.shape[-2] if l.ndim > 1 else 1} by {l.shape[-1]} matrices"
                            if l.ndim >= 2 else
                            "The input tensor A must have at least 2 dimensions.")
+    _check_half(input, "cholesky_inverse")
     t = np.triu(l) if upper else np.tril(l)
     A = _h(t) @ t if upper else t @ _h(t)
     res = wrap(np.asarray(np.linalg.inv(A), l.dtype))
@@ -347,6 +349,7 @@ def _triangular_solve(input, A, upper=True, transpose=False, unitriangular=False
         a, b = A._data, input._data
     except AttributeError as e:
         raise not_tensor(e) from None
+    _check_half(A, "triangular_solve")
     if b.ndim < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
                            f"but it has {b.ndim} dimensions instead")

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ops._views import mark_written as _bump  # (subclasses use it too)
 from ..tensor import Tensor, wrap
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, set_grad_enabled
 from ..dtypes import get_default_dtype
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
@@ -104,8 +104,24 @@ def _hooked(step):
     return wrapper
 
 
+def _grad_mode_step(step):
+    """A built-in optimizer's step runs with grad mode off, as torch's (on with
+    differentiable=True); the closure turns it back on (closure_loss). A user's subclass
+    that defines its own step keeps the caller's mode, as in torch."""
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
+            return step(self, *args, **kwargs)
+    return wrapper
+
+
 class Optimizer:
     """Base class of all optimizers (torch.optim.Optimizer)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("ember.optim") and "step" in cls.__dict__:
+            cls.step = _grad_mode_step(cls.step)
 
     def __init__(self, params, defaults):
         self.defaults = defaults
