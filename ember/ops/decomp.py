@@ -14,8 +14,8 @@ from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, write_out, saved_output, requires
 from ._args import not_tensor, check_args, out_tuple
-from ._linalg import (_LinAlgError, _batch_prefix, _check_float, _check_half, _check_square, _diag, _diag_embed,
-                      _eye_like, _h, _outs, _tril_mask, _warn)
+from ._linalg import (_LinAlgError, _batch_prefix, _check_float, _check_half, _check_square,
+                      _diag, _diag_embed, _eye_like, _h, _outs, _tril_mask, _warn)
 from .join import cat
 from .matmul import matmul
 from .shape import _mH, _mT

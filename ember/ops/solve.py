@@ -13,8 +13,8 @@ from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import broadcast_error, needs, write_out, saved_output, requires
 from ._args import not_tensor, check_args
-from ._linalg import (_LinAlgError, _check_float, _check_half, _check_square, _h, _lu_zero_pivot, _outs,
-                      _singular_error, _warn)
+from ._linalg import (_LinAlgError, _check_float, _check_half, _check_square, _h,
+                      _lu_zero_pivot, _outs, _singular_error, _warn)
 from .matmul import matmul
 from .shape import _mH, _mT
 
