@@ -294,7 +294,7 @@ class Tensor:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         x = self._x
-        if x is not None and ("views" in x or "base" in x or "ngv" in x):
+        if x is not None and ("views" in x or "base" in x or "ngv" in x or "vroot" in x):
             _views_follow(self, requires_grad)
         else:
             self._requires_grad = requires_grad
@@ -767,9 +767,11 @@ def _views_follow(t, flag):
     t._requires_grad = flag
     if flag and "ngv" in x:
         adopt_nograd_views(t)
-    for r in x.get("views", ()):
+    owner = x.get("vroot", t)   # (a detached alias's views are kept by its family's root)
+    ox = owner._x
+    for r in ox.get("views", ()) if ox else ():
         v = r()
-        if v is None or v._grad_fn is not None:
+        if v is None or v._grad_fn is not None or v._x["base"] is not t:
             continue
         vx = v._x
         if flag:
@@ -781,8 +783,40 @@ def _views_follow(t, flag):
             del vx["sink"]
 
 
+def memory_owner(arr):
+    """The array owning arr's buffer (through as_strided's DummyArray too, which holds the
+    array it was made from as its base)."""
+    while True:
+        base = arr.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)
+            if not isinstance(base, np.ndarray):
+                return arr
+        arr = base
+
+
+def keep_view(base, view):
+    """Keep a weak reference to a live view of base (Note [Views] in ops/_views.py)."""
+    bx = base._x
+    if bx is None:
+        bx = base._x = {}
+    refs = bx.get("views")
+    if refs is None:
+        refs = bx["views"] = []
+        bx["views_cap"] = 64
+    refs.append(weakref.ref(view))
+    if len(refs) >= bx["views_cap"]:
+        prune_views(bx, refs)
+
+
+def prune_views(bx, refs):
+    """Drop the dead views from a base's list (amortised O(1) per view)."""
+    refs[:] = [r for r in refs if r() is not None]
+    bx["views_cap"] = 2 * len(refs) + 64
+
+
 def adopt_nograd_views(t):
-    """Keep, in t's list of live views, its views made in no_grad mode while it required no
+    """Keep, in the list of live views of t (or of its family's root), its views made in no_grad mode while it required no
     grad (make_view marks t "ngv" instead of keeping those: inference makes many): called
     when t comes to require grad, which concerns them (they then require grad too, and a
     write refuses them), a rare change. Each view holds t in its _x: the garbage collector's
@@ -793,14 +827,9 @@ def adopt_nograd_views(t):
              if isinstance(d, dict) and d.get("base") is t and "nograd" in d}
     if not found:
         return
-    refs = x.get("views")
-    if refs is None:
-        refs = x["views"] = []
-        x["views_cap"] = 64
     for v in gc.get_referrers(*found.values()):
         if isinstance(v, Tensor) and id(v._x) in found and v._x is found[id(v._x)]:
-            refs.append(weakref.ref(v))
-    x["views_cap"] = max(x["views_cap"], 2 * len(refs) + 64)
+            keep_view(x.get("vroot", t), v)     # (where make_view keeps views of t)
 
 
 def _rebuild(data, requires_grad):

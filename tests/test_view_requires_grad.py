@@ -3,6 +3,8 @@ is written after their base (or an intermediate view) started requiring grad: wh
 reports for each (requires_grad, is_leaf, grad_fn, _version), where backward sends the gradient
 and which writes it refuses. Each program runs under torch and ember and must give the same
 record."""
+import warnings
+
 import torch
 
 import ember
@@ -223,3 +225,112 @@ def test_the_root_base_requiring_grad_late_reaches_views_of_views():
         out.append(grad(a))
         return out
     same(program)
+
+
+# ---------------------------------------------------------------- gradients returned as views
+
+def view_state(r):
+    b = r._base
+    return [r._is_view(), None if b is None else list(b.shape), list(r.stride()), r._version,
+            r.requires_grad]
+
+
+def test_autograd_grad_returns_views_where_torchs_formulas_make_them():
+    def program(L):
+        out = []
+        makers = [lambda x: x.sum(), lambda x: x.sum(0), lambda x: x.mean(), lambda x: x + 1,
+                  lambda x: x.t(), lambda x: x.view(6), lambda x: x[..., None],
+                  lambda x: x.expand(2, 2, 3), lambda x: x[0], lambda x: x.permute(1, 0),
+                  lambda x: x.sum(1, keepdim=True), lambda x: x + L.ones(2, 2, 3),
+                  lambda x: x.relu(), lambda x: x.unbind()[1], lambda x: x.cumsum(1),
+                  lambda x: L.cat([x, x * 2]), lambda x: x.chunk(3, 1)[1]]
+        for f in makers:
+            x = L.tensor([[0.5, -1.5, 2.0], [3.0, -0.25, 1.0]], requires_grad=True)
+            y = f(x)
+            r = L.autograd.grad(y.sum(), x)[0]
+            g = L.ones(y.shape)
+            r2 = L.autograd.grad(f(x), x, g)[0]
+            out.append((view_state(r), view_state(r2), r2 is g, r2.tolist()))
+        return out
+    same(program)
+
+
+def test_a_returned_gradient_view_shares_its_bases_version_and_refuses_detach_():
+    def program(L):
+        out = []
+        t0 = L.tensor(2.0, dtype=L.float64, requires_grad=True)
+        r = L.autograd.grad(t0[..., None].sum(), [t0], allow_unused=True)[0]
+        out.append(attempt(lambda: r.detach_()))
+        # two gradients viewing the one implicit gradient of a sum: a write shows in both
+        a = L.ones(2, requires_grad=True)
+        b = L.ones(3, requires_grad=True)
+        ra, rb = L.autograd.grad(a.sum() + b.sum(), [a, b])
+        out.append(attempt(lambda: ra.mul_(5)))         # expanded: refused
+        out.append(attempt(lambda: ra.zero_()))
+        out += [ra.tolist(), rb.tolist(), ra._version, rb._version, ra._base is rb._base]
+        # a view of the grad_output given: writes into it show in the other
+        x = L.ones(2, 3, requires_grad=True)
+        g = L.ones(3, 2)
+        r = L.autograd.grad(x.t(), x, g)[0]
+        out.append(r._base is g)
+        g.add_(1)
+        out += [r._version, r.tolist()]
+        r.mul_(3)
+        out += [g._version, g.tolist()]
+        w = L.ones(3, 2, requires_grad=True)
+        out.append(attempt(lambda: r.add_(w.t())))      # a no_grad view: a recorded write
+        g.add_(w)
+        out += [state(g), state(r)]
+        # passed through unchanged: the grad_output itself
+        g = L.ones(2, 3)
+        r = L.autograd.grad(x + 1, x, g)[0]
+        out.append(r is g)
+        return out
+    same(program)
+
+
+def test_grad_versions_follow_torchs_accumulation():
+    def program(L):
+        out = []
+        x = L.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        for f, gout in ((lambda x: x.sum(), None), (lambda x: x.t(), (3, 2)),
+                        (lambda x: x * 2, (2, 3)), (lambda x: x + 1, (2, 3)),
+                        (lambda x: x.mean(), None), (lambda x: x.sum(0), (3,)),
+                        (lambda x: x.expand(2, 2, 3), (2, 2, 3)), (lambda x: x.view(6), (6,)),
+                        (lambda x: x[0], (3,)), (lambda x: L.cat([x, x]), (4, 3))):
+            x.grad = None
+            y = f(x)
+            y.backward(None if gout is None else L.ones(gout))
+            out.append((x.grad._version, list(x.grad.stride()), x.grad.tolist()))
+        x.grad = None
+        x.sum().backward()
+        x.sum().backward()
+        out.append(x.grad._version)
+        x.grad = None
+        (x * 2).sum().backward()
+        x.t().backward(L.ones(3, 2))
+        out.append(x.grad._version)
+        x.grad = None
+        h = x.register_hook(lambda g: g)
+        x.sum().backward()
+        x.sum().backward()
+        out.append(x.grad._version)
+        h.remove()
+        return out
+    same(program)
+
+
+def test_a_grad_made_while_building_a_graph_is_a_recorded_copy():
+    def program(L):
+        x = L.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        (x ** 2).sum().backward(create_graph=True)
+        out = [x.grad._version, x.grad.grad_fn.name().rsplit("::", 1)[-1]]
+        (x ** 2).sum().backward(create_graph=True)
+        out += [x.grad._version, x.grad.grad_fn.name(), x.grad.tolist()]
+        x.grad = None
+        x.sum().backward(create_graph=True)
+        out += [x.grad._version, x.grad.grad_fn]
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # (torch's and ember's create_graph cycle warning)
+        same(program)

@@ -12,7 +12,7 @@ import weakref
 from collections import namedtuple
 from sys import getrefcount
 
-from numpy import add as _np_add, asarray, ndarray
+from numpy import add as _np_add, asarray, empty_like, ndarray
 
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap as _wrap, is_inference, INFERENCE
@@ -353,9 +353,24 @@ class AccumulateGrad(Node):
         owned = getrefcount(grad) <= 3 and _owns_memory(grad)
         old = var._grad
         if old is None:
-            var._grad = _wrap(grad if owned else copy_grad(grad))
+            if owned:
+                var._grad = _wrap(grad)
+            else:
+                var._grad = g = _wrap(copy_grad(grad))
+                if _clones(grad, var._data):
+                    _written_once(g)
         else:
             old._data += grad     # torch accumulates in place when not building a graph
+            # torch's version bump; its stamp is left out (Note [Grad versions])
+            ox = old._x
+            if ox is None:
+                _written_once(old)
+            else:
+                vc = ox.get("vc")
+                if vc is None or "vroot" in ox:
+                    bump_version(old)
+                else:
+                    vc.version += 1
 
     def apply(self, grad):
         var = self.variable
@@ -369,11 +384,12 @@ class AccumulateGrad(Node):
             _warn_cycle()
         old = var._grad
         if old is None:
-            var._grad = grad if STATE.enabled or _owned(grad) else grad.detach().clone()
+            var._grad = _first_grad(grad, var)
         elif STATE.enabled:
             var._grad = old + grad
         else:
             old._data += grad._data    # torch accumulates in place when not building a graph
+            bump_version(old)
         return ()
 
     def _hooked(self, grad):
@@ -393,11 +409,12 @@ class AccumulateGrad(Node):
                 _warn_cycle()
             old = var._grad
             if old is None:
-                var._grad = grad if STATE.enabled else grad.detach().clone()
+                var._grad = _first_grad(grad, var, False)
             elif STATE.enabled:
                 var._grad = old + grad
             else:
                 old._data += grad._data
+                bump_version(old)
             for hook in x.get("post_acc", ()):
                 hook(var)
         if hooks is not None:
@@ -463,6 +480,48 @@ def _warn_cycle():
                   "have to use this function, make sure to reset the .grad fields of your "
                   "parameters to None after use to break the cycle and avoid the leak.",
                   UserWarning, stacklevel=5)
+
+
+# Note [Grad versions]: the .grad a leaf gets, as torch's AccumulateGrad makes it: the
+# incoming gradient itself where nothing else holds it and its layout is the leaf's (stolen:
+# version 0); else a copy made by an in-place copy into a new tensor (version 1; recorded,
+# CopyBackwards, when building a graph); a later gradient is added in place (a version bump)
+# unless building a graph. Differences left: where torch steals a view of another tensor's
+# memory (a grad_output reshaped), ember copies it (.grad never aliases the user's memory);
+# torch's engine adds two gradients meeting at a node in place into one of them when it can
+# (version 1 if .grad then takes it), ember's does not count that; and the bump of an
+# accumulation records no stamp (a node that saved the .grad before it is not refused): a
+# stamp cost 5% of a backward into ten small leaves.
+
+def _first_grad(grad, var, steal=True):
+    """The tensor .grad first takes from gradient `grad` (a Tensor) (Note [Grad versions])."""
+    if STATE.enabled:           # (torch takes none while building a graph)
+        g = _wrap(empty_like(grad._data))
+        return g.copy_(grad)        # (CopyBackwards where grad has a history)
+    if steal and _owned(grad):
+        return grad
+    g = grad.detach().clone()
+    if _clones(grad._data, var._data):
+        _written_once(g)
+    return g
+
+
+def _clones(grad, leaf):
+    """Whether torch copies gradient array grad (one .grad cannot take as it is) for the leaf
+    array leaf, rather than taking it: an array another tensor holds whole, or one whose
+    strides are not the leaf's (expanded, transposed)."""
+    if grad.base is None:
+        return True
+    return any(n != 1 and a != b for n, a, b in zip(grad.shape, grad.strides, leaf.strides))
+
+
+def _written_once(t):
+    """Give t, a fresh tensor, version 1 (it was written once, by a copy): no stamp, as
+    nothing saved it before."""
+    vc = VersionCounter()
+    vc.version = 1
+    vc.stamps.append(-1)        # (older than every node: check_versions reads the last)
+    t._x = {"vc": vc}
 
 
 def _owned(t):
@@ -569,12 +628,13 @@ def sum_to_np(d, shape):
     if d.shape == shape:
         return d
     lead = d.ndim - len(shape)
-    if lead:
-        d = _add_reduce(d, axis=tuple(range(lead)))
-    keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
-    if keep:
-        d = _add_reduce(d, axis=keep, keepdims=True)
-    return d
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and d.shape[lead + i] != 1)
+    if axes:
+        d = _add_reduce(d, axis=axes, keepdims=True)
+    # (as torch's sum_to: one sum keeping the dims, then a view dropping the leading ones,
+    # so that the gradient autograd.grad returns is a view: Note [Returned gradients])
+    return d.reshape(shape) if lead else d
 
 
 def link(out, node, *inputs, meta=None):

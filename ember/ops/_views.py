@@ -34,7 +34,8 @@ from ..tensor import INFERENCE
 from ..autograd.graph import (_ACC_SEQ, Node, bump_version, check_versions, use, init_node,
                               vroot, ZERO)
 from ..dtypes import result_type, type_name
-from ..tensor import Tensor, adopt_nograd_views, wrap
+from ..tensor import Tensor, adopt_nograd_views, keep_view, prune_views, wrap
+from ..tensor import memory_owner as _memory
 from ._args import can_cast, plain_operand
 from ._args import not_tensor
 
@@ -104,14 +105,18 @@ def make_view(res, input, multi=False):
             return res
     # The view is kept (a write regenerates it or refuses it, Note [Refused views]; one that
     # has no history follows its base's requires_grad_(), tensor.py's _views_follow):
-    # _register, inlined where the base has its list already (views are on the hot path)
+    # keep_view, inlined where the base has its list already (views are on the hot path).
+    # A view of a detached alias is kept by the family's root (the version counter's
+    # holder), whose writes, through any alias, regenerate it.
+    if root is not base:
+        base, bx = root, root._x
     refs = bx.get("views") if bx is not None else None
     if refs is None:
-        _register(base, res)
+        keep_view(base, res)
     else:
         refs.append(weakref.ref(res))
         if len(refs) >= bx["views_cap"]:
-            _prune(bx, refs)
+            prune_views(bx, refs)
     return res
 
 
@@ -122,26 +127,6 @@ def make_alias(t):
     res._x = {"vroot": vroot(t)} if x is None or "inference" not in x else \
         inference_x({"vroot": vroot(t)})
     return res
-
-
-def _register(base, view):
-    """Keep a weak reference to a live view of base (Note [Views])."""
-    bx = base._x
-    if bx is None:
-        bx = base._x = {}
-    refs = bx.get("views")
-    if refs is None:
-        refs = bx["views"] = []
-        bx["views_cap"] = 64
-    refs.append(weakref.ref(view))
-    if len(refs) >= bx["views_cap"]:
-        _prune(bx, refs)
-
-
-def _prune(bx, refs):
-    """Drop the dead views from a base's list (amortised O(1) per view)."""
-    refs[:] = [r for r in refs if r() is not None]
-    bx["views_cap"] = 2 * len(refs) + 64
 
 
 def _viewed(base):
@@ -164,18 +149,6 @@ def _live_views(base):
             out.append(v)
     refs[:] = alive
     return out
-
-
-def _memory(arr):
-    """The array owning arr's buffer (through as_strided's DummyArray too, which holds the
-    array it was made from as its base)."""
-    while True:
-        base = arr.base
-        if not isinstance(base, np.ndarray):
-            base = getattr(base, "base", None)
-            if not isinstance(base, np.ndarray):
-                return arr
-        arr = base
 
 
 def _positions(arr, mem):
@@ -438,20 +411,20 @@ def _regenerate(base, done=None):
     Note [Refused views]): as torch, those that have a history or whose base requires grad
     (a view with a history of a base that requires none, such as a view of a view that was
     made to require grad itself, reads it anew too: its gradient then goes nowhere)."""
-    rg = base._requires_grad
     bx = base._x
-    if rg and bx is not None and "ngv" in bx:
+    if base._requires_grad and bx is not None and "ngv" in bx:
         adopt_nograd_views(base)
     for v in _live_views(base):
-        if v is done or not rg and v._grad_fn is None:
-            continue
         x = v._x
+        b = x["base"]       # (base, or a detached alias of it: make_view)
+        if v is done or v._grad_fn is None and not b._requires_grad:
+            continue
         if "multi" in x or x.get("nograd"):
             fn = v._grad_fn
             if fn is None or not fn._refused:
                 _refuse(v)
         else:
-            _link_view_node(v, base)
+            _link_view_node(v, b)
 
 
 # ---------------------------------------------------------------- in-place writes
