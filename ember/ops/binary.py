@@ -105,7 +105,10 @@ def hypot(input, other, *, out=None):
         raise broadcast_error(x, y) from None
     if _grad_needed(input, other):
         node = HypotBackward0()
-        node._saved_self, node._saved_other = input, other
+        # (torch saves each operand only for its own gradient: one that requires none is not
+        # saved, and a later write into it does not refuse the node)
+        node._saved_self = input if input._requires_grad else None
+        node._saved_other = other if other._requires_grad else None
         node._saved_result = res.detach()
         link(res, node, input, other)
     return write_out(res, out)
