@@ -405,18 +405,6 @@ class Tensor:
             self._x = {}
         return self._x
 
-    def detach_(self):
-        if self._x and "base" in self._x:
-            raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead. If you are using "
-                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
-                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
-                "called on these gradients. To fix this error, please refer to the "
-                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
-        self._grad_fn = None
-        self._requires_grad = False
-        return self
-
     @property
     def data(self):
         return wrap(self._data)

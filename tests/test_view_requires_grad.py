@@ -334,3 +334,40 @@ def test_a_grad_made_while_building_a_graph_is_a_recorded_copy():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # (torch's and ember's create_graph cycle warning)
         same(program)
+
+
+def test_views_of_a_detached_alias_regenerate_after_a_write_through_any_alias():
+    def program(L):
+        out = []
+        x = L.ones(2, 3, requires_grad=True)
+        t = x * 1
+        v = t[0]
+        d = t.detach()
+        d.requires_grad_()
+        e = d[1]
+        d.detach().add_(1)
+        out += [state(v), state(t), state(d), state(e)]
+        t = x * 1
+        d = t.detach()
+        e = d[1]
+        d.requires_grad_()
+        out.append(state(e))
+        d.requires_grad_(False)
+        out.append(state(e))
+        x = L.ones(2, 3)
+        d = x.detach()
+        e = d[1]
+        with L.no_grad():
+            f = d[0]
+        d.requires_grad_()
+        out += [state(e), state(f)]
+        with L.no_grad():
+            x.add_(1)
+        out += [state(e), state(f)]
+        a = L.arange(6, dtype=L.float32)
+        t0 = a.reshape(2, 3).requires_grad_()
+        v = t0[0]
+        t0.detach().add_(1)
+        out.append(state(v))
+        return out
+    same(program)

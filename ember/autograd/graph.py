@@ -54,12 +54,40 @@ _STAMPS = 64
 
 
 class VersionCounter:
-    __slots__ = ("version", "stamps", "where")
+    __slots__ = ("version", "stamps", "where", "quiet")
 
     def __init__(self):
         self.version = 0
         self.stamps = []
         self.where = None       # stamp -> the user's line that wrote (anomaly mode only)
+        self.quiet = None       # the stamps of detach_() calls, which count no version
+
+
+DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+            ".detach_().This is not supported, please use out-of-place `.detach()` instead")
+
+
+def mark_detached(t):
+    """t.detach_() on a tensor with a history: a node that saved t as an input before (not
+    as its output) refuses to run (torch: the saved variable has lost its grad_fn). Recorded
+    as a stamp that counts no version, so that check_versions looks at such nodes."""
+    INPLACE[0] = 1
+    r = vroot(t)
+    x = r._x
+    if x is None:
+        x = r._x = {}
+    vc = x.get("vc")
+    if vc is None:
+        vc = x["vc"] = VersionCounter()
+    stamp = next(_counter)
+    stamps = vc.stamps
+    stamps.append(stamp)
+    if len(stamps) > _STAMPS:
+        del stamps[:_STAMPS // 2]
+    if vc.quiet is None:
+        vc.quiet = set()
+    vc.quiet.add(stamp)
+    t._extra()["detached"] = True
 
 
 def vroot(t):
@@ -123,6 +151,12 @@ def check_versions(node, names=None):
             continue
         later = sum(1 for m in vc.stamps if m > seq)
         tx = t._x
+        if vc.quiet:            # detach_() calls (mark_detached)
+            if t._grad_fn is None and tx and "detached" in tx and "saver" not in tx:
+                raise RuntimeError(DETACHED)
+            later -= sum(1 for m in vc.stamps if m > seq and m in vc.quiet)
+            if not later:
+                continue
         fn = tx.get("saver") if tx else None
         nr = 0
         if fn is None:

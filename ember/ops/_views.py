@@ -32,6 +32,7 @@ from ..autograd.forward import LEVELS, hidden, set_tangent, tangent, zeros_like_
 from ..autograd.grad_mode import STATE, inference_x
 from ..tensor import INFERENCE
 from ..autograd.graph import (_ACC_SEQ, Node, bump_version, check_versions, use, init_node,
+                              mark_detached,
                               vroot, ZERO)
 from ..dtypes import result_type, type_name
 from ..tensor import Tensor, adopt_nograd_views, keep_view, prune_views, wrap
@@ -133,6 +134,25 @@ def _viewed(base):
     """Whether base may have live views (kept, or marked: make_view)."""
     x = base._x
     return x is not None and ("views" in x or "ngv" in x)
+
+
+def detach_(self):
+    """Tensor.detach_: self leaves its graph in place. A node that saved self as an input
+    while self had a history then refuses to run, as torch's does (graph.py's
+    mark_detached)."""
+    x = self._x
+    if x and "base" in x:
+        raise RuntimeError(
+            "Can't detach views in-place. Use detach() instead. If you are using "
+            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+            "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+            "called on these gradients. To fix this error, please refer to the "
+            "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+    if self._grad_fn is not None:
+        mark_detached(self)
+    self._grad_fn = None
+    self._requires_grad = False
+    return self
 
 
 def _live_views(base):
