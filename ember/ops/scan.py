@@ -60,7 +60,7 @@ def _accumulate(ufunc, name, input, dim, dtype, axis):
     rd = _sum_dtype(x, dtype, input)
     if not x.ndim:
         return wrap(x.astype(rd)), d
-    r = ufunc.accumulate(x, axis=d, dtype=rd)
+    r = np.ascontiguousarray(ufunc.accumulate(x, axis=d, dtype=rd))    # (torch's is, always)
     if ufunc is np.add and r.dtype.kind in "fc":
         np.add(r, 0.0, out=r)        # torch's running sum starts at +0.0: a -0.0 prefix is +0.0
     return wrap(r), d
@@ -198,7 +198,8 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
         raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
                                   f"'{type_name(x.dtype)}'")
     with np.errstate(invalid="ignore"):
-        res = wrap(np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy())
+        res = wrap(np.ascontiguousarray(np.logaddexp.accumulate(x, axis=d)) if x.ndim else
+                   x.copy())
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogcumsumexpBackward0()
         node._saved_self, node._saved_dim = input, d
@@ -265,7 +266,9 @@ def _cumext(input, dim, largest):
                 cur = np.where(take, v, cur)
                 ci = np.where(take, i, ci)
                 vals[..., i], idx[..., i] = cur, ci
-        vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
+        # (torch's results are contiguous)
+        vals = np.ascontiguousarray(np.moveaxis(vals, -1, d))
+        idx = np.ascontiguousarray(np.moveaxis(idx, -1, d))
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
