@@ -1636,3 +1636,40 @@ def test_scans_return_contiguous_results_whatever_the_inputs_layout():
                     out.append(r)
         return out
     same(program)
+
+
+def test_a_masked_fill_of_a_value_requiring_grad_records_into_an_integral_tensor():
+    def program(L):
+        w = L.tensor(2.5, requires_grad=True)
+        out = []
+        for dt in (L.bool, L.int64, L.float32, L.float64):
+            t = L.zeros(2, 2, dtype=dt)
+            t[L.tensor([True, False])] = w
+            out.append((t.tolist(), t.requires_grad, t.grad_fn.name(), t._version,
+                        type(t.grad_fn.next_functions[1][0]).__name__))
+        w.grad = None
+        t = L.zeros(2, 2, dtype=L.float64)
+        t[L.tensor([True, False])] = w
+        (t * 2).sum().backward()
+        out.append(w.grad.item())
+        return out
+    same(program)
+
+
+def test_a_node_that_receives_no_gradient_still_checks_its_saved_tensors():
+    def program(L):
+        out = []
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x.exp()
+        y[0:1].cos_()
+        out.append(_ran(lambda: y.norm(0).backward()))      # norm(0): no gradient flows
+        t0 = L.tensor(-0.0, dtype=L.float64, requires_grad=True)
+        t1 = t0.norm(2, dim=-1, keepdim=True)
+        t1[None].cos_()
+        t6 = t1[..., None].norm(0, dim=0, keepdim=True)
+        out.append(_ran(lambda: t6.backward()))
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        x.norm(0).backward()
+        out.append(x.grad)
+        return out
+    same(program)
