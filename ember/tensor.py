@@ -1,6 +1,7 @@
 """Tensor: a NumPy array plus autograd state. This file holds the class, its properties and
 conversions; every op method and operator (x.sum(), x + y, ...) is bound to it in one table,
 ember/tensor_methods.py, after the ops are defined (ember/ops/)."""
+import gc
 import re
 import sys
 import threading
@@ -304,7 +305,11 @@ class Tensor:
                 not INFERENCE.on:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
-        self._requires_grad = requires_grad
+        x = self._x
+        if x is not None and ("views" in x or "base" in x or "ngv" in x or "vroot" in x):
+            _views_follow(self, requires_grad)
+        else:
+            self._requires_grad = requires_grad
         return self
 
     @property
@@ -744,6 +749,91 @@ class Tensor:
         if device is not None and _DEVICE(device).type != "cuda":
             raise RuntimeError("Invalid device, must be cuda device")
         raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def _views_follow(t, flag):
+    """requires_grad_(flag) on a leaf that is a view or has views (Note [Views] in
+    ops/_views.py): a view of a base requiring grad requires grad too, without a history of
+    its own while its family is not written, as a leaf whose gradient goes nowhere (a "sink",
+    as a view made in no_grad mode is), unless it was made to require grad itself. So the
+    views that have no history follow their base's flag, here, when it changes: the hot path
+    reads _requires_grad alone."""
+    x = t._x
+    base = x.get("base")
+    if base is not None:        # t is a view: its own flag, or its base's
+        if not flag and base._requires_grad:
+            t._requires_grad = True
+            x["sink"] = True
+        else:
+            t._requires_grad = flag
+            x.pop("sink", None)
+        return
+    t._requires_grad = flag
+    if flag and "ngv" in x:
+        adopt_nograd_views(t)
+    owner = x.get("vroot", t)   # (a detached alias's views are kept by its family's root)
+    ox = owner._x
+    for r in ox.get("views", ()) if ox else ():
+        v = r()
+        if v is None or v._grad_fn is not None or v._x["base"] is not t:
+            continue
+        vx = v._x
+        if flag:
+            if not v._requires_grad:
+                v._requires_grad = True
+                vx["sink"] = True
+        elif "sink" in vx:
+            v._requires_grad = False
+            del vx["sink"]
+
+
+def memory_owner(arr):
+    """The array owning arr's buffer (through as_strided's DummyArray too, which holds the
+    array it was made from as its base)."""
+    while True:
+        base = arr.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)
+            if not isinstance(base, np.ndarray):
+                return arr
+        arr = base
+
+
+def keep_view(base, view):
+    """Keep a weak reference to a live view of base (Note [Views] in ops/_views.py)."""
+    bx = base._x
+    if bx is None:
+        bx = base._x = {}
+    refs = bx.get("views")
+    if refs is None:
+        refs = bx["views"] = []
+        bx["views_cap"] = 64
+    refs.append(weakref.ref(view))
+    if len(refs) >= bx["views_cap"]:
+        prune_views(bx, refs)
+
+
+def prune_views(bx, refs):
+    """Drop the dead views from a base's list (amortised O(1) per view)."""
+    refs[:] = [r for r in refs if r() is not None]
+    bx["views_cap"] = 2 * len(refs) + 64
+
+
+def adopt_nograd_views(t):
+    """Keep, in the list of live views of t (or of its family's root), its views made in no_grad mode while it required no
+    grad (make_view marks t "ngv" instead of keeping those: inference makes many): called
+    when t comes to require grad, which concerns them (they then require grad too, and a
+    write refuses them), a rare change. Each view holds t in its _x: the garbage collector's
+    referrers of t find them."""
+    x = t._x
+    del x["ngv"]
+    found = {id(d): d for d in gc.get_referrers(t)
+             if isinstance(d, dict) and d.get("base") is t and "nograd" in d}
+    if not found:
+        return
+    for v in gc.get_referrers(*found.values()):
+        if isinstance(v, Tensor) and id(v._x) in found and v._x is found[id(v._x)]:
+            keep_view(x.get("vroot", t), v)     # (where make_view keeps views of t)
 
 
 def _rebuild(data, requires_grad):

@@ -460,7 +460,7 @@ T.multinomial = random._multinomial_method
 # ---- autograd (autograd/__init__.py, autograd/graph.py)
 T.backward = tensor_backward
 T.detach = _views.make_alias
-T.detach_ = graph.detach_
+T.detach_ = _views.detach_
 T._version = property(graph.version)
 T.register_hook = graph.register_tensor_hook
 T.register_post_accumulate_grad_hook = graph.register_post_accumulate_grad_hook

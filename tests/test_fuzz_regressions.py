@@ -1867,3 +1867,123 @@ def test_ormqr_checks_shapes_as_torch(a, t, c, left):
         except RuntimeError as e:
             return str(e)
     assert run(ember) == run(torch)
+
+
+# ---------------------------------------------------------------- detach_ and saved operands
+
+
+def _ran(f):
+    try:
+        f()
+    except RuntimeError as e:
+        return str(e)[:100]
+    return "ran"
+
+
+def test_a_node_that_saved_an_input_detached_in_place_refuses_to_run():
+    def program(L):
+        out = []
+        x = L.ones(3, requires_grad=True)
+        t = x.exp()
+        c = t.clamp(min=2)
+        t.detach_()
+        out += [t._version, t.requires_grad, t.grad_fn is None, _ran(lambda: c.sum().backward())]
+        t = x * 2
+        e = t.exp()             # saved its result only: runs
+        t.detach_()
+        out.append(_ran(lambda: e.sum().backward()))
+        t = x * 2
+        m = t * t
+        t.detach_()
+        t.add_(1)               # (the detach_ is reported, not the write)
+        out.append(_ran(lambda: m.sum().backward()))
+        t = x * 2
+        v = t[0:2]
+        m = v * v               # saved a view of it, whose history stays
+        t.detach_()
+        x.grad = None
+        out += [_ran(lambda: m.sum().backward()), x.grad.tolist()]
+        return out
+    same(program)
+
+
+def test_hypot_saves_only_the_operands_that_require_grad():
+    def program(L):
+        x = L.ones(2, 3, 4, requires_grad=True)
+        b = x <= 0.75
+        h = L.hypot(x, b)
+        b.select(1, 0).t_()     # a write into the operand that requires no grad
+        (h * b).sum().backward()
+        y = L.ones(2, requires_grad=True)
+        n = L.hypot(L.ones(2), y).grad_fn
+        return [x.grad.sum().item(), n._saved_self is None, n._saved_other is None]
+    same(program)
+
+
+def test_addcmul_and_addcdiv_results_take_torchs_layout_of_their_operands():
+    def program(L):
+        a = L.tensor([[-3.0, -0.5, 1.0], [3.25, -0.5, 2.0], [1.0, 2.0, 4.0]])
+        forms = [a, a.t(), a[0], a[:, :1], a[0].expand(3, 3)]
+        out = []
+        for x in forms:
+            for y in forms:
+                for z in forms:
+                    out.append((L.addcmul(x, y, z).stride(), L.addcdiv(x, y, z + 10).stride()))
+        t0 = L.tensor([[-3.0, -0.5], [3.25, -0.5]], requires_grad=True)
+        out.append(_ran(lambda: L.addcmul(t0.t(), t0, t0).view(4)))    # not viewable: refused
+        return out
+    same(program)
+
+
+def test_scans_return_contiguous_results_whatever_the_inputs_layout():
+    def program(L):
+        out = []
+        for dt in (L.int64, L.float64):
+            a = L.arange(24, dtype=dt).reshape(2, 3, 4)
+            for x in (a, a.transpose(0, 2), a.permute(1, 2, 0), a[:, ::2], a[0, 0]):
+                for d in range(x.dim()):
+                    m = x.cummax(d)
+                    r = [x.cumsum(d).stride(), x.cumprod(d).stride(), m[0].stride(),
+                         m[1].stride(), m[1].is_contiguous(), x.cummin(d)[1].stride()]
+                    if dt != L.int64:
+                        r.append(x.logcumsumexp(d).stride())
+                    out.append(r)
+        return out
+    same(program)
+
+
+def test_a_masked_fill_of_a_value_requiring_grad_records_into_an_integral_tensor():
+    def program(L):
+        w = L.tensor(2.5, requires_grad=True)
+        out = []
+        for dt in (L.bool, L.int64, L.float32, L.float64):
+            t = L.zeros(2, 2, dtype=dt)
+            t[L.tensor([True, False])] = w
+            out.append((t.tolist(), t.requires_grad, t.grad_fn.name(), t._version,
+                        type(t.grad_fn.next_functions[1][0]).__name__))
+        w.grad = None
+        t = L.zeros(2, 2, dtype=L.float64)
+        t[L.tensor([True, False])] = w
+        (t * 2).sum().backward()
+        out.append(w.grad.item())
+        return out
+    same(program)
+
+
+def test_a_node_that_receives_no_gradient_still_checks_its_saved_tensors():
+    def program(L):
+        out = []
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x.exp()
+        y[0:1].cos_()
+        out.append(_ran(lambda: y.norm(0).backward()))      # norm(0): no gradient flows
+        t0 = L.tensor(-0.0, dtype=L.float64, requires_grad=True)
+        t1 = t0.norm(2, dim=-1, keepdim=True)
+        t1[None].cos_()
+        t6 = t1[..., None].norm(0, dim=0, keepdim=True)
+        out.append(_ran(lambda: t6.backward()))
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        x.norm(0).backward()
+        out.append(x.grad)
+        return out
+    same(program)

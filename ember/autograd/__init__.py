@@ -1,7 +1,7 @@
 """torch.autograd's front end: argument checks, then one call into the engine."""
 import numpy as np
 
-from ..tensor import Tensor, Size, wrap
+from ..tensor import Tensor, Size, keep_view, memory_owner, wrap
 from . import grad_mode, graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -166,6 +166,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     capture = {k: None for k in keys}
     run_backward(roots, retain_graph, create_graph, capture=capture, accumulate=False)
     result = []
+    bases = None
     for i, (t, k) in enumerate(zip(inputs, keys)):
         g = capture[k]
         if t._grad_fn is None and t._x and "sink" in t._x:
@@ -178,9 +179,60 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "been used in the graph. Set allow_unused=True if this is "
                                    "the desired behavior.")
         elif not create_graph:
-            g = g.detach()
+            arr = g._data
+            given = [t for t in grad_outputs if t is not None and t._data is arr]
+            if given:
+                g = given[0]    # passed through unchanged (Note [Returned gradients])
+            elif arr.base is None or arr.dtype != getattr(arr.base, "dtype", arr.dtype) \
+                    and graph._owns_memory(arr):
+                g = g.detach()      # (a fresh array, or a temporary's bits seen as floats)
+            else:
+                if bases is None:
+                    bases = _grad_bases(grad_outputs, grads)
+                g = _returned(arr, bases)
         result.append(g)
     return tuple(result)
+
+
+# Note [Returned gradients]: torch's backward formulas of view ops, and of sum and broadcasts
+# (an expand), give views of the gradient flowing in; autograd.grad returns them as they are:
+# views made in no_grad mode, whose _base is the tensor they view (a grad_output, the implicit
+# ones of a scalar output, an intermediate gradient), sharing its version counter: a write
+# into one (zero_ of an expanded gradient) shows in the others, detach_() is refused, and a
+# recorded write is refused as into any no_grad view. A gradient passed through unchanged is
+# the grad_output itself. ember's formulas make the same NumPy views (broadcast_to, .T,
+# reshape), so a captured gradient that is a NumPy view is returned as a view of the tensor
+# owning its memory.
+
+def _grad_bases(grad_outputs, grads):
+    """The tensors a returned gradient may view, by id of the array owning their memory."""
+    bases = {}
+    for t in list(grad_outputs) + list(grads):
+        if t is not None:
+            x = t._x
+            root = x.get("base", t) if x else t
+            bases.setdefault(id(memory_owner(root._data)), root)
+    return bases
+
+
+def _returned(arr, bases):
+    """The tensor autograd.grad returns for a captured gradient that is a NumPy view (Note
+    [Returned gradients])."""
+    owner = memory_owner(arr)
+    base = bases.get(id(owner))
+    if base is None:
+        base = bases[id(owner)] = wrap(owner)
+    res = wrap(arr)
+    res._x = rx = {"base": base, "vroot": graph.vroot(base), "nograd": True}
+    if base._requires_grad:     # (as make_view, in no_grad mode: ops/_views.py)
+        res._requires_grad = True
+        rx["sink"] = True
+        keep_view(base, res)
+    elif base._x is None:
+        base._x = {"ngv": True}
+    else:
+        base._x["ngv"] = True
+    return res
 
 
 # Note [Batched backward]: grad(is_grads_batched=True) runs ONE backward pass, as torch does

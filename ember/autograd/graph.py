@@ -12,7 +12,7 @@ import weakref
 from collections import namedtuple
 from sys import getrefcount
 
-from numpy import add as _np_add, asarray, ndarray
+from numpy import add as _np_add, asarray, empty_like, ndarray
 
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap as _wrap, is_inference, INFERENCE
@@ -54,12 +54,40 @@ _STAMPS = 64
 
 
 class VersionCounter:
-    __slots__ = ("version", "stamps", "where")
+    __slots__ = ("version", "stamps", "where", "quiet")
 
     def __init__(self):
         self.version = 0
         self.stamps = []
         self.where = None       # stamp -> the user's line that wrote (anomaly mode only)
+        self.quiet = None       # the stamps of detach_() calls, which count no version
+
+
+DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+            ".detach_().This is not supported, please use out-of-place `.detach()` instead")
+
+
+def mark_detached(t):
+    """t.detach_() on a tensor with a history: a node that saved t as an input before (not
+    as its output) refuses to run (torch: the saved variable has lost its grad_fn). Recorded
+    as a stamp that counts no version, so that check_versions looks at such nodes."""
+    INPLACE[0] = 1
+    r = vroot(t)
+    x = r._x
+    if x is None:
+        x = r._x = {}
+    vc = x.get("vc")
+    if vc is None:
+        vc = x["vc"] = VersionCounter()
+    stamp = next(_counter)
+    stamps = vc.stamps
+    stamps.append(stamp)
+    if len(stamps) > _STAMPS:
+        del stamps[:_STAMPS // 2]
+    if vc.quiet is None:
+        vc.quiet = set()
+    vc.quiet.add(stamp)
+    t._extra()["detached"] = True
 
 
 def vroot(t):
@@ -109,46 +137,27 @@ def increment_version(tensor):
         bump_version(t)
 
 
-DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
-            ".detach_().This is not supported, please use out-of-place `.detach()` instead")
-
-
-def detach_(self):
-    """Tensor.detach_. A non-leaf detached in place that a node saved (as an input) is
-    refused when that node runs, as torch refuses it: the stamp of the detach is kept and
-    the version checks are switched on (check_versions)."""
-    if self._x and "base" in self._x:
-        raise RuntimeError(
-            "Can't detach views in-place. Use detach() instead. If you are using "
-            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
-            "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
-            "called on these gradients. To fix this error, please refer to the "
-            "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
-    if self._grad_fn is not None:
-        self._extra()["detached"] = next(_counter)
-        INPLACE[0] = 1
-    self._grad_fn = None
-    self._requires_grad = False
-    return self
-
-
 def check_versions(node, names=None):
     """Note [Versions]: refuse a node whose saved tensors were written after it was made
-    (or, saved as inputs with a history, detached in place since: detach_). names: the
-    saved slots to check (default: all)."""
+    (or, saved as inputs with a history, detached in place since: mark_detached). names:
+    the saved slots to check (default: all)."""
     seq = node._seq
     for name in node._saved_names if names is None else names:
         t = getattr(node, name, None)
         if type(t) is not Tensor and not isinstance(t, Tensor):
             continue
-        if t._x and t._x.get("detached", -1) > seq:
-            raise RuntimeError(DETACHED)
         x = vroot(t)._x
         vc = x.get("vc") if x else None
         if vc is None or vc.stamps[-1] <= seq:
             continue
         later = sum(1 for m in vc.stamps if m > seq)
         tx = t._x
+        if vc.quiet:            # detach_() calls (mark_detached)
+            if t._grad_fn is None and tx and "detached" in tx and "saver" not in tx:
+                raise RuntimeError(DETACHED)
+            later -= sum(1 for m in vc.stamps if m > seq and m in vc.quiet)
+            if not later:
+                continue
         fn = tx.get("saver") if tx else None
         nr = 0
         if fn is None:
@@ -379,9 +388,24 @@ class AccumulateGrad(Node):
         owned = getrefcount(grad) <= 3 and _owns_memory(grad)
         old = var._grad
         if old is None:
-            var._grad = _wrap(grad if owned else copy_grad(grad))
+            if owned:
+                var._grad = _wrap(grad)
+            else:
+                var._grad = g = _wrap(copy_grad(grad))
+                if _clones(grad, var._data):
+                    _written_once(g)
         else:
             old._data += grad     # torch accumulates in place when not building a graph
+            # torch's version bump; its stamp is left out (Note [Grad versions])
+            ox = old._x
+            if ox is None:
+                _written_once(old)
+            else:
+                vc = ox.get("vc")
+                if vc is None or "vroot" in ox:
+                    bump_version(old)
+                else:
+                    vc.version += 1
 
     def apply(self, grad):
         var = self.variable
@@ -395,11 +419,12 @@ class AccumulateGrad(Node):
             _warn_cycle()
         old = var._grad
         if old is None:
-            var._grad = grad if STATE.enabled or _owned(grad) else grad.detach().clone()
+            var._grad = _first_grad(grad, var)
         elif STATE.enabled:
             var._grad = old + grad
         else:
             old._data += grad._data    # torch accumulates in place when not building a graph
+            bump_version(old)
         return ()
 
     def _hooked(self, grad):
@@ -419,11 +444,12 @@ class AccumulateGrad(Node):
                 _warn_cycle()
             old = var._grad
             if old is None:
-                var._grad = grad if STATE.enabled else grad.detach().clone()
+                var._grad = _first_grad(grad, var, False)
             elif STATE.enabled:
                 var._grad = old + grad
             else:
                 old._data += grad._data
+                bump_version(old)
             for hook in x.get("post_acc", ()):
                 hook(var)
         if hooks is not None:
@@ -489,6 +515,48 @@ def _warn_cycle():
                   "have to use this function, make sure to reset the .grad fields of your "
                   "parameters to None after use to break the cycle and avoid the leak.",
                   UserWarning, stacklevel=5)
+
+
+# Note [Grad versions]: the .grad a leaf gets, as torch's AccumulateGrad makes it: the
+# incoming gradient itself where nothing else holds it and its layout is the leaf's (stolen:
+# version 0); else a copy made by an in-place copy into a new tensor (version 1; recorded,
+# CopyBackwards, when building a graph); a later gradient is added in place (a version bump)
+# unless building a graph. Differences left: where torch steals a view of another tensor's
+# memory (a grad_output reshaped), ember copies it (.grad never aliases the user's memory);
+# torch's engine adds two gradients meeting at a node in place into one of them when it can
+# (version 1 if .grad then takes it), ember's does not count that; and the bump of an
+# accumulation records no stamp (a node that saved the .grad before it is not refused): a
+# stamp cost 5% of a backward into ten small leaves.
+
+def _first_grad(grad, var, steal=True):
+    """The tensor .grad first takes from gradient `grad` (a Tensor) (Note [Grad versions])."""
+    if STATE.enabled:           # (torch takes none while building a graph)
+        g = _wrap(empty_like(grad._data))
+        return g.copy_(grad)        # (CopyBackwards where grad has a history)
+    if steal and _owned(grad):
+        return grad
+    g = grad.detach().clone()
+    if _clones(grad._data, var._data):
+        _written_once(g)
+    return g
+
+
+def _clones(grad, leaf):
+    """Whether torch copies gradient array grad (one .grad cannot take as it is) for the leaf
+    array leaf, rather than taking it: an array another tensor holds whole, or one whose
+    strides are not the leaf's (expanded, transposed)."""
+    if grad.base is None:
+        return True
+    return any(n != 1 and a != b for n, a, b in zip(grad.shape, grad.strides, leaf.strides))
+
+
+def _written_once(t):
+    """Give t, a fresh tensor, version 1 (it was written once, by a copy): no stamp, as
+    nothing saved it before."""
+    vc = VersionCounter()
+    vc.version = 1
+    vc.stamps.append(-1)        # (older than every node: check_versions reads the last)
+    t._x = {"vc": vc}
 
 
 def _owned(t):
@@ -596,12 +664,13 @@ def sum_to_np(d, shape):
     if d.shape == shape:
         return d
     lead = d.ndim - len(shape)
-    if lead:
-        d = _add_reduce(d, axis=tuple(range(lead)))
-    keep = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
-    if keep:
-        d = _add_reduce(d, axis=keep, keepdims=True)
-    return d
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and d.shape[lead + i] != 1)
+    if axes:
+        d = _add_reduce(d, axis=axes, keepdims=True)
+    # (as torch's sum_to: one sum keeping the dims, then a view dropping the leading ones,
+    # so that the gradient autograd.grad returns is a view: Note [Returned gradients])
+    return d.reshape(shape) if lead else d
 
 
 def link(out, node, *inputs, meta=None):

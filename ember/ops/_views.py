@@ -5,11 +5,13 @@ CopySlices and AsStridedBackward0.
 Note [Views]: a view's array is a NumPy view of its base's memory, made by the view ops of
 ember/ops/shape.py and ember/ops/index.py, which call `make_view`. The view records its base
 (torch's `_base`: the root of a chain of views) and the tensor holding its version counter
-(Note [Versions] in autograd/graph.py). Views made in grad mode of a tensor that is not a leaf
-requiring grad are also kept, weakly, in their base's list of live views: an in-place write
-that changes the base's history regenerates their grad_fn (torch regenerates a view's
-grad_fn when its base's version changes), so that a view taken before the write sees the
-written values' history. The geometry of a view within its base (which elements of the base
+(Note [Versions] in autograd/graph.py). Every view is also kept, weakly, in its base's list
+of live views: an in-place write regenerates the grad_fn of those that have a history or
+whose base requires grad (torch regenerates a view's grad_fn when its version changes), so
+that a view taken before the write sees the written values' history; and torch's view
+requires grad while its base does, so those without a history follow the base's
+requires_grad_() (tensor.py's _views_follow: no cost where requires_grad is read). The
+geometry of a view within its base (which elements of the base
 it covers) is read off the two arrays (`_region`) when a node needs it, never stored.
 
 Note [In-place writes]: an op's in-place form computes its result out of place, from a copy
@@ -30,9 +32,11 @@ from ..autograd.forward import LEVELS, hidden, set_tangent, tangent, zeros_like_
 from ..autograd.grad_mode import STATE, inference_x
 from ..tensor import INFERENCE
 from ..autograd.graph import (_ACC_SEQ, Node, bump_version, check_versions, use, init_node,
+                              mark_detached,
                               vroot, ZERO)
 from ..dtypes import result_type, type_name
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, adopt_nograd_views, keep_view, prune_views, wrap
+from ..tensor import memory_owner as _memory
 from ._args import can_cast, plain_operand
 from ._args import not_tensor
 
@@ -62,21 +66,28 @@ def make_view(res, input, multi=False):
     in-place writes into those while recording."""
     x = input._x
     if x is None:
+        if not (STATE.enabled or input._requires_grad or multi):
+            # (in no_grad mode, of a fresh base that requires no grad, as in inference: see
+            # below, in one step)
+            res._x = {"base": input, "vroot": input, "nograd": True}
+            input._x = {"ngv": True}
+            return res
         base = root = input
-        rx = res._x = {"base": input}
+        rx = {"base": input, "vroot": input}
     else:
         base = x.get("base", input)
         root = x.get("vroot", input)
-        rx = res._x = {"base": base}
+        rx = {"base": base, "vroot": root}
         if "multi" in x:
             rx["multi"] = True
         if "nograd" in x:
             rx["nograd"] = True
-    rx["vroot"] = root
-    if x is not None and "inference" in x:      # a view of an inference tensor is one
-        rx = res._x = inference_x(rx)
+        if "inference" in x:        # a view of an inference tensor is one
+            rx = inference_x(rx)
     if multi:
         rx["multi"] = True
+    res._x = rx
+    bx = base._x
     if not STATE.enabled:
         rx["nograd"] = True
         if base._requires_grad:
@@ -84,9 +95,29 @@ def make_view(res, input, multi=False):
             # too, as a leaf whose gradient goes nowhere (AccumulateGrad skips it)
             res._requires_grad = True
             rx["sink"] = True
-            _register(base, res)    # (a later write refuses it: Note [Refused views])
+        else:
+            # the no_grad views of a base that requires no grad (inference) are not kept: a
+            # mark on the base says that some may exist, and the rare change that concerns
+            # them, the base coming to require grad, finds them (Note [Views])
+            if bx is None:
+                base._x = {"ngv": True}
+            else:
+                bx["ngv"] = True
+            return res
+    # The view is kept (a write regenerates it or refuses it, Note [Refused views]; one that
+    # has no history follows its base's requires_grad_(), tensor.py's _views_follow):
+    # keep_view, inlined where the base has its list already (views are on the hot path).
+    # A view of a detached alias is kept by the family's root (the version counter's
+    # holder), whose writes, through any alias, regenerate it.
+    if root is not base:
+        base, bx = root, root._x
+    refs = bx.get("views") if bx is not None else None
+    if refs is None:
+        keep_view(base, res)
     else:
-        _register(base, res)
+        refs.append(weakref.ref(res))
+        if len(refs) >= bx["views_cap"]:
+            prune_views(bx, refs)
     return res
 
 
@@ -99,19 +130,29 @@ def make_alias(t):
     return res
 
 
-def _register(base, view):
-    """Keep a weak reference to a live view of base (Note [Views])."""
-    bx = base._x
-    if bx is None:
-        bx = base._x = {}
-    refs = bx.get("views")
-    if refs is None:
-        refs = bx["views"] = []
-        bx["views_cap"] = 64
-    refs.append(weakref.ref(view))
-    if len(refs) >= bx["views_cap"]:        # drop dead views; amortised O(1) per view
-        refs[:] = [r for r in refs if r() is not None]
-        bx["views_cap"] = 2 * len(refs) + 64
+def _viewed(base):
+    """Whether base may have live views (kept, or marked: make_view)."""
+    x = base._x
+    return x is not None and ("views" in x or "ngv" in x)
+
+
+def detach_(self):
+    """Tensor.detach_: self leaves its graph in place. A node that saved self as an input
+    while self had a history then refuses to run, as torch's does (graph.py's
+    mark_detached)."""
+    x = self._x
+    if x and "base" in x:
+        raise RuntimeError(
+            "Can't detach views in-place. Use detach() instead. If you are using "
+            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+            "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+            "called on these gradients. To fix this error, please refer to the "
+            "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+    if self._grad_fn is not None:
+        mark_detached(self)
+    self._grad_fn = None
+    self._requires_grad = False
+    return self
 
 
 def _live_views(base):
@@ -128,18 +169,6 @@ def _live_views(base):
             out.append(v)
     refs[:] = alive
     return out
-
-
-def _memory(arr):
-    """The array owning arr's buffer (through as_strided's DummyArray too, which holds the
-    array it was made from as its base)."""
-    while True:
-        base = arr.base
-        if not isinstance(base, np.ndarray):
-            base = getattr(base, "base", None)
-            if not isinstance(base, np.ndarray):
-                return arr
-        arr = base
 
 
 def _positions(arr, mem):
@@ -391,23 +420,31 @@ def _refuse(v):
     node = _RefusedView()
     node._message = msg
     node._was = v._grad_fn
+    if v._grad_fn is None:
+        v._output_nr = 0
     v._grad_fn = node           # (v keeps its output number: torch's messages name it)
     v._requires_grad = True
 
 
 def _regenerate(base, done=None):
-    """After base's history changed, its live views read it anew (or are refused: Note
-    [Refused views])."""
+    """After base's values or history changed, its live views read it anew (or are refused:
+    Note [Refused views]): as torch, those that have a history or whose base requires grad
+    (a view with a history of a base that requires none, such as a view of a view that was
+    made to require grad itself, reads it anew too: its gradient then goes nowhere)."""
+    bx = base._x
+    if base._requires_grad and bx is not None and "ngv" in bx:
+        adopt_nograd_views(base)
     for v in _live_views(base):
-        if v is done:
-            continue
         x = v._x
+        b = x["base"]       # (base, or a detached alias of it: make_view)
+        if v is done or v._grad_fn is None and not b._requires_grad:
+            continue
         if "multi" in x or x.get("nograd"):
             fn = v._grad_fn
             if fn is None or not fn._refused:
                 _refuse(v)
         else:
-            _link_view_node(v, base)
+            _link_view_node(v, b)
 
 
 # ---------------------------------------------------------------- in-place writes
@@ -625,7 +662,7 @@ def reshaped_in_place(t):
     bump_version(t)
     x = t._x
     base = x.get("base", t) if x else t
-    if base._requires_grad and base._x is not None and "views" in base._x:
+    if _viewed(base):
         _regenerate(base, t)
     if x:
         _regenerate_source(t, base)     # (t is a detached alias: the source's views too)
@@ -634,16 +671,15 @@ def reshaped_in_place(t):
 def _untracked(t):
     """After a write that records no history: torch regenerates the grad_fn of every view of
     the written family (their version changed) as AsStridedBackward0 of the base's
-    unchanged history; views of a base that requires no grad have none to regenerate."""
+    unchanged history (those with a history or a base that requires grad: _regenerate)."""
     x = t._x
     if x is None:
         return
     base = x.get("base", t)
-    if base._requires_grad and base._x is not None and "views" in base._x:
+    if _viewed(base):
         _regenerate(base)
     root = x.get("vroot", base)         # written through a detached alias: the source's views
-    if root is not base and root._requires_grad and root._x is not None and \
-            "views" in root._x:
+    if root is not base and _viewed(root):
         _regenerate(root)
 
 
@@ -689,8 +725,7 @@ def _regenerate_source(t, base):
     write (torch regenerates them as AsStridedBackward0)."""
     x = t._x
     root = x.get("vroot") if x else None
-    if root is not None and root is not base and root._requires_grad and \
-            root._x is not None and "views" in root._x:
+    if root is not None and root is not base and _viewed(root):
         _regenerate(root)
 
 

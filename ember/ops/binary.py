@@ -432,7 +432,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         value = int(fill_value(value, x.dtype))
     try:
         r = x + value * (a * b) if value != 1 else x + a * b
-        res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
+        res = wrap(torch_layout(r if r.dtype == x.dtype else r.astype(x.dtype), input._data,
+                                tensor1._data, tensor2._data))
     except ValueError:
         raise _broadcast_error_n(x, a, b) from None
     if STATE.enabled and (input._requires_grad or tensor1._requires_grad or
@@ -491,7 +492,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     try:
         with np.errstate(all="ignore"):
             r = x + value * (a / b) if value != 1 else x + a / b
-        res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
+        res = wrap(torch_layout(r if r.dtype == x.dtype else r.astype(x.dtype), input._data,
+                                tensor1._data, tensor2._data))
     except ValueError:
         raise _broadcast_error_n(x, a, b) from None
     if STATE.enabled and (input._requires_grad or tensor1._requires_grad or

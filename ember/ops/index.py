@@ -17,12 +17,13 @@ __all__ = ["index_select", "repeat_interleave", "index_put", "index_put_", "mask
 import itertools
 import operator
 import warnings
+import weakref
 
 import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, accumulator, link
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, contiguous_format, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
@@ -485,7 +486,20 @@ def _set(self, P, value, fill=False, expanded_ok=False):
     if vt is not None and fill:         # torch's masked fill: the value as a 0-d tensor
         vt = value = vt.view(()) if vt._data.ndim else vt
         if vt._data.dtype != self._data.dtype:
-            vt = value = vt.to(self.dtype)
+            c = vt.to(self.dtype)
+            if vt._requires_grad and STATE.enabled:
+                # torch's index_put_ casts the value inside: its node records the value as it
+                # is (an edge to the value itself; an integral self then requires grad): the
+                # cast carries the value's history
+                c = wrap(c._data)
+                c._requires_grad = True
+                c._grad_fn = vt._grad_fn
+                if vt._grad_fn is not None:
+                    c._output_nr = vt._output_nr
+                else:
+                    acc = accumulator(vt)       # (held here until the write links it)
+                    c._acc = weakref.ref(acc)
+            vt = value = c
     target = _basic(self, P) if P.steps else self
     if vt is not None:
         if P.adv is not None and vt._data.dtype != self._data.dtype:

@@ -60,7 +60,7 @@ def _accumulate(ufunc, name, input, dim, dtype, axis):
     rd = _sum_dtype(x, dtype, input)
     if not x.ndim:
         return wrap(x.astype(rd)), d
-    r = ufunc.accumulate(x, axis=d, dtype=rd)
+    r = np.ascontiguousarray(ufunc.accumulate(x, axis=d, dtype=rd))    # (torch's is, always)
     if ufunc is np.add and r.dtype.kind in "fc":
         np.add(r, 0.0, out=r)        # torch's running sum starts at +0.0: a -0.0 prefix is +0.0
     return wrap(r), d
@@ -198,9 +198,10 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
         raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
                                   f"'{type_name(x.dtype)}'")
     with np.errstate(invalid="ignore"):
-        # (+ 0.0: torch's running sum starts from -inf, so -0.0 comes out as +0.0; a 0-d
-        # input is copied)
-        res = wrap(np.logaddexp.accumulate(x, axis=d) + 0.0 if x.ndim else x.copy())
+        # (+ 0.0: torch's running sum starts from -inf, so -0.0 comes out as +0.0; the result
+        # is contiguous, as torch's; a 0-d input is copied)
+        res = wrap(np.add(np.logaddexp.accumulate(x, axis=d), 0.0, order="C") if x.ndim else
+                   x.copy())
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogcumsumexpBackward0()
         node._saved_self, node._saved_dim = input, d
