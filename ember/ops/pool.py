@@ -151,7 +151,7 @@ def _max_pool_np(x, kernel, stride, padding, dilation, ceil_mode, with_indices):
 class MaxPool2DWithIndicesBackward0(Node):   # derivatives.yaml: max_pool2d_with_indices
     __slots__ = ("_saved_self", "_saved_kernel_size", "_saved_stride", "_saved_padding",
                  "_saved_dilation", "_saved_ceil_mode", "_saved_result1")
-    _saved_names = ("_saved_self",)
+    _saved_names = ("_saved_self", "_saved_result1")
 
     def apply(self, grad):
         return max_pool2d_with_indices_backward(
@@ -702,7 +702,7 @@ def _adaptive_max_np(x, out):
 
 class AdaptiveMaxPool2DBackward0(Node):      # derivatives.yaml: adaptive_max_pool2d
     __slots__ = ("_saved_self", "_saved_result1")
-    _saved_names = ("_saved_self",)
+    _saved_names = ("_saved_self", "_saved_result1")
 
     _nd = 2         # the pooled dims (AdaptiveMaxPool3DBackward0: 3)
 
@@ -790,6 +790,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 class MaxUnpool2DBackward0(Node):            # derivatives.yaml: max_unpool2d
     __slots__ = ("_saved_indices",)
+    _saved_names = ("_saved_indices",)
 
     def apply(self, grad):
         return _gather(grad, self._saved_indices), None
@@ -915,7 +916,7 @@ def _volume_scatter(g, indices, size):
 class MaxPool3DWithIndicesBackward0(Node):   # derivatives.yaml: max_pool3d_with_indices
     __slots__ = ("_saved_ceil_mode", "_saved_dilation", "_saved_kernel_size", "_saved_padding",
                  "_saved_result1", "_saved_self", "_saved_stride")
-    _saved_names = ("_saved_self",)
+    _saved_names = ("_saved_self", "_saved_result1")
 
     def apply(self, grad):
         return max_pool3d_with_indices_backward(
@@ -1256,6 +1257,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 class MaxUnpool3DBackward0(Node):            # derivatives.yaml: max_unpool3d
     __slots__ = ("_saved_indices",)
+    _saved_names = ("_saved_indices",)
 
     def apply(self, grad):
         return _volume_gather(grad, self._saved_indices), None
@@ -1366,7 +1368,7 @@ def _fractional_np(x, kernel, out, samples):
 
 class FractionalMaxPool2DBackward0(Node):    # derivatives.yaml: fractional_max_pool2d
     __slots__ = ("_saved_kernel_size", "_saved_output_size", "_saved_result1", "_saved_self")
-    _saved_names = ("_saved_self",)
+    _saved_names = ("_saved_self", "_saved_result1")
     _n = 2
 
     def apply(self, grad):

@@ -278,12 +278,13 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         node = ScatterReduceBackward0()
         node._saved_dim = d
         node._saved_index = index
-        # (saved undetached: prod's double backward reads them, and the result through them)
-        node._saved_self = input if reduce in ("prod", "amax", "amin") else None
+        # (saved undetached: prod's double backward reads them, and the result through them;
+        # saved for every mode, as torch saves them, though only prod, amax and amin read them)
+        node._saved_self = input
         node._saved_src = src
         node._saved_reduce = reduce
         node._saved_include_self = include_self
-        node._saved_result = res.detach() if reduce in ("prod", "amax", "amin") else None
+        node._saved_result = res.detach()
         link(res, node, input, src)
     return write_out(res, out)
 
