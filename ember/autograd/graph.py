@@ -1299,3 +1299,19 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     return _MultiHandle([register_tensor_hook(t, make(i)) for i, t in enumerate(tensors)
                          if t._requires_grad])
+
+
+def unsigned(v):
+    """torch's reading of a saved int64 argument (a dim, a diagonal, an ignore_index): a
+    negative one reads as its unsigned 64-bit value (2**64 - 1 for -1); tuples item by item."""
+    if type(v) is int:
+        return v + (1 << 64) if v < 0 else v
+    if type(v) in (tuple, list):
+        return type(v)(unsigned(x) for x in v)
+    return v
+
+
+def saved_unsigned(slot):
+    """torch's _saved_<name> for an int64 argument the node keeps as given in `slot` (its
+    formula reads the signed value): converted when read (unsigned)."""
+    return property(lambda self: unsigned(getattr(self, slot)))

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE, no_grad
-from ..autograd.graph import Node, link, saved_alias
+from ..autograd.graph import Node, link, saved_alias, saved_unsigned
 from ..dtypes import promote_types, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs
@@ -116,8 +116,9 @@ class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forwar
     # _saved_self: the input, only for the create_graph gradient's edge (torch saves it too)
     # (torch's _saved_target, _saved_weight, _saved_total_weight: tensors made from them when
     # read; torch computes no total weight without a reduction: 0 then)
-    __slots__ = ("_target", "_weight", "_saved_ignore_index", "_reduction",
+    __slots__ = ("_target", "_weight", "_ignore_index", "_reduction",
                  "_total_weight", "_shape_dtype", "_saved_self")
+    _saved_ignore_index = saved_unsigned("_ignore_index")
     _saved_reduction = _REDUCTION_ENUM
     _saved_names = ("_saved_self", "_target", "_weight", "_total_weight")
     _saved_target, _raw_saved_target = saved_alias("_target", _as_tensor)
@@ -154,11 +155,11 @@ class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forwar
         reduction is the mean)."""
         shape, dtype = self._shape_dtype
         t, w = self._target, self._weight
-        if w is None and len(shape) == 2 and self._saved_ignore_index not in t:
+        if w is None and len(shape) == 2 and self._ignore_index not in t:
             coef = np.zeros(shape, dtype)     # the common case: no weights, none ignored
             coef[np.arange(shape[0]), t] = -1
         else:
-            coef = _nll_coefficients(shape, dtype, t, w, self._saved_ignore_index)
+            coef = _nll_coefficients(shape, dtype, t, w, self._ignore_index)
         if self._reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
                 coef /= self._total_weight
@@ -272,7 +273,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         node = NllLoss2DBackward0() if x.ndim == 4 else NllLossBackward0()
         node._target = t
         node._weight = w
-        node._saved_ignore_index = ignore_index
+        node._ignore_index = ignore_index
         node._reduction = reduction
         node._total_weight = total
         node._shape_dtype = (x.shape, x.dtype)

@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
+from ..autograd.graph import Node, link, link_multi, sum_to, same_meta, saved_unsigned
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
@@ -942,13 +942,14 @@ def flipud(input):
 
 
 class RollBackward0(Node):                   # derivatives.yaml: roll
-    __slots__ = ("_saved_shifts", "_saved_dims")
+    __slots__ = ("_shifts", "_saved_dims")
+    _saved_shifts = saved_unsigned("_shifts")
 
     def apply(self, grad):
-        return grad.roll(tuple(-s for s in self._saved_shifts), self._saved_dims),
+        return grad.roll(tuple(-s for s in self._shifts), self._saved_dims),
 
     def jvp(self, ts, xs, out):
-        return ts[0].roll(self._saved_shifts, self._saved_dims)
+        return ts[0].roll(self._shifts, self._saved_dims)
 
 
 def roll(input, shifts, dims=None):
@@ -977,19 +978,21 @@ def roll(input, shifts, dims=None):
     res = wrap(np.ascontiguousarray(r) if r.ndim else r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RollBackward0()
-        node._saved_shifts, node._saved_dims = shifts, dims
+        node._shifts, node._saved_dims = shifts, dims
         link(res, node, input)
     return res
 
 
 class Rot90Backward0(Node):                  # derivatives.yaml: rot90
-    __slots__ = ("_saved_k", "_saved_dims")
+    __slots__ = ("_k", "_dims")
+    _saved_k = saved_unsigned("_k")
+    _saved_dims = saved_unsigned("_dims")
 
     def apply(self, grad):
-        return grad.rot90(-self._saved_k, self._saved_dims),
+        return grad.rot90(-self._k, self._dims),
 
     def jvp(self, ts, xs, out):
-        return ts[0].rot90(self._saved_k, self._saved_dims)
+        return ts[0].rot90(self._k, self._dims)
 
 
 def rot90(input, k=1, dims=(0, 1)):
@@ -1023,7 +1026,7 @@ def rot90(input, k=1, dims=(0, 1)):
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = Rot90Backward0()
-        node._saved_k, node._saved_dims = k, dims
+        node._k, node._dims = k, dims
         link(res, node, input)
     return res
 
@@ -1031,23 +1034,25 @@ def rot90(input, k=1, dims=(0, 1)):
 # ------------------------------------------------------------------ tril / triu
 
 class TrilBackward0(Node):                   # derivatives.yaml: tril
-    __slots__ = ("_saved_diagonal",)
+    __slots__ = ("_diagonal",)
+    _saved_diagonal = saved_unsigned("_diagonal")
 
     def apply(self, grad):
-        return grad.tril(self._saved_diagonal),
+        return grad.tril(self._diagonal),
 
     def jvp(self, ts, xs, out):
-        return ts[0].tril(self._saved_diagonal)
+        return ts[0].tril(self._diagonal)
 
 
 class TriuBackward0(Node):                   # derivatives.yaml: triu
-    __slots__ = ("_saved_diagonal",)
+    __slots__ = ("_diagonal",)
+    _saved_diagonal = saved_unsigned("_diagonal")
 
     def apply(self, grad):
-        return grad.triu(self._saved_diagonal),
+        return grad.triu(self._diagonal),
 
     def jvp(self, ts, xs, out):
-        return ts[0].triu(self._saved_diagonal)
+        return ts[0].triu(self._diagonal)
 
 
 def _tri(name, npfn, node_cls):
@@ -1065,7 +1070,7 @@ def _tri(name, npfn, node_cls):
         res = wrap(npfn(x, diagonal))
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = node_cls()
-            node._saved_diagonal = diagonal
+            node._diagonal = diagonal
             link(res, node, input)
         if out is not None:
             return write_out(res, out, name)
@@ -1109,21 +1114,22 @@ def _diag_dims(ndim, offset, dim1, dim2):
 
 
 class DiagonalBackward0(Node):               # derivatives.yaml: diagonal
-    __slots__ = ("_saved_offset", "_saved_dim1", "_saved_dim2", "_saved_self_sym_sizes")
+    __slots__ = ("_offset", "_saved_dim1", "_saved_dim2", "_saved_self_sym_sizes")
+    _saved_offset = saved_unsigned("_offset")
 
     def apply(self, grad):
-        return diagonal_backward(grad, self._saved_self_sym_sizes, self._saved_offset,
+        return diagonal_backward(grad, self._saved_self_sym_sizes, self._offset,
                                  self._saved_dim1, self._saved_dim2),
 
     def jvp(self, ts, xs, out):
-        return diagonal(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return diagonal(ts[0], self._offset, self._saved_dim1, self._saved_dim2)
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):   # derivatives.yaml: diagonal_copy
     __slots__ = ()
 
     def jvp(self, ts, xs, out):
-        return diagonal(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2).clone()
+        return diagonal(ts[0], self._offset, self._saved_dim1, self._saved_dim2).clone()
 
 
 def diagonal_backward(grad, sizes, offset, d1, d2):
@@ -1146,20 +1152,21 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     res = make_view(wrap(_diag_view(x, offset, d1, d2)), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagonalBackward0()
-        node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
+        node._offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res
 
 
 class DiagEmbedBackward0(Node):              # derivatives.yaml: diag_embed
-    __slots__ = ("_saved_offset", "_saved_dim1", "_saved_dim2")
+    __slots__ = ("_offset", "_saved_dim1", "_saved_dim2")
+    _saved_offset = saved_unsigned("_offset")
 
     def apply(self, grad):
-        return diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2),
+        return diagonal(grad, self._offset, self._saved_dim1, self._saved_dim2),
 
     def jvp(self, ts, xs, out):
-        return diag_embed(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return diag_embed(ts[0], self._offset, self._saved_dim1, self._saved_dim2)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -1184,7 +1191,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     res = wrap(z)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagEmbedBackward0()
-        node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
+        node._offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
         link(res, node, input)
     return res
 
@@ -1203,7 +1210,7 @@ def diag(input, diagonal=0, *, out=None):
             raise wrong_type(diagonal, "int") from None
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = DiagonalBackward0_copy()
-            node._saved_offset, node._saved_dim1, node._saved_dim2 = int(diagonal), 0, 1
+            node._offset, node._saved_dim1, node._saved_dim2 = int(diagonal), 0, 1
             node._saved_self_sym_sizes = x.shape
             link(res, node, input)
     else:
