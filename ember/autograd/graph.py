@@ -1304,6 +1304,8 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 def unsigned(v):
     """torch's reading of a saved int64 argument (a dim, a diagonal, an ignore_index): a
     negative one reads as its unsigned 64-bit value (2**64 - 1 for -1); tuples item by item."""
+    if type(v) is not int and hasattr(v, "__index__") and not isinstance(v, bool):
+        v = v.__index__()       # (a NumPy integer as given)
     if type(v) is int:
         return v + (1 << 64) if v < 0 else v
     if type(v) in (tuple, list):
@@ -1315,3 +1317,16 @@ def saved_unsigned(slot):
     """torch's _saved_<name> for an int64 argument the node keeps as given in `slot` (its
     formula reads the signed value): converted when read (unsigned)."""
     return property(lambda self: unsigned(getattr(self, slot)))
+
+
+def saved_arg(slot, arg):
+    """torch's _saved_<name> for an int64 argument (a dim) whose form for the formula (wrapped
+    into range) the node keeps in `slot`: the argument as the caller gave it, kept in `arg`,
+    read as torch reads it (unsigned); the slot's value where the op kept no argument."""
+    def get(self):
+        try:
+            v = getattr(self, arg)
+        except AttributeError:
+            v = getattr(self, slot)
+        return unsigned(v)
+    return property(get)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi
+from ..autograd.graph import Node, link, link_multi, saved_arg
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
@@ -24,11 +24,12 @@ from .shape import (embed, SliceBackwardBackward0, atleast_1d, atleast_2d, atlea
 # ------------------------------------------------------------------ cat / stack
 
 class CatBackward0(Node):                    # derivatives.yaml: cat
-    __slots__ = ("_saved_dim", "_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
         out, start = [], 0
-        d = self._saved_dim
+        d = self._dim
         for (node, _), n in zip(self.next_functions, self._sizes):
             if n is None:                      # a skipped legacy empty tensor: empty grad
                 out.append(wrap(np.zeros((0,), grad._data.dtype)) if node is not None
@@ -39,7 +40,7 @@ class CatBackward0(Node):                    # derivatives.yaml: cat
         return tuple(out)
 
     def jvp(self, ts, xs, out):
-        return cat(list(ts), self._saved_dim)
+        return cat(list(ts), self._dim)
 
 
 def _tensor_list(tensors, name):
@@ -94,7 +95,7 @@ def cat(tensors, dim=0, *, axis=None, out=None):
         res = wrap(np.concatenate([t._data for t in parts], axis=d, dtype=rt.np))
     if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = CatBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._sizes = [None if sk else u._data.shape[d] for u, sk in zip(tensors, skip)]
         link(res, node, *tensors)
     if out is not None:
@@ -106,15 +107,16 @@ concat = concatenate = cat
 
 
 class StackBackward0(Node):                  # derivatives.yaml: stack
-    __slots__ = ("_saved_dim",)
+    __slots__ = ("_dim", "_dim_arg",)
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        d = self._saved_dim
+        d = self._dim
         return tuple(select(grad, d, i) if node is not None else None
                      for i, (node, _) in enumerate(self.next_functions))
 
     def jvp(self, ts, xs, out):
-        return stack(list(ts), self._saved_dim)
+        return stack(list(ts), self._dim)
 
 
 def stack(tensors, dim=0, *, axis=None, out=None):
@@ -139,7 +141,7 @@ def stack(tensors, dim=0, *, axis=None, out=None):
     res = wrap(np.stack([t._data for t in tensors], axis=d, dtype=rt.np))
     if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = StackBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         link(res, node, *tensors)
     if out is not None:
         return write_out(res, out)

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi, saved_alias
+from ..autograd.graph import Node, link, link_multi, saved_alias, saved_arg
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
@@ -1015,15 +1015,16 @@ def _softmax_input(input, dim, dtype, name):
 
 
 class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
-    __slots__ = ("_saved_dim", "_saved_result")
+    __slots__ = ("_dim", "_dim_arg", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
         return _softmax_backward_data(grad, saved_output(self, self._saved_result),
-                                      self._saved_dim),
+                                      self._dim),
 
     def jvp(self, ts, xs, out):                 # result: y * (t - sum(y * t))
-        t, d = ts[0].to(out.dtype), self._saved_dim
+        t, d = ts[0].to(out.dtype), self._dim
         if d is None:                       # a 0-d input: 0, or NaN for a NaN one
             return out * (t - out * t)
         return out * (t - (out * t).sum(d, keepdim=True))
@@ -1033,7 +1034,7 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         if y.dtype is not g.dtype or y.shape != g.shape or not y.ndim:
             return Node.np_apply(self, g)
         gy = g * y
-        r = y * np.add.reduce(gy, axis=self._saved_dim, keepdims=True)
+        r = y * np.add.reduce(gy, axis=self._dim, keepdims=True)
         return np.subtract(gy, r, out=r),
 
 
@@ -1083,13 +1084,13 @@ def _backward_data(r, node_cls, grad_output, output, dim):
     return res
 
 
-def _softmax_result(y, x, input, d, node_cls, out):
+def _softmax_result(y, x, input, d, node_cls, out, dim):
     """y, the NumPy value of (log_)softmax of x (input's array) over dim d, as its result:
     linked to node_cls (which saves the result) when input requires grad."""
     res = wrap(np.asarray(y, x.dtype))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
-        node._saved_dim = d if x.ndim else None
+        node._dim, node._dim_arg = d if x.ndim else None, dim
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
@@ -1103,19 +1104,20 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
         m = np.max(x, axis=ax, keepdims=True) if x.size else 0
         e = np.exp(x - m)
         y = e / np.sum(e, axis=ax, keepdims=True)
-    return _softmax_result(y, x, input, d, SoftmaxBackward0, out)
+    return _softmax_result(y, x, input, d, SoftmaxBackward0, out, dim)
 
 
 class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
-    __slots__ = ("_saved_dim", "_saved_result")
+    __slots__ = ("_dim", "_dim_arg", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
         return _log_softmax_backward_data(grad, saved_output(self, self._saved_result),
-                                          self._saved_dim),
+                                          self._dim),
 
     def jvp(self, ts, xs, out):
-        t, d = ts[0].to(out.dtype), self._saved_dim
+        t, d = ts[0].to(out.dtype), self._dim
         if d is None:
             return t - out.exp() * t
         return t - (out.exp() * t).sum(d, keepdim=True)
@@ -1125,7 +1127,7 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
         if y.dtype is not g.dtype or y.shape != g.shape or not y.ndim:
             return Node.np_apply(self, g)
         r = np.exp(y)
-        r *= np.add.reduce(g, axis=self._saved_dim, keepdims=True)
+        r *= np.add.reduce(g, axis=self._dim, keepdims=True)
         return np.subtract(g, r, out=r),
 
 
@@ -1166,7 +1168,7 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=No
         m = np.maximum.reduce(x, axis=ax, keepdims=True) if x.size else 0
         sh = x - m
         y = sh - np.log(np.add.reduce(np.exp(sh), axis=ax, keepdims=True))
-    return _softmax_result(y, x, input, d, LogSoftmaxBackward0, out)
+    return _softmax_result(y, x, input, d, LogSoftmaxBackward0, out, dim)
 
 # ---------------------------------------------------------------- all / any
 

@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, saved_alias
+from ..autograd.graph import Node, link, saved_alias, saved_arg
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
@@ -30,13 +30,14 @@ def _rev_cumsum(input, dim):
 
 
 class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
-    __slots__ = ("_saved_dim",)
+    __slots__ = ("_dim", "_dim_arg",)
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        return _rev_cumsum(grad, self._saved_dim),
+        return _rev_cumsum(grad, self._dim),
 
     def np_apply(self, g):
-        d = self._saved_dim
+        d = self._dim
         if g.size <= 1 or g.shape[d] == 1:
             return g,
         r = np.flip(np.add.accumulate(np.flip(g, d), d), d).copy()
@@ -46,7 +47,7 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
 
     def jvp(self, ts, xs, out):
         t = ts[0]
-        return cumsum(t, self._saved_dim) if t._data.ndim else t.clone()
+        return cumsum(t, self._dim) if t._data.ndim else t.clone()
 
 
 def _accumulate(ufunc, name, input, dim, dtype, axis):
@@ -70,7 +71,7 @@ def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     res, d = _accumulate(np.add, "cumsum", input, dim, dtype, axis)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumsumBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim if axis is None else axis
         link(res, node, input)
     return write_out(res, out)
 

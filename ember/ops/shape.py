@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi, sum_to, same_meta, saved_unsigned
+from ..autograd.graph import Node, link, link_multi, sum_to, same_meta, saved_arg, saved_unsigned
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
@@ -288,13 +288,14 @@ def alias(input):
 # ------------------------------------------------------------------ squeeze / unsqueeze
 
 class UnsqueezeBackward0(Node):              # derivatives.yaml: unsqueeze
-    __slots__ = ("_saved_dim",)
+    __slots__ = ("_dim", "_dim_arg",)
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        return grad.squeeze(self._saved_dim),
+        return grad.squeeze(self._dim),
 
     def jvp(self, ts, xs, out):
-        return ts[0].unsqueeze(self._saved_dim)
+        return ts[0].unsqueeze(self._dim)
 
 
 def unsqueeze(input, dim):
@@ -307,7 +308,7 @@ def unsqueeze(input, dim):
     res = make_view(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnsqueezeBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         link(res, node, input)
     return res
 
@@ -417,13 +418,15 @@ def permute(input, *dims, **kwargs):
 
 
 class TransposeBackward0(Node):              # derivatives.yaml: transpose.int
-    __slots__ = ("_saved_dim0", "_saved_dim1")
+    __slots__ = ("_dim0", "_dim0_arg", "_dim1", "_dim1_arg")
+    _saved_dim0 = saved_arg("_dim0", "_dim0_arg")
+    _saved_dim1 = saved_arg("_dim1", "_dim1_arg")
 
     def apply(self, grad):
-        return grad.transpose(self._saved_dim0, self._saved_dim1),
+        return grad.transpose(self._dim0, self._dim1),
 
     def jvp(self, ts, xs, out):
-        return ts[0].transpose(self._saved_dim0, self._saved_dim1)
+        return ts[0].transpose(self._dim0, self._dim1)
 
 
 def transpose(input, dim0, dim1):
@@ -433,7 +436,8 @@ def transpose(input, dim0, dim1):
     res = make_view(wrap(np.swapaxes(x, d0, d1) if n else x.view()), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TransposeBackward0()
-        node._saved_dim0, node._saved_dim1 = d0, d1
+        node._dim0, node._dim1 = d0, d1
+        node._dim0_arg, node._dim1_arg = dim0, dim1
         link(res, node, input)
     return res
 
@@ -817,10 +821,12 @@ def embed(grad, sizes, writer, node_cls, fwd):
 # ------------------------------------------------------------------ select / unbind
 
 class SelectBackward0(Node):                 # derivatives.yaml: select.int
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_index", "_index_arg", "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
+    _saved_index = saved_arg("_index", "_index_arg")
 
     def apply(self, grad):
-        d, i = self._saved_dim, self._saved_index
+        d, i = self._dim, self._index
 
         def writer(z, g):
             z[(slice(None),) * d + (i,)] = g
@@ -828,7 +834,7 @@ class SelectBackward0(Node):                 # derivatives.yaml: select.int
                      lambda gg: select(gg, d, i)),
 
     def jvp(self, ts, xs, out):
-        return select(ts[0], self._saved_dim, self._saved_index)
+        return select(ts[0], self._dim, self._index)
 
 
 def select(input, dim, index):
@@ -836,7 +842,7 @@ def select(input, dim, index):
     if x.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.ndim)
-    index = int(index)
+    index = raw_index = int(index)
     n = x.shape[d]
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
@@ -846,7 +852,8 @@ def select(input, dim, index):
     res = make_view(wrap(x[(slice(None),) * d + (index, Ellipsis)]), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SelectBackward0()
-        node._saved_dim, node._saved_index = d, index
+        node._dim, node._index = d, index
+        node._dim_arg, node._index_arg = dim, raw_index
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res
