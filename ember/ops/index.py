@@ -22,7 +22,7 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, saved_arg
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, contiguous_format, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
@@ -653,15 +653,16 @@ def _src_part(src, index):
 
 
 class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
-    __slots__ = ("_saved_dim", "_saved_index", "_self_sym_sizes", "_dtype")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_self_sym_sizes", "_dtype")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
-        return z.index_add(self._saved_dim, self._saved_index, grad),
+        return z.index_add(self._dim, self._saved_index, grad),
 
     def jvp(self, ts, xs, out):
-        return index_select(ts[0], self._saved_dim, self._saved_index)
+        return index_select(ts[0], self._dim, self._saved_index)
 
 
 def index_select(input, dim, index, *, out=None):
@@ -691,7 +692,7 @@ def index_select(input, dim, index, *, out=None):
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = IndexSelectBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index
         node._self_sym_sizes = x.shape
         link(res, node, input)

@@ -520,7 +520,8 @@ class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tens
 
 
 class MaxBackward0(Node):                    # derivatives.yaml: max.dim
-    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes")
+    __slots__ = ("_idx", "_indices", "_dim", "_dim_arg", "_saved_keepdim", "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
     # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
     # array); _saved_indices / _raw_saved_indices read _indices
@@ -528,14 +529,14 @@ class MaxBackward0(Node):                    # derivatives.yaml: max.dim
     _saved_indices, _raw_saved_indices = saved_alias("_indices")
 
     def apply(self, grad):
-        return _select_backward(grad, self._saved_dim, self._idx,
+        return _select_backward(grad, self._dim, self._idx,
                                 self._saved_keepdim, self._saved_self_sym_sizes),
 
     def jvp(self, ts, xs, out):                 # the tangent at the selected index
         t = ts[0]
         if t._data.ndim == 0:
             return t.clone()
-        d, idx = self._saved_dim, self._idx
+        d, idx = self._dim, self._idx
         if not self._saved_keepdim:
             return t.gather(d, wrap(np.expand_dims(idx, d))).squeeze(d)
         return t.gather(d, wrap(idx))
@@ -584,7 +585,8 @@ def _minmax(input, dim, keepdim, largest, out):
     values, indices = wrap(vals), wrap(idx.astype(np.int64))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxBackward0() if largest else MinBackward0()
-        node._saved_dim, node._saved_keepdim = d, keepdim
+        node._dim, node._saved_keepdim = d, keepdim
+        node._dim_arg = dim
         node._idx, node._indices = indices._data, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)

@@ -100,13 +100,14 @@ def _cumprod_grad_zeros(x, g, out, d):
 
 
 class CumprodBackward0(Node):                # derivatives.yaml: cumprod
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_result")
+    __slots__ = ("_saved_self", "_dim", "_dim_arg", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
         s = self._saved_self
         x = s._data
-        d = self._saved_dim
+        d = self._dim
         if x.ndim == 0 or x.size == 0 or x.shape[d] == 1:
             return grad,
         if not (x == 0).any():
@@ -120,7 +121,7 @@ class CumprodBackward0(Node):                # derivatives.yaml: cumprod
 
     def jvp(self, ts, xs, out):
         # out_k' = sum_{i<=k} t_i prod_{j<=k, j!=i} x_j: out * cumsum(t / x) without zeros
-        s, t, d = self._saved_self, ts[0], self._saved_dim
+        s, t, d = self._saved_self, ts[0], self._dim
         x = s._data
         if x.ndim == 0 or x.size == 0:
             return t.clone()
@@ -151,19 +152,20 @@ def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumprodBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim if axis is None else axis
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
 
 
 class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_result")
+    __slots__ = ("_saved_self", "_dim", "_dim_arg", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
         # the sum_{j>=k} g_j exp(x_k - out_j) in log space, positive and negative parts apart
-        d, s = self._saved_dim, self._saved_self
+        d, s = self._dim, self._saved_self
         r = saved_output(self, self._saved_result)
         if s._data.ndim == 0:
             return grad,
@@ -177,7 +179,7 @@ class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
 
     def jvp(self, ts, xs, out):
         # out_k' = sum_{i<=k} t_i exp(x_i - out_k), positive and negative t apart in log space
-        d, s, t = self._saved_dim, xs[0], ts[0]
+        d, s, t = self._dim, xs[0], ts[0]
         if s._data.ndim == 0:
             return t.clone()
         lowest = float(np.finfo(t._data.dtype).min)
@@ -202,7 +204,8 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
         res = wrap(np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy())
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogcumsumexpBackward0()
-        node._saved_self, node._saved_dim = input, d
+        node._saved_self, node._dim = input, d
+        node._dim_arg = dim
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, NOT_IMPLEMENTED, dual, jvp_not_implemented
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, NotImplementedBackward
+from ..autograd.graph import Node, link, NotImplementedBackward, saved_arg
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim, broadcast_error, write_out
@@ -25,15 +25,16 @@ from .logical import where
 
 
 class GatherBackward0(Node):                 # derivatives.yaml: gather
-    __slots__ = ("_saved_dim", "_saved_index", "_self_sym_sizes", "_saved_sparse_grad")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_self_sym_sizes", "_saved_sparse_grad")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
         z = grad.new_zeros(self._self_sym_sizes)   # (a batched grad has no _data)
-        return scatter_add(z, self._saved_dim, self._saved_index, grad),
+        return scatter_add(z, self._dim, self._saved_index, grad),
 
     def jvp(self, ts, xs, out):
-        return gather(ts[0], self._saved_dim, self._saved_index)
+        return gather(ts[0], self._dim, self._saved_index)
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
@@ -45,7 +46,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     res = wrap(xv[_grid(iv, d)].reshape(i.shape))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = GatherBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index
         node._self_sym_sizes = x.shape
         node._saved_sparse_grad = sparse_grad
@@ -54,27 +55,29 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 
 class ScatterBackward0(Node):                # derivatives.yaml: scatter.src
-    __slots__ = ("_saved_dim", "_saved_index", "_src_shape")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_src_shape")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
-        d, i = self._saved_dim, self._saved_index
+        d, i = self._dim, self._saved_index
         return (scatter(grad, d, i, 0) if needs(self, 0) else None,
                 _src_grad(gather(grad, d, i), self._src_shape) if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
-        return scatter(ts[0], self._saved_dim, self._saved_index, ts[1])
+        return scatter(ts[0], self._dim, self._saved_index, ts[1])
 
 
 class ScatterBackward1(Node):                # derivatives.yaml: scatter.value
-    __slots__ = ("_saved_dim", "_saved_index")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
-        return scatter(grad, self._saved_dim, self._saved_index, 0),
+        return scatter(grad, self._dim, self._saved_index, 0),
 
     def jvp(self, ts, xs, out):
-        return scatter(ts[0], self._saved_dim, self._saved_index, 0)
+        return scatter(ts[0], self._dim, self._saved_index, 0)
 
 
 _REDUCE_AT = {"add": np.add, "multiply": np.multiply}
@@ -115,7 +118,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
             link(res, node, input, st)
         else:
             node = ScatterBackward0() if st is not None else ScatterBackward1()
-            node._saved_dim = d
+            node._dim, node._dim_arg = d, dim
             node._saved_index = index
             if st is not None:
                 node._src_shape = st._data.shape
@@ -126,16 +129,17 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
 
 
 class ScatterAddBackward0(Node):             # derivatives.yaml: scatter_add
-    __slots__ = ("_saved_dim", "_saved_index", "_src_shape")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_src_shape")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
         return (grad if needs(self, 0) else None,
-                _src_grad(gather(grad, self._saved_dim, self._saved_index), self._src_shape)
+                _src_grad(gather(grad, self._dim, self._saved_index), self._src_shape)
                 if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
-        return scatter_add(ts[0], self._saved_dim, self._saved_index, ts[1])
+        return scatter_add(ts[0], self._dim, self._saved_index, ts[1])
 
 
 def scatter_add(input, dim, index, src, *, out=None):
@@ -154,7 +158,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     if STATE.enabled and (input._requires_grad or src._requires_grad) or \
             LEVELS and dual(input, src):
         node = ScatterAddBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index
         node._src_shape = src._data.shape
         link(res, node, input, src)
@@ -410,20 +414,21 @@ def _expand_as_source(g, shape):
 
 
 class IndexAddBackward0(Node):               # derivatives.yaml: index_add
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_alpha", "_source_shape", "_index")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_saved_alpha", "_source_shape", "_index")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
         gsrc = None
         if needs(self, 1):
-            gsrc = _expand_as_source(index_select(grad, self._saved_dim, self._saved_index),
+            gsrc = _expand_as_source(index_select(grad, self._dim, self._saved_index),
                                      self._source_shape)
             if self._saved_alpha != 1:
                 gsrc = gsrc * self._saved_alpha
         return (grad if needs(self, 0) else None), gsrc
 
     def jvp(self, ts, xs, out):
-        return index_add(ts[0], self._saved_dim, self._index, ts[1], alpha=self._saved_alpha)
+        return index_add(ts[0], self._dim, self._index, ts[1], alpha=self._saved_alpha)
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
@@ -461,7 +466,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     if STATE.enabled and (input._requires_grad or source._requires_grad) or \
             LEVELS and dual(input, source):
         node = IndexAddBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index if source._requires_grad else None     # (as torch saves)
         node._saved_alpha = alpha
         node._source_shape = s.shape
@@ -537,29 +542,31 @@ def index_copy(input, dim, index, source, *, out=None):
 
 
 class IndexFillBackward0(Node):              # derivatives.yaml: index_fill.int_Scalar
-    __slots__ = ("_saved_dim", "_saved_index")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
-        return index_fill(grad, self._saved_dim, self._saved_index, 0),
+        return index_fill(grad, self._dim, self._saved_index, 0),
 
     def jvp(self, ts, xs, out):
-        return index_fill(ts[0], self._saved_dim, self._saved_index, 0)
+        return index_fill(ts[0], self._dim, self._saved_index, 0)
 
 
 class IndexFillBackward1(Node):              # derivatives.yaml: index_fill.int_Tensor
-    __slots__ = ("_saved_dim", "_saved_index")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
-        d, i = self._saved_dim, self._saved_index
+        d, i = self._dim, self._saved_index
         # each filled slice counts once, however often the index repeats it
         return (index_fill(grad, d, i, 0) if needs(self, 0) else None,
                 index_select(grad, d, wrap(np.unique(i._data))).sum()
                 if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
-        return index_fill(ts[0], self._saved_dim, self._saved_index, ts[1])
+        return index_fill(ts[0], self._dim, self._saved_index, ts[1])
 
 
 def index_fill(input, dim, index, value):
@@ -581,7 +588,7 @@ def index_fill(input, dim, index, value):
     if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)) or \
             LEVELS and dual(input, vt):
         node = IndexFillBackward1() if vt is not None else IndexFillBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index
         if vt is not None:
             link(res, node, input, vt)

@@ -383,13 +383,14 @@ def squeeze(input, dim=OMITTED):
 # ------------------------------------------------------------------ permute / transpose
 
 class PermuteBackward0(Node):                # derivatives.yaml: permute
-    __slots__ = ("_saved_dims",)
+    __slots__ = ("_dims", "_dims_arg",)
+    _saved_dims = saved_arg("_dims", "_dims_arg")
 
     def apply(self, grad):
-        return grad.permute(tuple(np.argsort(self._saved_dims).tolist())),
+        return grad.permute(tuple(np.argsort(self._dims).tolist())),
 
     def jvp(self, ts, xs, out):
-        return ts[0].permute(self._saved_dims)
+        return ts[0].permute(self._dims)
 
 
 def permute(input, *dims, **kwargs):
@@ -406,13 +407,13 @@ def permute(input, *dims, **kwargs):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
                            "not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {x.ndim} is not equal to len(dims) = {len(dims)}")
-    dims = tuple(wrap_dim(d, x.ndim) for d in dims)
+    raw, dims = dims, tuple(wrap_dim(d, x.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     res = make_view(wrap(np.transpose(x, dims)), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = PermuteBackward0()
-        node._saved_dims = dims
+        node._dims, node._dims_arg = dims, raw
         link(res, node, input)
     return res
 
@@ -899,13 +900,14 @@ def unbind(input, dim=0):
 # ------------------------------------------------------------------ flip / roll / rot90
 
 class FlipBackward0(Node):                   # derivatives.yaml: flip
-    __slots__ = ("_saved_dims",)
+    __slots__ = ("_dims", "_dims_arg",)
+    _saved_dims = saved_arg("_dims", "_dims_arg")
 
     def apply(self, grad):
-        return grad.flip(self._saved_dims),
+        return grad.flip(self._dims),
 
     def jvp(self, ts, xs, out):
-        return ts[0].flip(self._saved_dims)
+        return ts[0].flip(self._dims)
 
 
 def flip(input, *dims, **kwargs):
@@ -917,7 +919,8 @@ def flip(input, *dims, **kwargs):
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    dims = wrap_dims(size_args(dims, "flip", "dims"), x.ndim)
+    raw = size_args(dims, "flip", "dims")
+    dims = wrap_dims(raw, x.ndim)
     if x.ndim == 0 or not dims:
         r = x.copy()
     else:
@@ -925,7 +928,7 @@ def flip(input, *dims, **kwargs):
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FlipBackward0()
-        node._saved_dims = dims
+        node._dims, node._dims_arg = dims, raw
         link(res, node, input)
     return res
 
@@ -1267,14 +1270,15 @@ def trace(input):
 # ------------------------------------------------------------------ unfold
 
 class UnfoldBackward0(Node):                 # derivatives.yaml: unfold
-    __slots__ = ("_saved_dimension", "_saved_size", "_saved_step", "_saved_self_sym_sizes")
+    __slots__ = ("_dimension", "_dimension_arg", "_saved_size", "_saved_step", "_saved_self_sym_sizes")
+    _saved_dimension = saved_arg("_dimension", "_dimension_arg")
 
     def apply(self, grad):
-        return unfold_backward(grad, self._saved_self_sym_sizes, self._saved_dimension,
+        return unfold_backward(grad, self._saved_self_sym_sizes, self._dimension,
                                self._saved_size, self._saved_step),
 
     def jvp(self, ts, xs, out):
-        return unfold(ts[0], self._saved_dimension, self._saved_size, self._saved_step)
+        return unfold(ts[0], self._dimension, self._saved_size, self._saved_step)
 
 
 def unfold_backward(grad, sizes, d, size, step):
@@ -1312,7 +1316,8 @@ def unfold(input, dimension, size, step):
     res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnfoldBackward0()
-        node._saved_dimension, node._saved_size, node._saved_step = d, size, step
+        node._dimension, node._saved_size, node._saved_step = d, size, step
+        node._dimension_arg = dimension
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res
