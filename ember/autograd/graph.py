@@ -1330,3 +1330,17 @@ def saved_arg(slot, arg):
             v = getattr(self, slot)
         return unsigned(v)
     return property(get)
+
+
+def saved_dims(slot, arg, none=None):
+    """saved_arg for a reduction's dims (torch's int[] / int[]?): an int as given reads as a
+    1-tuple, a list as a tuple, no dims (None) as `none` (None for int[]?, () for int[])."""
+    def get(self):
+        try:
+            v = getattr(self, arg)
+        except AttributeError:
+            return unsigned(getattr(self, slot))
+        if v is None:
+            return none
+        return unsigned(tuple(v) if type(v) in (tuple, list) else (v,))
+    return property(get)

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi, saved_alias, saved_arg
+from ..autograd.graph import Node, link, link_multi, saved_alias, saved_arg, saved_dims
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
@@ -180,14 +180,15 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
 
 
 class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
-    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_saved_keepdim", "_saved_self_sym_sizes")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
 
     def apply(self, grad):
-        g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
+        g = _unsqueeze_dims(grad, self._dim, self._saved_keepdim)
         return g.expand(self._saved_self_sym_sizes),
 
     def jvp(self, ts, xs, out):
-        return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim)
+        return ts[0].sum(self._dim, keepdim=self._saved_keepdim)
 
 
 def _sum_dtype(x, dtype, input=None):
@@ -223,7 +224,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SumBackward1()
-        node._saved_dim = dims
+        node._dim = dims
+        node._dim_arg = dim
         node._saved_keepdim = keepdim
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
@@ -231,16 +233,17 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
 
 
 class NansumBackward0(Node):                 # derivatives.yaml: nansum
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_keepdim")
+    __slots__ = ("_saved_self", "_dim", "_dim_arg", "_saved_keepdim")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
         s = self._saved_self
-        g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
+        g = _unsqueeze_dims(grad, self._dim, self._saved_keepdim)
         return g * _const(~np.isnan(s._data), g),
 
     def jvp(self, ts, xs, out):
-        return where(xs[0].isnan(), 0.0, ts[0]).sum(self._saved_dim,
+        return where(xs[0].isnan(), 0.0, ts[0]).sum(self._dim,
                                                     keepdim=self._saved_keepdim)
 
 
@@ -261,7 +264,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NansumBackward0()
         node._saved_self = input
-        node._saved_dim = dims
+        node._dim_arg = dim
+        node._dim = dims
         node._saved_keepdim = keepdim
         link(res, node, input)
     return write_out(res, out)
@@ -287,14 +291,15 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
 
 
 class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
-    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes", "_count")
+    __slots__ = ("_dim", "_dim_arg", "_saved_keepdim", "_saved_self_sym_sizes", "_count")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
 
     def apply(self, grad):
-        g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
+        g = _unsqueeze_dims(grad, self._dim, self._saved_keepdim)
         return scalar_op(g.expand(self._saved_self_sym_sizes), self._count, DivBackward1),
 
     def jvp(self, ts, xs, out):
-        return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim) / self._count
+        return ts[0].sum(self._dim, keepdim=self._saved_keepdim) / self._count
 
 
 def _mean_args(name, input, dim, keepdim, dtype, axis, keepdims):
@@ -350,7 +355,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
                 x.dtype, copy=False))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MeanBackward1()
-        node._saved_dim = dims
+        node._dim = dims
+        node._dim_arg = dim
         node._saved_keepdim = keepdim
         node._saved_self_sym_sizes = x.shape
         count = 1
@@ -425,7 +431,8 @@ class ProdBackward0(Node):                   # derivatives.yaml: prod
 
 
 class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
-    __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_keepdim")
+    __slots__ = ("_saved_self", "_saved_result", "_dim", "_dim_arg", "_saved_keepdim")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
@@ -433,7 +440,7 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
         x = s._data
         if x.ndim == 0:
             return grad,
-        d = self._saved_dim
+        d = self._dim
         g = _unsqueeze_dims(grad, (d,), self._saved_keepdim)
         if not (x == 0).any():
             r = _unsqueeze_dims(saved_output(self, self._saved_result), (d,),
@@ -446,7 +453,7 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
         return g * _const(_prod_others(x, d).conj(), g),
 
     def jvp(self, ts, xs, out):
-        s, t, d = xs[0], ts[0], self._saved_dim
+        s, t, d = xs[0], ts[0], self._dim
         if s._data.ndim == 0:
             return t.clone()
         if s._data.shape[d] == 0:
@@ -487,7 +494,7 @@ def prod(input, dim=OMITTED, keepdim=False, *, dtype=None, out=None, axis=None, 
         node = ProdBackward1()
         node._saved_self = input
         node._saved_result = res.detach()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_keepdim = keepdim
         link(res, node, input)
     return write_out(res, out)
@@ -621,15 +628,16 @@ def min(input, dim=OMITTED, keepdim=False, *, out=None, other=None, axis=None, k
 
 
 class AmaxBackward0(Node):                   # derivatives.yaml: amax
-    __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_keepdim")
+    __slots__ = ("_saved_self", "_saved_result", "_dim", "_dim_arg", "_saved_keepdim")
+    _saved_dim = saved_dims("_dim", "_dim_arg", ())
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
-        return _even_backward(grad, self._saved_self, self._saved_result, self._saved_dim,
+        return _even_backward(grad, self._saved_self, self._saved_result, self._dim,
                               self._saved_keepdim),
 
     def jvp(self, ts, xs, out):
-        return _even_jvp(ts[0], xs[0], out, self._saved_dim, self._saved_keepdim)
+        return _even_jvp(ts[0], xs[0], out, self._dim, self._saved_keepdim)
 
 
 class AminBackward0(AmaxBackward0):          # derivatives.yaml: amin
@@ -655,9 +663,10 @@ def _amaxmin(input, dim, keepdim, largest, out):
     res = wrap(np.asarray(f(x, axis=axis, keepdims=keepdim and x.ndim > 0)))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AmaxBackward0() if largest else AminBackward0()
+        node._dim_arg = dim
         node._saved_self = input
         node._saved_result = res.detach()
-        node._saved_dim = dims
+        node._dim = dims
         node._saved_keepdim = keepdim
         link(res, node, input)
     return write_out(res, out)
@@ -816,19 +825,20 @@ def _norm_jvp(t, s, r, p, dims, keepdim):
 
 
 class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_norm
-    __slots__ = ("_saved_self", "_saved_ord", "_saved_dim", "_saved_keepdim", "_saved_result")
+    __slots__ = ("_saved_self", "_saved_ord", "_dim", "_dim_arg", "_saved_keepdim", "_saved_result")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
         r = saved_output(self, self._saved_result)
-        return _norm_backward(grad, self._saved_self, r, self._saved_ord, self._saved_dim,
+        return _norm_backward(grad, self._saved_self, r, self._saved_ord, self._dim,
                               self._saved_keepdim),
 
     def jvp(self, ts, xs, out):
         s = xs[0]
         if s._data.dtype.kind == out._data.dtype.kind and s._data.dtype != out._data.dtype:
             s = s.to(out.dtype)             # a dtype= norm: computed in the result's dtype
-        return _norm_jvp(ts[0], s, out, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return _norm_jvp(ts[0], s, out, self._saved_ord, self._dim, self._saved_keepdim)
 
 
 def _norm_values(x, p, axis, keepdim):
@@ -884,7 +894,8 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         node = LinalgVectorNormBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
         node._saved_ord = p
-        node._saved_dim = dims
+        node._dim = dims
+        node._dim_arg = dim
         node._saved_keepdim = keepdim
         node._saved_result = res.detach()
         link(res, node, input)
@@ -956,18 +967,19 @@ def count_nonzero(input, dim=None, *, axis=None):
 
 
 class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_keepdim", "_saved_result")
+    __slots__ = ("_saved_self", "_dim", "_dim_arg", "_saved_keepdim", "_saved_result")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
-        dims, k = self._saved_dim, self._saved_keepdim
+        dims, k = self._dim, self._saved_keepdim
         r = _unsqueeze_dims(saved_output(self, self._saved_result), dims, k)
         g = _unsqueeze_dims(grad, dims, k)
         with np.errstate(invalid="ignore"):          # inf - inf where the result is inf
             return g * conj_if_complex((self._saved_self - r).exp()),
 
     def jvp(self, ts, xs, out):
-        dims, k = self._saved_dim, self._saved_keepdim
+        dims, k = self._dim, self._saved_keepdim
         r = _unsqueeze_dims(out, dims, k)
         with np.errstate(invalid="ignore"):
             return (ts[0] * (xs[0] - r).exp()).sum(dims, keepdim=k)
@@ -995,7 +1007,8 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogsumexpBackward0()
         node._saved_self = input
-        node._saved_dim, node._saved_keepdim = dims, keepdim
+        node._dim, node._saved_keepdim = dims, keepdim
+        node._dim_arg = dim
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
