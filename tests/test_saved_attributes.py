@@ -219,16 +219,11 @@ KNOWN = {
     ('SliceScatterBackward0', '_saved_step', 'torch only'): _NOT_SAVED,
     ('SpecialZetaBackward1', '_raw_saved_self', 'ember only'): _EMBER_ONLY,
     ('SplitWithSizesBackward0', '_saved_split_sizes', 'value'): _FORM,
-    ('StdBackward0', '_saved_correction', 'value'): _FORM,
-    ('StdBackward0', '_saved_dim', 'value'): _FORM,
     ('TakeBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('TakeBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('TriangularSolveBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('TriangularSolveBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('UnsafeSplitWithSizesBackward0', '_saved_split_sizes', 'value'): _FORM,
-    ('VarBackward0', '_saved_correction', 'value'): _FORM,
-    ('VarBackward0', '_saved_dim', 'value'): _FORM,
-    ('VarMeanBackward0', '_saved_dim', 'value'): _FORM,
     ('XlogyBackward1', '_raw_saved_self', 'ember only'): _EMBER_ONLY,
 }
 
