@@ -1344,3 +1344,11 @@ def saved_dims(slot, arg, none=None):
             return none
         return unsigned(tuple(v) if type(v) in (tuple, list) else (v,))
     return property(get)
+
+
+def absent(name):
+    """An inherited attribute a node class does not have, as torch's node has not (a
+    _raw_saved_self where torch saved a number, not a tensor): reading it is AttributeError."""
+    def get(self):
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    return property(get)

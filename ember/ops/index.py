@@ -263,6 +263,7 @@ class IndexBackward0(Node):                  # derivatives.yaml: index.Tensor
     """Backward of advanced indexing: the gradient summed into zeros at the indexed places."""
     __slots__ = ("_indices", "_self_sym_sizes")
     _saved_names = ("_indices",)        # torch saves the index tensors: freed after backward
+    _saved_self_sym_sizes = property(lambda self: tuple(self._self_sym_sizes))
 
     def apply(self, grad):
         return _index_grad(grad, self._self_sym_sizes, self._indices),
@@ -655,6 +656,7 @@ def _src_part(src, index):
 class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
     __slots__ = ("_dim", "_dim_arg", "_saved_index", "_self_sym_sizes", "_dtype")
     _saved_dim = saved_arg("_dim", "_dim_arg")
+    _saved_self_sym_sizes = property(lambda self: tuple(self._self_sym_sizes))
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):

@@ -293,6 +293,8 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
 class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
     __slots__ = ("_dim", "_dim_arg", "_saved_keepdim", "_saved_self_sym_sizes", "_count")
     _saved_dim = saved_dims("_dim", "_dim_arg")
+    _saved_self_sym_numel = property(lambda self: int(np.prod(self._saved_self_sym_sizes,
+                                                               dtype=np.int64)))
 
     def apply(self, grad):
         g = _unsqueeze_dims(grad, self._dim, self._saved_keepdim)

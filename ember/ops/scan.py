@@ -212,7 +212,7 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
 
 
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
-    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_self_sym_sizes", "_saved_self")
+    __slots__ = ("_idx", "_indices", "_saved_dim", "_self_sizes", "_saved_self")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
     # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
     # array); _saved_indices / _raw_saved_indices read _indices. torch saves self too (a
@@ -225,7 +225,7 @@ class CummaxBackward0(Node):                 # derivatives.yaml: cummax
             return grad,
         # (a 0-dim input too: zeros.scatter(_add)(0, indices, grad), as torch records it)
         return _scatter_add(grad, self._saved_dim, self._idx,
-                            self._saved_self_sym_sizes, unique=False),
+                            self._self_sizes, unique=False),
 
     def jvp(self, ts, xs, out):                 # the tangent at the running extreme
         t = ts[0]
@@ -274,7 +274,7 @@ def _cumext(input, dim, largest):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
         node._saved_dim, node._idx, node._indices = d, idx, indices
-        node._saved_self_sym_sizes = x.shape
+        node._self_sizes = x.shape
         node._saved_self = input
         link(values, node, input)
     return (_RT.cummax if largest else _RT.cummin)((values, indices))

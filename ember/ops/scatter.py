@@ -655,6 +655,7 @@ def masked_fill(input, mask, value):
 class MaskedScatterBackward0(Node):          # derivatives.yaml: masked_scatter
     __slots__ = ("_saved_mask", "_source_sym_sizes")
     _saved_names = ("_saved_mask",)
+    _saved_source_sym_sizes = property(lambda self: tuple(self._source_sym_sizes))
 
     def apply(self, grad):
         m = self._saved_mask
