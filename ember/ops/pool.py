@@ -1009,9 +1009,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
     res, indices = wrap(m), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxPool3DWithIndicesBackward0()
-        node._saved_self, node._saved_kernel_size = input, list(k)
-        node._saved_stride, node._saved_padding = list(s), list(p)
-        node._saved_dilation, node._saved_ceil_mode = list(d), bool(ceil_mode)
+        # (as torch saves them: tuples, an omitted stride as (); the formula reads the indices)
+        node._saved_self, node._saved_kernel_size = input, tuple(k)
+        omitted = stride is None or isinstance(stride, (tuple, list)) and not len(stride)
+        node._saved_stride, node._saved_padding = () if omitted else tuple(s), tuple(p)
+        node._saved_dilation, node._saved_ceil_mode = tuple(d), bool(ceil_mode)
         node._saved_result1 = indices
         link(res, node, input)
     return res, indices
@@ -1084,8 +1086,10 @@ class AvgPool3DBackward0(Node):              # derivatives.yaml: avg_pool3d
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
+        # (an omitted stride is saved as torch saves it, (): the kernel size)
         return avg_pool3d_backward(grad, self._saved_self, self._saved_kernel_size,
-                                   self._saved_stride, self._saved_padding,
+                                   self._saved_stride or self._saved_kernel_size,
+                                   self._saved_padding,
                                    self._saved_ceil_mode, self._saved_count_include_pad,
                                    self._saved_divisor_override),
 
@@ -1104,12 +1108,13 @@ class AvgPool3DBackwardBackward0(Node):      # derivatives.yaml: avg_pool3d_back
 
 
 def _avg_pool3d_op(input, kernel, stride, padding, ceil_mode, count_include_pad,
-                   divisor_override):
+                   divisor_override, given_stride=None):
+    """given_stride: the stride as torch saves it (() where the caller omitted it)."""
     return _avg_linked(_avg_pool3d_np(input._data, kernel, stride, padding, ceil_mode,
                                       count_include_pad, divisor_override),
-                       AvgPool3DBackward0, input, (list(kernel), list(stride), list(padding),
-                                                   ceil_mode, count_include_pad,
-                                                   divisor_override))
+                       AvgPool3DBackward0, input,
+                       (tuple(kernel), tuple(stride) if given_stride is None else given_stride,
+                        tuple(padding), ceil_mode, count_include_pad, divisor_override))
 
 
 def avg_pool3d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
@@ -1133,10 +1138,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     k = int_tuple(kernel_size, 3, fn, "kernel_size", 2)
     if len(k) != 3:
         raise RuntimeError(f"{fn}: kernel_size must be a single int, or a tuple of three ints")
+    given = ()
     if stride is None or isinstance(stride, (tuple, list)) and not len(stride):
         s = k
     else:
-        s = int_tuple(stride, 3, fn, "stride", 3)
+        s = given = int_tuple(stride, 3, fn, "stride", 3)
         if len(s) != 3:
             raise RuntimeError(f"{fn}: stride must be omitted, a single int, or a tuple of "
                                f"three ints")
@@ -1156,7 +1162,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     _pool3d_checks(x, k, s, p, (1, 1, 1), ceil_mode)
     return _avg_pool3d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad),
-                          divisor_override)
+                          divisor_override, tuple(given))
 
 
 # ------------------------------------------------------------------ adaptive_max_pool3d
