@@ -1352,3 +1352,14 @@ def absent(name):
     def get(self):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
     return property(get)
+
+
+def saved_given(slot, arg):
+    """torch's _saved_<name> for a number argument the formula reads converted (a float p):
+    the argument as the caller gave it, kept in `arg` (the slot's value where none was)."""
+    def get(self):
+        try:
+            return getattr(self, arg)
+        except AttributeError:
+            return getattr(self, slot)
+    return property(get)

@@ -13,7 +13,8 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi, saved_alias, saved_arg, saved_dims
+from ..autograd.graph import (Node, link, link_multi, saved_alias, saved_arg, saved_dims,
+                              saved_given)
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
@@ -827,20 +828,21 @@ def _norm_jvp(t, s, r, p, dims, keepdim):
 
 
 class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_norm
-    __slots__ = ("_saved_self", "_saved_ord", "_dim", "_dim_arg", "_saved_keepdim", "_saved_result")
+    __slots__ = ("_saved_self", "_ord", "_ord_arg", "_dim", "_dim_arg", "_saved_keepdim", "_saved_result")
+    _saved_ord = saved_given("_ord", "_ord_arg")
     _saved_dim = saved_dims("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
         r = saved_output(self, self._saved_result)
-        return _norm_backward(grad, self._saved_self, r, self._saved_ord, self._dim,
+        return _norm_backward(grad, self._saved_self, r, self._ord, self._dim,
                               self._saved_keepdim),
 
     def jvp(self, ts, xs, out):
         s = xs[0]
         if s._data.dtype.kind == out._data.dtype.kind and s._data.dtype != out._data.dtype:
             s = s.to(out.dtype)             # a dtype= norm: computed in the result's dtype
-        return _norm_jvp(ts[0], s, out, self._saved_ord, self._dim, self._saved_keepdim)
+        return _norm_jvp(ts[0], s, out, self._ord, self._dim, self._saved_keepdim)
 
 
 def _norm_values(x, p, axis, keepdim):
@@ -895,7 +897,7 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LinalgVectorNormBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
-        node._saved_ord = p
+        node._ord, node._ord_arg = p, ord
         node._dim = dims
         node._dim_arg = dim
         node._saved_keepdim = keepdim
@@ -905,21 +907,22 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 class DistBackward0(Node):                   # derivatives.yaml: dist
-    __slots__ = ("_saved_self", "_saved_other", "_saved_p", "_saved_result")
+    __slots__ = ("_saved_self", "_saved_other", "_p", "_p_arg", "_saved_result")
+    _saved_p = saved_given("_p", "_p_arg")
     _saved_names = ("_saved_self", "_saved_other", "_saved_result")
 
     def apply(self, grad):
         diff = self._saved_self - self._saved_other
         nd = diff._data.ndim
         g = _norm_backward(grad, diff, saved_output(self, self._saved_result),
-                           self._saved_p, tuple(range(nd)), False)
+                           self._p, tuple(range(nd)), False)
         if g is None:
             return None, None
         return (g if needs(self, 0) else None), (-g if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
         diff = xs[0] - xs[1]
-        return _norm_jvp(ts[0] - ts[1], diff, out, self._saved_p,
+        return _norm_jvp(ts[0] - ts[1], diff, out, self._p,
                          tuple(range(diff._data.ndim)), False)
 
 
@@ -941,13 +944,13 @@ def dist(input, other, p=2):
     if diff.dtype.kind not in "fc":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {type_name(diff.dtype)} instead.")
-    p = float(p)
+    given, p = p, float(p)
     res = wrap(_norm_values(diff, p, None, False))
     if STATE.enabled and (input._requires_grad or other._requires_grad) or \
             LEVELS and dual(input, other):
         node = DistBackward0()
         node._saved_self, node._saved_other = input, other
-        node._saved_p = p
+        node._p, node._p_arg = p, given
         node._saved_result = res.detach()
         link(res, node, input, other)
     return res
