@@ -191,7 +191,10 @@ def _parse(shape, index, getitem=True):
             raw0 = 0 if v.start is None else operator.index(v.start)
             raw1 = size if v.stop is None else operator.index(v.stop)
             if raw0 != 0 or raw1 < size or step != 1 or (single and getitem):
-                steps.append(("slice", len(vshape), (start, stop, step)))
+                # (and the slice as written: torch's SliceBackward0 saves it, None as 0 and
+                # 2**63 - 1)
+                steps.append(("slice", len(vshape), (start, stop, step, raw0, (1 << 63) - 1
+                                                     if v.stop is None else raw1)))
             basic.append(slice(start, stop, step))
             vshape.append(n)
             src += 1
@@ -319,7 +322,7 @@ def _basic(x, P):
         if op == "select":
             x = select(x, d, arg)
         elif op == "slice":
-            x = slice_dim(x, d, *arg)
+            x = slice_dim(x, d, *arg[:3], (d,) + arg[3:])
         else:
             x = unsqueeze(x, d)
     return x

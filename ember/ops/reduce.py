@@ -828,7 +828,8 @@ def _norm_jvp(t, s, r, p, dims, keepdim):
 
 
 class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_norm
-    __slots__ = ("_saved_self", "_ord", "_ord_arg", "_dim", "_dim_arg", "_saved_keepdim", "_saved_result")
+    __slots__ = ("_saved_self", "_ord", "_ord_arg", "_dim", "_dim_arg", "_saved_keepdim",
+                 "_saved_result")
     _saved_ord = saved_given("_ord", "_ord_arg")
     _saved_dim = saved_dims("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")

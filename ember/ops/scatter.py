@@ -166,13 +166,14 @@ def scatter_add(input, dim, index, src, *, out=None):
 
 
 class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.two
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_self", "_saved_src", "_saved_reduce",
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_saved_self", "_saved_src", "_saved_reduce",
                  "_saved_include_self", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index", "_saved_self", "_saved_src", "_saved_result")
 
     def apply(self, grad):
         src_shape = self._saved_src._data.shape
-        gs, gsrc = _scatter_reduce_grads(grad, self._saved_dim, self._saved_index,
+        gs, gsrc = _scatter_reduce_grads(grad, self._dim, self._saved_index,
                                          self._saved_reduce, self._saved_self, self._saved_src,
                                          saved_output(self, self._saved_result),
                                          self._saved_include_self)
@@ -180,7 +181,7 @@ class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.
                 _src_grad(gsrc, src_shape) if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
-        d, index, red, inc = (self._saved_dim, self._saved_index, self._saved_reduce,
+        d, index, red, inc = (self._dim, self._saved_index, self._saved_reduce,
                               self._saved_include_self)
         if red in ("sum", "mean"):              # linear in self and src
             return scatter_reduce(ts[0], d, index, ts[1], red, include_self=inc)
@@ -280,7 +281,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     if STATE.enabled and (input._requires_grad or src._requires_grad) or \
             LEVELS and dual(input, src):
         node = ScatterReduceBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index
         # (saved undetached: prod's double backward reads them, and the result through them;
         # saved for every mode, as torch saves them, though only prod, amax and amin read them)
@@ -344,6 +345,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         node = IndexReduceBackward0()
         for name in ScatterReduceBackward0.__slots__:
             setattr(node, name, getattr(old, name))
+        node._dim_arg = dim
         link(res, node, input, source)
     return write_out(res, out)
 

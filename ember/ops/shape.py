@@ -337,23 +337,25 @@ class SqueezeBackward0(Node):                # squeeze(): all size-1 dims
 
 
 class SqueezeBackward1(Node):                # squeeze.dim
-    __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._saved_dim),
+        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._dim),
 
     def jvp(self, ts, xs, out):
-        return ts[0].squeeze(self._saved_dim)
+        return ts[0].squeeze(self._dim)
 
 
 class SqueezeBackward2(Node):                # squeeze.dims
-    __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._saved_dim),
+        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._dim),
 
     def jvp(self, ts, xs, out):
-        return ts[0].squeeze(self._saved_dim)
+        return ts[0].squeeze(self._dim)
 
 
 def squeeze(input, dim=OMITTED):
@@ -370,7 +372,8 @@ def squeeze(input, dim=OMITTED):
         multi = isinstance(dim, (tuple, list))
         dims = wrap_dims(dim, x.ndim) if multi else (wrap_dim(dim, x.ndim),)
         node = SqueezeBackward2() if multi else SqueezeBackward1()
-        node._saved_dim = dims if multi else dims[0]
+        node._dim = dims if multi else dims[0]
+        node._dim_arg = tuple(dim) if multi else dim
         axes = tuple(d for d in dims if x.ndim and x.shape[d] == 1)
     r = np.squeeze(x, axis=axes) if axes else x.view()
     res = make_view(wrap(r), input)
@@ -520,7 +523,7 @@ def _H(self):
     if n != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D "
                            f"tensor. For batches of matrices, consider using tensor.mH")
-    return _conj(transpose(self, 0, 1))
+    return _conj(transpose(self, -2, -1))      # (the dims torch passes: its _saved_dim0/1)
 
 
 def _mH(self):
@@ -952,14 +955,15 @@ def flipud(input):
 
 
 class RollBackward0(Node):                   # derivatives.yaml: roll
-    __slots__ = ("_shifts", "_saved_dims")
+    __slots__ = ("_shifts", "_dims", "_dims_arg")
+    _saved_dims = saved_arg("_dims", "_dims_arg")
     _saved_shifts = saved_unsigned("_shifts")
 
     def apply(self, grad):
-        return grad.roll(tuple(-s for s in self._shifts), self._saved_dims),
+        return grad.roll(tuple(-s for s in self._shifts), self._dims),
 
     def jvp(self, ts, xs, out):
-        return ts[0].roll(self._shifts, self._saved_dims)
+        return ts[0].roll(self._shifts, self._dims)
 
 
 def roll(input, shifts, dims=None):
@@ -974,7 +978,8 @@ def roll(input, shifts, dims=None):
         raise wrong_type(shifts, "tuple of ints") from None
     if dims is None:
         dims = ()
-    dims = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
+    dims = given = (int(dims),) if isinstance(dims, (int, np.integer)) else \
+        tuple(int(d) for d in dims)
     if not shifts:
         raise RuntimeError("`shifts` required")
     if not dims and len(shifts) == 1:
@@ -988,7 +993,7 @@ def roll(input, shifts, dims=None):
     res = wrap(np.ascontiguousarray(r) if r.ndim else r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RollBackward0()
-        node._shifts, node._saved_dims = shifts, dims
+        node._shifts, node._dims, node._dims_arg = shifts, dims, given
         link(res, node, input)
     return res
 
@@ -1169,14 +1174,16 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 
 class DiagEmbedBackward0(Node):              # derivatives.yaml: diag_embed
-    __slots__ = ("_offset", "_saved_dim1", "_saved_dim2")
+    __slots__ = ("_offset", "_dim1", "_dim1_arg", "_dim2", "_dim2_arg")
+    _saved_dim1 = saved_arg("_dim1", "_dim1_arg")
+    _saved_dim2 = saved_arg("_dim2", "_dim2_arg")
     _saved_offset = saved_unsigned("_offset")
 
     def apply(self, grad):
-        return diagonal(grad, self._offset, self._saved_dim1, self._saved_dim2),
+        return diagonal(grad, self._offset, self._dim1, self._dim2),
 
     def jvp(self, ts, xs, out):
-        return diag_embed(ts[0], self._offset, self._saved_dim1, self._saved_dim2)
+        return diag_embed(ts[0], self._offset, self._dim1, self._dim2)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -1201,7 +1208,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     res = wrap(z)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagEmbedBackward0()
-        node._offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
+        node._offset, node._dim1, node._dim2 = offset, d1, d2
+        node._dim1_arg, node._dim2_arg = dim1, dim2
         link(res, node, input)
     return res
 
@@ -1212,7 +1220,7 @@ def diag(input, diagonal=0, *, out=None):
     except AttributeError as e:
         raise not_tensor(e) from None
     if x.ndim == 1:
-        res = diag_embed(input, diagonal, 0, 1)
+        res = diag_embed(input, diagonal, -2, -1)      # (as torch passes them)
     elif x.ndim == 2:
         try:
             res = wrap(np.diagonal(x, int(diagonal)).copy())
@@ -1231,7 +1239,7 @@ def diag(input, diagonal=0, *, out=None):
 
 
 def diagflat(input, offset=0):
-    return diag_embed(reshape(input, -1), offset, 0, 1)
+    return diag_embed(reshape(input, -1), offset, -2, -1)
 
 
 class TraceBackward0(Node):                  # derivatives.yaml: trace
@@ -1270,7 +1278,8 @@ def trace(input):
 # ------------------------------------------------------------------ unfold
 
 class UnfoldBackward0(Node):                 # derivatives.yaml: unfold
-    __slots__ = ("_dimension", "_dimension_arg", "_saved_size", "_saved_step", "_saved_self_sym_sizes")
+    __slots__ = ("_dimension", "_dimension_arg", "_saved_size", "_saved_step",
+                 "_saved_self_sym_sizes")
     _saved_dimension = saved_arg("_dimension", "_dimension_arg")
 
     def apply(self, grad):
