@@ -846,8 +846,8 @@ def _dtype_str(np_dtype):
 
 
 class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
-    __slots__ = ("_saved_mask", "_shape")
-    _saved_names = ("_saved_mask",)
+    __slots__ = ("_saved_mask", "_shape", "_saved_self")
+    _saved_names = ("_saved_mask", "_saved_self")     # (self: saved as torch saves it)
 
     def apply(self, grad):
         z = wrap(np.zeros(self._shape, grad._data.dtype))
@@ -879,6 +879,7 @@ def masked_select(input, mask, *, out=None):
         node = MaskedSelectBackward0()
         node._saved_mask = mask
         node._shape = shape
+        node._saved_self = input
         link(res, node, input)
     return write_out(res, out)
 
@@ -901,8 +902,8 @@ def _flat_index(index, n, op):
 
 
 class TakeBackward0(Node):                   # derivatives.yaml: take
-    __slots__ = ("_saved_index", "_self_sym_sizes")
-    _saved_names = ("_saved_index",)
+    __slots__ = ("_saved_index", "_self_sym_sizes", "_saved_self")
+    _saved_names = ("_saved_index", "_saved_self")     # (self: saved as torch saves it)
 
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
@@ -923,7 +924,7 @@ def take(input, index):
     res = wrap(x.reshape(-1)[i])
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TakeBackward0()
-        node._saved_index = index
+        node._saved_index, node._saved_self = index, input
         node._self_sym_sizes = x.shape
         link(res, node, input)
     return res

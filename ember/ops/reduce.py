@@ -686,13 +686,14 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
 
 
 class AminmaxBackward0(Node):                # derivatives.yaml: aminmax
-    __slots__ = ("_saved_self", "_saved_min", "_saved_max", "_saved_dim", "_saved_keepdim")
+    __slots__ = ("_saved_self", "_saved_min", "_saved_max", "_dim", "_dim_arg", "_saved_keepdim")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_min", "_saved_max")
     _n_outputs = 2
 
     def apply(self, grads):
         gmin, gmax = grads
-        s, dims, k = self._saved_self, self._saved_dim, self._saved_keepdim
+        s, dims, k = self._saved_self, self._dim, self._saved_keepdim
         out = None
         if gmin is not None:
             out = _even_backward(gmin, s, self._saved_min, dims, k)
@@ -702,7 +703,7 @@ class AminmaxBackward0(Node):                # derivatives.yaml: aminmax
         return out,
 
     def jvp(self, ts, xs, out):
-        dims, k = self._saved_dim, self._saved_keepdim
+        dims, k = self._dim, self._saved_keepdim
         return [_even_jvp(ts[0], xs[0], out[0], dims, k), _even_jvp(ts[0], xs[0], out[1], dims, k)]
 
 
@@ -728,7 +729,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         node = AminmaxBackward0()
         node._saved_self = input
         node._saved_min, node._saved_max = mn.detach(), mx.detach()
-        node._saved_dim = dims
+        node._dim, node._dim_arg = dims, dim       # (torch's: the dim as given, or None)
         node._saved_keepdim = keepdim
         link_multi([mn, mx], node, input)
     if out is not None:

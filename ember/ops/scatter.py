@@ -25,9 +25,10 @@ from .logical import where
 
 
 class GatherBackward0(Node):                 # derivatives.yaml: gather
-    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_self_sym_sizes", "_saved_sparse_grad")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_self_sym_sizes", "_saved_sparse_grad",
+                 "_saved_self")
     _saved_dim = saved_arg("_dim", "_dim_arg")
-    _saved_names = ("_saved_index",)
+    _saved_names = ("_saved_index", "_saved_self")     # (self: saved as torch saves it)
 
     def apply(self, grad):
         z = grad.new_zeros(self._self_sym_sizes)   # (a batched grad has no _data)
@@ -47,7 +48,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = GatherBackward0()
         node._dim, node._dim_arg = d, dim
-        node._saved_index = index
+        node._saved_index, node._saved_self = index, input
         node._self_sym_sizes = x.shape
         node._saved_sparse_grad = sparse_grad
         link(res, node, input)
