@@ -417,9 +417,12 @@ def _expand_as_source(g, shape):
 
 
 class IndexAddBackward0(Node):               # derivatives.yaml: index_add
-    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_saved_alpha", "_source_shape", "_index")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_saved_alpha", "_source_shape", "_index",
+                 "_saved_source")
+    # (torch saves source where source requires grad, and its number of dims)
+    _saved_source_dim = property(lambda self: len(self._source_shape))
     _saved_dim = saved_arg("_dim", "_dim_arg")
-    _saved_names = ("_saved_index",)
+    _saved_names = ("_saved_index", "_saved_source")
 
     def apply(self, grad):
         gsrc = None
@@ -471,6 +474,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         node = IndexAddBackward0()
         node._dim, node._dim_arg = d, dim
         node._saved_index = index if source._requires_grad else None     # (as torch saves)
+        node._saved_source = source if source._requires_grad else None
         node._saved_alpha = alpha
         node._source_shape = s.shape
         node._index = index                     # for jvp (torch's result: reads index)
@@ -479,8 +483,10 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
 
 
 class IndexCopyBackward0(Node):              # derivatives.yaml: index_copy
-    __slots__ = ("_saved_dim", "_saved_index", "_source_shape")
-    _saved_names = ("_saved_index",)
+    __slots__ = ("_saved_dim", "_saved_index", "_source_shape", "_saved_source")
+    _saved_names = ("_saved_index", "_saved_source")
+    # (torch saves source where source requires grad, and its number of dims)
+    _saved_source_dim = property(lambda self: len(self._source_shape))
 
     def apply(self, grad):
         d, i = self._saved_dim, self._saved_index
@@ -539,6 +545,7 @@ def index_copy(input, dim, index, source, *, out=None):
         node = IndexCopyBackward0()
         node._saved_dim = d
         node._saved_index = index
+        node._saved_source = source if source._requires_grad else None
         node._source_shape = s.shape
         link(res, node, input, source)
     return write_out(res, out)
@@ -736,8 +743,8 @@ def masked_scatter(input, mask, source):
 
 
 class PutBackward0(Node):                    # derivatives.yaml: put
-    __slots__ = ("_saved_index", "_saved_accumulate", "_source_sym_sizes")
-    _saved_names = ("_saved_index",)
+    __slots__ = ("_saved_index", "_saved_accumulate", "_source_sym_sizes", "_saved_source")
+    _saved_names = ("_saved_index", "_saved_source")   # (source: where it requires grad)
 
     def apply(self, grad):
         i = self._saved_index
@@ -776,6 +783,7 @@ def put(input, index, source, accumulate=False):
             LEVELS and dual(input, source):
         node = PutBackward0()
         node._saved_index = index
+        node._saved_source = source if source._requires_grad else None
         node._saved_accumulate = accumulate
         node._source_sym_sizes = s.shape
         link(res, node, input, source)
