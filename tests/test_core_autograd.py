@@ -360,7 +360,9 @@ def test_saved_arrays_are_freed_after_backward():
     out.backward()
     gc.collect()
     assert saved() is None and saved_y() is None
-    assert node._saved_result is None
+    with pytest.raises(RuntimeError, match="directly access saved tensors after they have "
+                       "already been freed"):
+        node._saved_result     # (Note [Freed reads])
     for lib in LIBS:   # and reading them again is torch's error
         check_error(lambda L: _second(L, lambda t: (t * t).exp()))
 

@@ -364,7 +364,7 @@ def _saved_state(starts):
     for node in graph.reachable([n for n in starts if n is not None])[1]:
         names = node._saved_names
         if names:
-            state.append((node, node._freed, [getattr(node, n, None) for n in names]))
+            state.append((node, node._freed, [graph.peek(node, n) for n in names]))
     return state
 
 

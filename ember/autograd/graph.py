@@ -217,6 +217,70 @@ def plus(a, b):
 _RELEASES = {}     # saved-names tuple -> its release function (Node.__init_subclass__)
 
 
+# Note [Freed reads]: once a node has run without retain_graph, its saved tensors are dropped
+# and reading one (`grad_fn._saved_result`, `_saved_self`, ...) raises torch's SECOND_BACKWARD
+# error, while a slot that saved nothing (None: the gradient it serves was not needed) still
+# reads None, as in torch. release() puts FREED in each slot that held a value and gives the
+# node a same-named subclass of its class (freed_class) whose properties over those slots raise
+# on FREED. The formulas' own reads stay plain slot reads on every live node (a property on the
+# node classes themselves would slow every backward); the class swap costs one assignment per
+# freed node. ember's bookkeeping that may meet a freed node reads slots with peek().
+class _Freed:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "FREED"
+
+
+FREED = _Freed()
+_FREED_CLASSES = {}     # node class -> its freed form
+
+
+def _freed_property(cls, name):
+    desc = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
+    if desc is None or not hasattr(desc, "__set__"):    # (an instance-__dict__ attribute)
+        def get(self):
+            v = self.__dict__.get(name)
+            if v is FREED:
+                raise RuntimeError(SECOND_BACKWARD)
+            return v
+
+        def put(self, v):
+            self.__dict__[name] = v
+        return property(get, put)
+
+    def get(self):
+        v = desc.__get__(self, cls)
+        if v is FREED:
+            raise RuntimeError(SECOND_BACKWARD)
+        return v
+    return property(get, desc.__set__, desc.__delete__)
+
+
+def freed_class(cls):
+    """Note [Freed reads]: the class a node of class cls takes once its saved values are freed
+    (the same name, layout and behaviour; its saved slots raise when read)."""
+    sub = _FREED_CLASSES.get(cls)
+    if sub is None:
+        ns = {name: _freed_property(cls, name) for name in cls._saved_names}
+        ns.update({"__slots__": (), "_same_node_as": cls, "__module__": cls.__module__,
+                   "__qualname__": cls.__qualname__})
+        sub = _FREED_CLASSES[cls] = type(cls.__name__, (cls,), ns)
+        sub._freed_cls = _FREED_CLASSES[sub] = sub
+        if "_same_node_as" not in cls.__dict__:
+            cls._freed_cls = sub
+    return sub
+
+
+def peek(node, name):
+    """A node's saved slot for ember's own bookkeeping: None where unset, FREED where freed
+    (Note [Freed reads]), without raising."""
+    try:
+        return getattr(node, name, None)
+    except RuntimeError:
+        return FREED
+
+
 class Node:
     """A backward function. `next_functions[i]` is the (node, output_nr) edge that receives the
     gradient for input i; `_meta` is (shape, numpy dtype) of this node's output, which the
@@ -228,6 +292,7 @@ class Node:
     _n_outputs = 1
     _jvp_uses = None    # the inputs whose tangents jvp reads (None: all; Note [Forward AD])
     _refused = None     # a message: the grad_fn of a view torch refuses to regenerate
+    _freed_cls = None   # the class a node takes once freed (Note [Freed reads])
 
     def name(self):
         return type(self).__name__
@@ -267,15 +332,25 @@ class Node:
         """Drop the saved tensors once the node has run (the engine calls it for a node with
         _saved_names). Each subclass gets its own copy with the names written out. A node
         that saved nothing (every slot None: torch saves only what the gradients asked for
-        need) is not freed: running it again needs nothing, as in torch."""
-        saved = any(getattr(self, name, True) is not None for name in self._saved_names)
+        need) is not freed: running it again needs nothing, as in torch. Note [Freed reads]."""
+        saved = False
         for name in self._saved_names:
-            setattr(self, name, None)
+            try:
+                if getattr(self, name) is None:
+                    continue
+            except AttributeError:      # (a slot emptied by saved-tensor hooks)
+                pass
+            setattr(self, name, FREED)
+            saved = True
         if saved:
             self._freed = True
+            self.__class__ = self._freed_cls or freed_class(type(self))
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "_same_node_as" in cls.__dict__:
+            return      # a same-named stand-in (freed_class, _reads_packed): nothing to add
+        cls._freed_cls = None       # (its own: made at the first release, freed_class)
         names = cls._saved_names
         # torch's grad_fn._raw_saved_<name>, one property per saved slot. (Not __getattr__:
         # a class that defines it loses CPython's fast attribute lookup on every access.)
@@ -287,12 +362,16 @@ class Node:
             # one plain assignment per saved slot: setattr by name costs ~3x that per node
             fn = _RELEASES.get(names)
             if fn is None:
-                src = ("def release(self):\n    try:\n        saved = " +
-                       " or ".join(f"self.{n} is not None" for n in names) +
-                       "\n    except AttributeError:\n        saved = True\n" +
-                       "".join(f"    self.{n} = None\n" for n in names) +
-                       "    if saved:\n        self._freed = True\n")
-                ns = {}
+                src = ("def release(self):\n    try:\n" +
+                       "".join(f"        v{i} = self.{n}\n" for i, n in enumerate(names)) +
+                       "    except AttributeError:\n        return Node.release(self)\n" +
+                       ("    if " + " and ".join(f"v{i} is None" for i in range(len(names))) +
+                        ":\n        return\n") +
+                       "".join(f"    if v{i} is not None:\n        self.{n} = FREED\n"
+                               for i, n in enumerate(names)) +
+                       "    self._freed = True\n"
+                       "    self.__class__ = self._freed_cls or freed_class(type(self))\n")
+                ns = {"Node": Node, "FREED": FREED, "freed_class": freed_class}
                 exec(src, ns)
                 fn = _RELEASES[names] = ns["release"]
                 fn._generated = True
@@ -962,6 +1041,7 @@ def _reads_packed(node):
     if sub is None:
         sub = _PACKED_CLASSES[cls] = type(cls.__name__, (cls,), {
             "__slots__": (), "__getattr__": _read_packed, "_unpacks_on_read": True,
+            "_same_node_as": cls,
             "__module__": cls.__module__, "__qualname__": cls.__qualname__})
     node.__class__ = sub
 
@@ -1045,9 +1125,17 @@ class SavedTensor:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
                                "already been set. Hint: only one pair of hooks is allowed at a "
                                "time.")
-        if node._freed:
-            raise RuntimeError(SECOND_BACKWARD)
-        v = getattr(node, name, None)
+        v = peek(node, name)
+        if v is FREED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward.")
+        if v is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
         if not isinstance(v, Tensor):
             return
         node._extra().setdefault("packed", {})[name] = _pack_one(v, (), pack_hook, unpack_hook)
@@ -1055,11 +1143,19 @@ class SavedTensor:
         _reads_packed(node)
 
 
-def saved_alias(slot):
+def saved_alias(slot, form=None):
     """torch's _saved_<name> and _raw_saved_<name> for a tensor the node keeps in `slot`
-    (under another name: its formula reads a form of it of its own)."""
-    return property(lambda self: getattr(self, slot)), \
-        property(lambda self: SavedTensor(self, slot))
+    (under another name: its formula reads a form of it of its own). form(value, node):
+    torch's form of a value that is not None, made when read (a NumPy array kept for the
+    formula read as a tensor)."""
+    if form is None:
+        return property(lambda self: getattr(self, slot)), \
+            property(lambda self: SavedTensor(self, slot))
+
+    def get(self):
+        v = getattr(self, slot)
+        return None if v is None else form(v, self)
+    return property(get), property(lambda self: SavedTensor(self, slot))
 
 
 class saved_tensors_hooks:
@@ -1308,3 +1404,67 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     return _MultiHandle([register_tensor_hook(t, make(i)) for i, t in enumerate(tensors)
                          if t._requires_grad])
+
+
+def unsigned(v):
+    """torch's reading of a saved int64 argument (a dim, a diagonal, an ignore_index): a
+    negative one reads as its unsigned 64-bit value (2**64 - 1 for -1); tuples item by item."""
+    if type(v) is not int and hasattr(v, "__index__") and not isinstance(v, bool):
+        v = v.__index__()       # (a NumPy integer as given)
+    if type(v) is int:
+        return v + (1 << 64) if v < 0 else v
+    if type(v) in (tuple, list):
+        return type(v)(unsigned(x) for x in v)
+    return v
+
+
+def saved_unsigned(slot):
+    """torch's _saved_<name> for an int64 argument the node keeps as given in `slot` (its
+    formula reads the signed value): converted when read (unsigned)."""
+    return property(lambda self: unsigned(getattr(self, slot)))
+
+
+def saved_arg(slot, arg):
+    """torch's _saved_<name> for an int64 argument (a dim) whose form for the formula (wrapped
+    into range) the node keeps in `slot`: the argument as the caller gave it, kept in `arg`,
+    read as torch reads it (unsigned); the slot's value where the op kept no argument."""
+    def get(self):
+        try:
+            v = getattr(self, arg)
+        except AttributeError:
+            v = getattr(self, slot)
+        return unsigned(v)
+    return property(get)
+
+
+def saved_dims(slot, arg, none=None):
+    """saved_arg for a reduction's dims (torch's int[] / int[]?): an int as given reads as a
+    1-tuple, a list as a tuple, no dims (None) as `none` (None for int[]?, () for int[])."""
+    def get(self):
+        try:
+            v = getattr(self, arg)
+        except AttributeError:
+            return unsigned(getattr(self, slot))
+        if v is None:
+            return none
+        return unsigned(tuple(v) if type(v) in (tuple, list) else (v,))
+    return property(get)
+
+
+def absent(name):
+    """An inherited attribute a node class does not have, as torch's node has not (a
+    _raw_saved_self where torch saved a number, not a tensor): reading it is AttributeError."""
+    def get(self):
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    return property(get)
+
+
+def saved_given(slot, arg):
+    """torch's _saved_<name> for a number argument the formula reads converted (a float p):
+    the argument as the caller gave it, kept in `arg` (the slot's value where none was)."""
+    def get(self):
+        try:
+            return getattr(self, arg)
+        except AttributeError:
+            return getattr(self, slot)
+    return property(get)

@@ -32,8 +32,7 @@ from ..autograd.forward import LEVELS, hidden, set_tangent, tangent, zeros_like_
 from ..autograd.grad_mode import STATE, inference_x
 from ..tensor import INFERENCE
 from ..autograd.graph import (_ACC_SEQ, Node, bump_version, check_versions, use, init_node,
-                              mark_detached,
-                              vroot, ZERO)
+                              mark_detached, peek, vroot, ZERO)
 from ..dtypes import result_type, type_name
 from ..tensor import Tensor, adopt_nograd_views, keep_view, prune_views, wrap
 from ..tensor import memory_owner as _memory
@@ -763,7 +762,7 @@ def _alias_saved_outputs(t):
         # once for the output and once for the node)
         scalar = mem.ndim == 0 and fn._n_outputs == 1
         for name in fn._saved_names:
-            saved = getattr(fn, name, None)
+            saved = peek(fn, name)
             if isinstance(saved, Tensor) and saved is not holder and \
                     saved._grad_fn is None and (saved._data is mem or scalar and
                                                 name == "_saved_result"):

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, saved_arg
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim
@@ -700,11 +700,12 @@ def hardsigmoid_(input):
 # ---------------------------------------------------------------- glu
 
 class GluBackward0(Node):                    # derivatives.yaml: glu
-    __slots__ = ("_saved_self", "_saved_dim")
+    __slots__ = ("_saved_self", "_dim", "_dim_arg")
     _saved_names = ("_saved_self",)
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        return glu_backward(grad, self._saved_self, self._saved_dim),
+        return glu_backward(grad, self._saved_self, self._dim),
 
 
 def glu_backward(grad_output, input, dim):
@@ -756,7 +757,11 @@ def glu(input, dim=-1):
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     a, b = np.split(x, 2, axis=d)
     r = a * _np_sigmoid(b)
-    return _record(wrap(r), _node(GluBackward0, self=input, dim=d), input)
+    def node():
+        n = GluBackward0()
+        n._saved_self, n._dim, n._dim_arg = input, d, dim
+        return n
+    return _record(wrap(r), node, input)
 
 
 # ---------------------------------------------------------------- prelu

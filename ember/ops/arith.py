@@ -882,6 +882,8 @@ def float_power(input, exponent, *, out=None):
         input = input.to(dt)
     if isinstance(exponent, Tensor):
         exponent = exponent.to(dt)
+    elif isinstance(exponent, (int, float, complex, np.number)):
+        exponent = complex(exponent) if cplx else float(exponent)     # (torch saves a double)
     if not isinstance(input, Tensor):
         return write_out(_scalar_pow(complex(input) if cplx else float(input), exponent), out)
     return pow(input, exponent, out=out)

@@ -32,7 +32,7 @@ def _safe_softmax(input, dim):
     res = wrap(np.asarray(y, x.dtype))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SafeSoftmaxBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_result = res.detach()
         link(res, node, input)
     return res

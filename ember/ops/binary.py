@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, NotImplementedBackward, link
+from ..autograd.graph import Node, NotImplementedBackward, absent, link
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
@@ -178,6 +178,7 @@ class XlogyBackward0(_SavesSelf):            # derivatives.yaml: xlogy.Tensor
 class XlogyBackward1(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Self
     __slots__ = ("_saved_other",)
     _saved_names = ("_saved_other",)
+    _raw_saved_self = absent("_raw_saved_self")     # (self: a number)
 
     def apply(self, grad):
         return grad * self._saved_self / self._saved_other,
@@ -603,11 +604,11 @@ def nextafter(input, other, *, out=None):
 
 
 class LdexpBackward0(Node):                  # derivatives.yaml: ldexp
-    __slots__ = ("_saved_self", "_saved_other")
-    _saved_names = ("_saved_self", "_saved_other")
+    __slots__ = ("_saved_result", "_saved_other")
+    _saved_names = ("_saved_result", "_saved_other")
 
     def apply(self, grad):
-        s, o = self._saved_self, self._saved_other
+        o = self._saved_other
         if o._data.dtype.kind in "iu":
             # torch's formula raises 2 to an integer exponent in integer arithmetic, where a
             # negative power is 0: its self-gradient is 0 there (reproduced as torch gives it)
@@ -615,7 +616,8 @@ class LdexpBackward0(Node):                  # derivatives.yaml: ldexp
         else:
             p = 2.0 ** o
         return (grad * p if needs(self, 0) else None,
-                grad * s * p * _LN2 if needs(self, 1) else None)
+                grad * saved_output(self, self._saved_result) * _LN2 if needs(self, 1) else
+                None)
 
 
 _LN2 = float(np.log(2.0))
@@ -632,7 +634,7 @@ def ldexp(input, other, *, out=None):
                            input, other))
     if _grad_needed(input, other):
         node = LdexpBackward0()
-        node._saved_self, node._saved_other = input, other
+        node._saved_result, node._saved_other = res.detach(), other
         link(res, node, input, other)
     return write_out(res, out)
 

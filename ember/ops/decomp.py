@@ -657,6 +657,8 @@ def linalg_lu(A, *, pivot=True, out=None):
 class LuUnpackBackward0(Node):               # derivatives.yaml: lu_unpack
     __slots__ = ("_m", "_n")
     _n_outputs = 3
+    _saved_LU_data_sym_argsize_minus_1 = property(lambda self: self._n)
+    _saved_LU_data_sym_argsize_minus_2 = property(lambda self: self._m)
 
     def apply(self, grads):
         _, gL, gU = grads

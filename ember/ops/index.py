@@ -23,7 +23,7 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, accumulator, link
+from ..autograd.graph import Node, accumulator, link, saved_arg
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, contiguous_format, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
@@ -192,7 +192,10 @@ def _parse(shape, index, getitem=True):
             raw0 = 0 if v.start is None else operator.index(v.start)
             raw1 = size if v.stop is None else operator.index(v.stop)
             if raw0 != 0 or raw1 < size or step != 1 or (single and getitem):
-                steps.append(("slice", len(vshape), (start, stop, step)))
+                # (and the slice as written: torch's SliceBackward0 saves it, None as 0 and
+                # 2**63 - 1)
+                steps.append(("slice", len(vshape), (start, stop, step, raw0, (1 << 63) - 1
+                                                     if v.stop is None else raw1)))
             basic.append(slice(start, stop, step))
             vshape.append(n)
             src += 1
@@ -264,6 +267,7 @@ class IndexBackward0(Node):                  # derivatives.yaml: index.Tensor
     """Backward of advanced indexing: the gradient summed into zeros at the indexed places."""
     __slots__ = ("_indices", "_self_sym_sizes")
     _saved_names = ("_indices",)        # torch saves the index tensors: freed after backward
+    _saved_self_sym_sizes = property(lambda self: tuple(self._self_sym_sizes))
 
     def apply(self, grad):
         return _index_grad(grad, self._self_sym_sizes, self._indices),
@@ -319,7 +323,7 @@ def _basic(x, P):
         if op == "select":
             x = select(x, d, arg)
         elif op == "slice":
-            x = slice_dim(x, d, *arg)
+            x = slice_dim(x, d, *arg[:3], (d,) + arg[3:])
         else:
             x = unsqueeze(x, d)
     return x
@@ -667,15 +671,17 @@ def _src_part(src, index):
 
 
 class IndexSelectBackward0(Node):            # derivatives.yaml: index_select
-    __slots__ = ("_saved_dim", "_saved_index", "_self_sym_sizes", "_dtype")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_self_sym_sizes", "_dtype")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
+    _saved_self_sym_sizes = property(lambda self: tuple(self._self_sym_sizes))
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
-        return z.index_add(self._saved_dim, self._saved_index, grad),
+        return z.index_add(self._dim, self._saved_index, grad),
 
     def jvp(self, ts, xs, out):
-        return index_select(ts[0], self._saved_dim, self._saved_index)
+        return index_select(ts[0], self._dim, self._saved_index)
 
 
 def index_select(input, dim, index, *, out=None):
@@ -705,7 +711,7 @@ def index_select(input, dim, index, *, out=None):
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = IndexSelectBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index
         node._self_sym_sizes = x.shape
         link(res, node, input)
@@ -854,8 +860,8 @@ def _dtype_str(np_dtype):
 
 
 class MaskedSelectBackward0(Node):           # derivatives.yaml: masked_select
-    __slots__ = ("_saved_mask", "_shape")
-    _saved_names = ("_saved_mask",)
+    __slots__ = ("_saved_mask", "_shape", "_saved_self")
+    _saved_names = ("_saved_mask", "_saved_self")     # (self: saved as torch saves it)
 
     def apply(self, grad):
         z = wrap(np.zeros(self._shape, grad._data.dtype))
@@ -887,6 +893,7 @@ def masked_select(input, mask, *, out=None):
         node = MaskedSelectBackward0()
         node._saved_mask = mask
         node._shape = shape
+        node._saved_self = input
         link(res, node, input)
     return write_out(res, out)
 
@@ -909,8 +916,8 @@ def _flat_index(index, n, op):
 
 
 class TakeBackward0(Node):                   # derivatives.yaml: take
-    __slots__ = ("_saved_index", "_self_sym_sizes")
-    _saved_names = ("_saved_index",)
+    __slots__ = ("_saved_index", "_self_sym_sizes", "_saved_self")
+    _saved_names = ("_saved_index", "_saved_self")     # (self: saved as torch saves it)
 
     def apply(self, grad):
         z = wrap(np.zeros(self._self_sym_sizes, grad._data.dtype))
@@ -931,7 +938,7 @@ def take(input, index):
     res = wrap(x.reshape(-1)[i])
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TakeBackward0()
-        node._saved_index = index
+        node._saved_index, node._saved_self = index, input
         node._self_sym_sizes = x.shape
         link(res, node, input)
     return res

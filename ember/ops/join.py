@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi
+from ..autograd.graph import Node, link, link_multi, saved_arg, unsigned
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
@@ -24,11 +24,12 @@ from .shape import (embed, SliceBackwardBackward0, atleast_1d, atleast_2d, atlea
 # ------------------------------------------------------------------ cat / stack
 
 class CatBackward0(Node):                    # derivatives.yaml: cat
-    __slots__ = ("_saved_dim", "_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
         out, start = [], 0
-        d = self._saved_dim
+        d = self._dim
         for (node, _), n in zip(self.next_functions, self._sizes):
             if n is None:                      # a skipped legacy empty tensor: empty grad
                 out.append(wrap(np.zeros((0,), grad._data.dtype)) if node is not None
@@ -39,7 +40,7 @@ class CatBackward0(Node):                    # derivatives.yaml: cat
         return tuple(out)
 
     def jvp(self, ts, xs, out):
-        return cat(list(ts), self._saved_dim)
+        return cat(list(ts), self._dim)
 
 
 def _tensor_list(tensors, name):
@@ -94,7 +95,7 @@ def cat(tensors, dim=0, *, axis=None, out=None):
         res = wrap(np.concatenate([t._data for t in parts], axis=d, dtype=rt.np))
     if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = CatBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._sizes = [None if sk else u._data.shape[d] for u, sk in zip(tensors, skip)]
         link(res, node, *tensors)
     if out is not None:
@@ -106,15 +107,16 @@ concat = concatenate = cat
 
 
 class StackBackward0(Node):                  # derivatives.yaml: stack
-    __slots__ = ("_saved_dim",)
+    __slots__ = ("_dim", "_dim_arg",)
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        d = self._saved_dim
+        d = self._dim
         return tuple(select(grad, d, i) if node is not None else None
                      for i, (node, _) in enumerate(self.next_functions))
 
     def jvp(self, ts, xs, out):
-        return stack(list(ts), self._saved_dim)
+        return stack(list(ts), self._dim)
 
 
 def stack(tensors, dim=0, *, axis=None, out=None):
@@ -139,7 +141,7 @@ def stack(tensors, dim=0, *, axis=None, out=None):
     res = wrap(np.stack([t._data for t in tensors], axis=d, dtype=rt.np))
     if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = StackBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         link(res, node, *tensors)
     if out is not None:
         return write_out(res, out)
@@ -184,17 +186,29 @@ def column_stack(tensors, *, out=None):
 
 # ------------------------------------------------------------------ slice / narrow
 
+def _slice_arg(i, slot):
+    """SliceBackward0's _saved_dim/_start/_end: the argument as torch's caller passes it (kept
+    in _given where it differs from the normalized slot: getitem's slice as written, None as
+    0 / 2**63 - 1; narrow's dim as given), unsigned when negative, as torch reads it."""
+    def get(self):
+        try:
+            return unsigned(self._given[i])
+        except AttributeError:
+            return getattr(self, slot)
+    return property(get)
+
+
 class SliceBackward0(Node):                  # derivatives.yaml: slice.Tensor
-    __slots__ = ("_saved_dim", "_saved_start", "_saved_end", "_saved_step",
-                 "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_start", "_end", "_saved_step", "_saved_self_sym_sizes", "_given")
+    _saved_dim, _saved_start, _saved_end = (_slice_arg(0, "_dim"), _slice_arg(1, "_start"),
+                                            _slice_arg(2, "_end"))
 
     def apply(self, grad):
-        return slice_backward(grad, self._saved_self_sym_sizes, self._saved_dim,
-                              self._saved_start, self._saved_end, self._saved_step),
+        return slice_backward(grad, self._saved_self_sym_sizes, self._dim,
+                              self._start, self._end, self._saved_step),
 
     def jvp(self, ts, xs, out):
-        return slice_dim(ts[0], self._saved_dim, self._saved_start, self._saved_end,
-                         self._saved_step)
+        return slice_dim(ts[0], self._dim, self._start, self._end, self._saved_step)
 
 
 def slice_backward(grad, sizes, dim, start, end, step):
@@ -206,17 +220,19 @@ def slice_backward(grad, sizes, dim, start, end, step):
                  lambda gg: slice_dim(gg, dim, start, end, step))
 
 
-def slice_dim(input, dim, start, end, step=1):
+def slice_dim(input, dim, start, end, step=1, given=None):
     """input[..., start:end:step, ...] along `dim` (a view, recorded as SliceBackward0).
-    start/end are already in range (Python slice semantics are applied here)."""
+    start/end are already in range (Python slice semantics are applied here). given: (dim,
+    start, end) as torch's caller passes them to slice, where they differ (_slice_arg)."""
     x = input._data
     start, end, step = slice(start, end, step).indices(x.shape[dim])
     end = max(end, start)
     res = make_view(wrap(x[(slice(None),) * dim + (slice(start, end, step),)]), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SliceBackward0()
-        node._saved_dim, node._saved_start = dim, start
-        node._saved_end, node._saved_step = end, step
+        node._dim, node._start, node._end, node._saved_step = dim, start, end, step
+        if given is not None:
+            node._given = given
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res
@@ -239,20 +255,23 @@ def narrow(input, dim, start, length):
     if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({n}).")
-    return slice_dim(input, d, start, start + length, 1)
+    return slice_dim(input, d, start, start + length, 1, (dim, start, start + length))
 
 
 class NarrowCopyBackward0(Node):             # derivatives.yaml: narrow_copy
-    __slots__ = ("_saved_dim", "_saved_start", "_saved_length", "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_start", "_start_arg", "_saved_length",
+                 "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
+    _saved_start = saved_arg("_start", "_start_arg")
 
     def apply(self, grad):
-        s = self._saved_start
-        return slice_backward(grad, self._saved_self_sym_sizes, self._saved_dim, s,
+        s = self._start
+        return slice_backward(grad, self._saved_self_sym_sizes, self._dim, s,
                               s + self._saved_length, 1),
 
     def jvp(self, ts, xs, out):
-        s = self._saved_start
-        return slice_dim(ts[0], self._saved_dim, s, s + self._saved_length, 1).clone()
+        s = self._start
+        return slice_dim(ts[0], self._dim, s, s + self._saved_length, 1).clone()
 
 
 def narrow_copy(input, dim, start, length, *, out=None):
@@ -262,8 +281,9 @@ def narrow_copy(input, dim, start, length, *, out=None):
         node = NarrowCopyBackward0()
         x = input._data
         d = wrap_dim(dim, x.ndim)
-        node._saved_dim, node._saved_length = d, int(length)
-        node._saved_start = int(start) % x.shape[d] if int(start) < 0 else int(start)
+        node._dim, node._saved_length = d, int(length)
+        node._start = int(start) % x.shape[d] if int(start) < 0 else int(start)
+        node._dim_arg, node._start_arg = dim, int(start)
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return write_out(res, out)
@@ -357,27 +377,29 @@ def cartesian_prod(*tensors):
 # ------------------------------------------------------------------ split / chunk
 
 class SplitBackward0(Node):                  # derivatives.yaml: split.Tensor
-    __slots__ = ("_saved_dim", "_saved_split_size", "_saved_self_sym_sizes", "_n_outputs",
+    __slots__ = ("_dim", "_dim_arg", "_saved_split_size", "_saved_self_sym_sizes", "_n_outputs",
                  "_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grads):
-        return _split_backward(grads, self._sizes, self._saved_dim),
+        return _split_backward(grads, self._sizes, self._dim),
 
     def jvp(self, ts, xs, out):                 # the same parts of the tangent
-        d = self._saved_dim
+        d = self._dim
         parts = split_with_sizes(ts[0], [s[d] for s in self._sizes], d)
         return list(parts) if type(out) is list else parts[0]
 
 
 class SplitWithSizesBackward0(Node):         # derivatives.yaml: split_with_sizes
-    __slots__ = ("_saved_dim", "_saved_split_sizes", "_saved_self_sym_sizes", "_n_outputs",
+    __slots__ = ("_dim", "_dim_arg", "_saved_split_sizes", "_saved_self_sym_sizes", "_n_outputs",
                  "_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grads):
-        return _split_backward(grads, self._sizes, self._saved_dim),
+        return _split_backward(grads, self._sizes, self._dim),
 
     def jvp(self, ts, xs, out):
-        d = self._saved_dim
+        d = self._dim
         parts = split_with_sizes(ts[0], [s[d] for s in self._sizes], d)
         return list(parts) if type(out) is list else parts[0]
 
@@ -409,7 +431,7 @@ def _split_parts(input, d, sizes, node, unsafe=False):
         outs.append(part if unsafe else make_view(part, input, multi=True))
         start += n
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
-        node._saved_dim = d
+        node._dim = d
         node._saved_self_sym_sizes = x.shape
         node._n_outputs = len(outs)
         node._sizes = [o._data.shape for o in outs]
@@ -446,7 +468,7 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None, _unsaf
     else:
         sizes = [size] * (n // size) + ([n % size] if n % size else [])
     node = UnsafeSplitBackward0() if _unsafe else SplitBackward0()
-    node._saved_split_size = size
+    node._saved_split_size, node._dim_arg = size, dim
     return _split_parts(tensor, d, sizes, node, _unsafe)
 
 
@@ -471,7 +493,7 @@ def split_with_sizes(input, split_sizes, dim=0, *, _unsafe=False):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
                            f"tensor's size at dimension {d}), but got split_sizes={sizes}")
     node = UnsafeSplitWithSizesBackward0() if _unsafe else SplitWithSizesBackward0()
-    node._saved_split_sizes = sizes
+    node._saved_split_sizes, node._dim_arg = tuple(sizes), dim
     return _split_parts(input, d, sizes, node, _unsafe)
 
 
@@ -492,8 +514,8 @@ def chunk(input, chunks, dim=0, *, _unsafe=False):
     n = x.shape[d]
     size = (n + chunks - 1) // chunks
     if size == 0 and n == 0:
-        return split_with_sizes(input, [0] * chunks, d, _unsafe=_unsafe)
-    return split(input, size, d, _unsafe=_unsafe)
+        return split_with_sizes(input, [0] * chunks, dim, _unsafe=_unsafe)
+    return split(input, size, dim, _unsafe=_unsafe)
 
 
 def unsafe_split(tensor, split_size, dim=0):
@@ -554,7 +576,8 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
         for i in idx + [None]:
             bounds.append((prev, i))
             prev = i
-    return tuple(slice_dim(input, d, s, e, 1) for s, e in bounds)
+    return tuple(slice_dim(input, d, s, e, 1, (d, s, n if e is None else e))
+                 for s, e in bounds)
 
 
 def _dir_split(name, min_dim, dim_of):

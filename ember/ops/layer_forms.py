@@ -17,7 +17,7 @@ __all__ = ["dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_
 import numpy as np
 
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, NotImplementedBackward, link
+from ..autograd.graph import Node, NotImplementedBackward, link, saved_given
 from ..tensor import wrap
 from . import activation as _act
 from . import dropout as _drop
@@ -336,23 +336,24 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 
 
 class NormBackward0(Node):                   # derivatives.yaml: norm.Scalar
-    __slots__ = ("_saved_self", "_saved_p", "_saved_result")
+    __slots__ = ("_saved_self", "_p", "_p_arg", "_saved_result")
+    _saved_p = saved_given("_p", "_p_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
         s = self._saved_self
-        return _norm_backward(grad, s, saved_output(self, self._saved_result), self._saved_p,
+        return _norm_backward(grad, s, saved_output(self, self._saved_result), self._p,
                               tuple(range(s._data.ndim)), False),
 
 
 def _norm_all(v, p):
     """at::norm(v, p) over every element, recorded as NormBackward0."""
-    p = float(p)
+    given, p = p, float(p)
     res = wrap(_norm_np(v._data.reshape(-1), p, 0, False).reshape(()))
     if STATE.enabled and v._requires_grad:
         node = NormBackward0()
         node._saved_self = v
-        node._saved_p = p
+        node._p, node._p_arg = p, given
         node._saved_result = res.detach()
         link(res, node, v)
     return res

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE, no_grad
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, saved_alias, saved_unsigned
 from ..dtypes import promote_types, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs
@@ -102,14 +102,28 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 _REDUCTION_ENUM = property(lambda self: _REDUCTIONS.get(self._reduction, self._reduction))
 
 
+def _as_tensor(v, node):
+    return wrap(v)
+
+
+def _total_tensor(v, node):
+    return wrap(np.asarray(0 if node._reduction == "none" else v, node._shape_dtype[1]))
+
+
 class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forward
     # target, weight and total_weight are constants (no gradient), kept as NumPy arrays;
     # _shape_dtype: the input's shape and dtype, from which the gradient is built
     # _saved_self: the input, only for the create_graph gradient's edge (torch saves it too)
-    __slots__ = ("_saved_target", "_saved_weight", "_saved_ignore_index", "_reduction",
-                 "_saved_total_weight", "_shape_dtype", "_saved_self")
+    # (torch's _saved_target, _saved_weight, _saved_total_weight: tensors made from them when
+    # read; torch computes no total weight without a reduction: 0 then)
+    __slots__ = ("_target", "_weight", "_ignore_index", "_reduction",
+                 "_total_weight", "_shape_dtype", "_saved_self")
+    _saved_ignore_index = saved_unsigned("_ignore_index")
     _saved_reduction = _REDUCTION_ENUM
-    _saved_names = ("_saved_self",)
+    _saved_names = ("_saved_self", "_target", "_weight", "_total_weight")
+    _saved_target, _raw_saved_target = saved_alias("_target", _as_tensor)
+    _saved_weight, _raw_saved_weight = saved_alias("_weight", _as_tensor)
+    _saved_total_weight, _raw_saved_total_weight = saved_alias("_total_weight", _total_tensor)
 
     def apply(self, grad):
         coef = self._coefficients()
@@ -140,15 +154,15 @@ class NllLossBackward0(Node):                # derivatives.yaml: nll_loss_forwar
         each sample's target (0 elsewhere and for ignored samples; no division unless the
         reduction is the mean)."""
         shape, dtype = self._shape_dtype
-        t, w = self._saved_target, self._saved_weight
-        if w is None and len(shape) == 2 and self._saved_ignore_index not in t:
+        t, w = self._target, self._weight
+        if w is None and len(shape) == 2 and self._ignore_index not in t:
             coef = np.zeros(shape, dtype)     # the common case: no weights, none ignored
             coef[np.arange(shape[0]), t] = -1
         else:
-            coef = _nll_coefficients(shape, dtype, t, w, self._saved_ignore_index)
+            coef = _nll_coefficients(shape, dtype, t, w, self._ignore_index)
         if self._reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
-                coef /= self._saved_total_weight
+                coef /= self._total_weight
         return coef
 
 
@@ -257,11 +271,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NllLoss2DBackward0() if x.ndim == 4 else NllLossBackward0()
-        node._saved_target = t
-        node._saved_weight = w
-        node._saved_ignore_index = ignore_index
+        node._target = t
+        node._weight = w
+        node._ignore_index = ignore_index
         node._reduction = reduction
-        node._saved_total_weight = total
+        node._total_weight = total
         node._shape_dtype = (x.shape, x.dtype)
         node._saved_self = input
         link(res, node, input)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, link, saved_arg
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import broadcast_error, needs, scalar_array, wrap_dim, write_out, requires
@@ -738,16 +738,17 @@ addbmm_ = _inplace_add(addbmm, None)
 
 
 class LinalgCrossBackward0(Node):            # derivatives.yaml: linalg_cross
-    __slots__ = ("_saved_self", "_saved_other", "_saved_dim")
+    __slots__ = ("_saved_self", "_saved_other", "_dim", "_dim_arg")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_other")
 
     def apply(self, grad):
-        d = self._saved_dim
+        d = self._dim
         return (_linalg_cross(self._saved_other.conj(), grad, d) if needs(self, 0) else None,
                 _linalg_cross(grad, self._saved_self.conj(), d) if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
-        d = self._saved_dim
+        d = self._dim
         return _linalg_cross(ts[0], xs[1], d) + _linalg_cross(xs[0], ts[1], d)
 
 
@@ -772,7 +773,7 @@ def _linalg_cross(input, other, dim=-1, out=None):
     res = wrap(np.asarray(np.cross(a, b, axis=d)))
     if requires(input, other):
         node = LinalgCrossBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_self = input if other._requires_grad else None
         node._saved_other = other if input._requires_grad else None
         link(res, node, input, other)

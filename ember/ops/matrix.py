@@ -288,6 +288,9 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
                            f"Got {list(dim)}")
     if dim is not None and len(dim) == 2 or (dim is None and ord is not None and a.ndim == 2):
+        if ord is None and len(set(wrap_dim(d, a.ndim) for d in dim)) == 2:
+            # torch's linalg.norm takes the 2-norm over both dims (ord 2.0), not "fro"
+            return _vector_norm(A, 2.0, dim, keepdim, dtype=dtype, out=out)
         if ord is None:
             ord = "fro"
         return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype,
@@ -300,7 +303,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
                            if dim is not None else
                            "linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
-    return _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+    return _vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
 
 
 def multi_dot(tensors, *, out=None):

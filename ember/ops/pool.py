@@ -151,7 +151,7 @@ def _max_pool_np(x, kernel, stride, padding, dilation, ceil_mode, with_indices):
 class MaxPool2DWithIndicesBackward0(Node):   # derivatives.yaml: max_pool2d_with_indices
     __slots__ = ("_saved_self", "_saved_kernel_size", "_saved_stride", "_saved_padding",
                  "_saved_dilation", "_saved_ceil_mode", "_saved_result1")
-    _saved_names = ("_saved_self",)
+    _saved_names = ("_saved_self", "_saved_result1")
 
     def apply(self, grad):
         return max_pool2d_with_indices_backward(
@@ -702,7 +702,7 @@ def _adaptive_max_np(x, out):
 
 class AdaptiveMaxPool2DBackward0(Node):      # derivatives.yaml: adaptive_max_pool2d
     __slots__ = ("_saved_self", "_saved_result1")
-    _saved_names = ("_saved_self",)
+    _saved_names = ("_saved_self", "_saved_result1")
 
     _nd = 2         # the pooled dims (AdaptiveMaxPool3DBackward0: 3)
 
@@ -790,6 +790,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 class MaxUnpool2DBackward0(Node):            # derivatives.yaml: max_unpool2d
     __slots__ = ("_saved_indices",)
+    _saved_names = ("_saved_indices",)
 
     def apply(self, grad):
         return _gather(grad, self._saved_indices), None
@@ -915,7 +916,7 @@ def _volume_scatter(g, indices, size):
 class MaxPool3DWithIndicesBackward0(Node):   # derivatives.yaml: max_pool3d_with_indices
     __slots__ = ("_saved_ceil_mode", "_saved_dilation", "_saved_kernel_size", "_saved_padding",
                  "_saved_result1", "_saved_self", "_saved_stride")
-    _saved_names = ("_saved_self",)
+    _saved_names = ("_saved_self", "_saved_result1")
 
     def apply(self, grad):
         return max_pool3d_with_indices_backward(
@@ -1008,9 +1009,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
     res, indices = wrap(m), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxPool3DWithIndicesBackward0()
-        node._saved_self, node._saved_kernel_size = input, list(k)
-        node._saved_stride, node._saved_padding = list(s), list(p)
-        node._saved_dilation, node._saved_ceil_mode = list(d), bool(ceil_mode)
+        # (as torch saves them: tuples, an omitted stride as (); the formula reads the indices)
+        node._saved_self, node._saved_kernel_size = input, tuple(k)
+        omitted = stride is None or isinstance(stride, (tuple, list)) and not len(stride)
+        node._saved_stride, node._saved_padding = () if omitted else tuple(s), tuple(p)
+        node._saved_dilation, node._saved_ceil_mode = tuple(d), bool(ceil_mode)
         node._saved_result1 = indices
         link(res, node, input)
     return res, indices
@@ -1083,8 +1086,10 @@ class AvgPool3DBackward0(Node):              # derivatives.yaml: avg_pool3d
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
+        # (an omitted stride is saved as torch saves it, (): the kernel size)
         return avg_pool3d_backward(grad, self._saved_self, self._saved_kernel_size,
-                                   self._saved_stride, self._saved_padding,
+                                   self._saved_stride or self._saved_kernel_size,
+                                   self._saved_padding,
                                    self._saved_ceil_mode, self._saved_count_include_pad,
                                    self._saved_divisor_override),
 
@@ -1103,12 +1108,13 @@ class AvgPool3DBackwardBackward0(Node):      # derivatives.yaml: avg_pool3d_back
 
 
 def _avg_pool3d_op(input, kernel, stride, padding, ceil_mode, count_include_pad,
-                   divisor_override):
+                   divisor_override, given_stride=None):
+    """given_stride: the stride as torch saves it (() where the caller omitted it)."""
     return _avg_linked(_avg_pool3d_np(input._data, kernel, stride, padding, ceil_mode,
                                       count_include_pad, divisor_override),
-                       AvgPool3DBackward0, input, (list(kernel), list(stride), list(padding),
-                                                   ceil_mode, count_include_pad,
-                                                   divisor_override))
+                       AvgPool3DBackward0, input,
+                       (tuple(kernel), tuple(stride) if given_stride is None else given_stride,
+                        tuple(padding), ceil_mode, count_include_pad, divisor_override))
 
 
 def avg_pool3d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
@@ -1132,10 +1138,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     k = int_tuple(kernel_size, 3, fn, "kernel_size", 2)
     if len(k) != 3:
         raise RuntimeError(f"{fn}: kernel_size must be a single int, or a tuple of three ints")
+    given = ()
     if stride is None or isinstance(stride, (tuple, list)) and not len(stride):
         s = k
     else:
-        s = int_tuple(stride, 3, fn, "stride", 3)
+        s = given = int_tuple(stride, 3, fn, "stride", 3)
         if len(s) != 3:
             raise RuntimeError(f"{fn}: stride must be omitted, a single int, or a tuple of "
                                f"three ints")
@@ -1155,7 +1162,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     _pool3d_checks(x, k, s, p, (1, 1, 1), ceil_mode)
     return _avg_pool3d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad),
-                          divisor_override)
+                          divisor_override, tuple(given))
 
 
 # ------------------------------------------------------------------ adaptive_max_pool3d
@@ -1256,6 +1263,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 class MaxUnpool3DBackward0(Node):            # derivatives.yaml: max_unpool3d
     __slots__ = ("_saved_indices",)
+    _saved_names = ("_saved_indices",)
 
     def apply(self, grad):
         return _volume_gather(grad, self._saved_indices), None
@@ -1366,7 +1374,7 @@ def _fractional_np(x, kernel, out, samples):
 
 class FractionalMaxPool2DBackward0(Node):    # derivatives.yaml: fractional_max_pool2d
     __slots__ = ("_saved_kernel_size", "_saved_output_size", "_saved_result1", "_saved_self")
-    _saved_names = ("_saved_self",)
+    _saved_names = ("_saved_self", "_saved_result1")
     _n = 2
 
     def apply(self, grad):

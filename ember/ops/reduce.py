@@ -13,7 +13,8 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi, saved_alias
+from ..autograd.graph import (Node, link, link_multi, saved_alias, saved_arg, saved_dims,
+                              saved_given)
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (expand_scalar, fill_scalar, scalar_array, wrap_dim, wrap_dims, write_out, saved_output,
@@ -180,14 +181,15 @@ class SumBackward0(Node):                    # derivatives.yaml: sum
 
 
 class SumBackward1(Node):                    # derivatives.yaml: sum.dim_IntList
-    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_saved_keepdim", "_saved_self_sym_sizes")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
 
     def apply(self, grad):
-        g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
+        g = _unsqueeze_dims(grad, self._dim, self._saved_keepdim)
         return g.expand(self._saved_self_sym_sizes),
 
     def jvp(self, ts, xs, out):
-        return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim)
+        return ts[0].sum(self._dim, keepdim=self._saved_keepdim)
 
 
 def _sum_dtype(x, dtype, input=None):
@@ -223,7 +225,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SumBackward1()
-        node._saved_dim = dims
+        node._dim = dims
+        node._dim_arg = dim
         node._saved_keepdim = keepdim
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
@@ -231,16 +234,17 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
 
 
 class NansumBackward0(Node):                 # derivatives.yaml: nansum
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_keepdim")
+    __slots__ = ("_saved_self", "_dim", "_dim_arg", "_saved_keepdim")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
         s = self._saved_self
-        g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
+        g = _unsqueeze_dims(grad, self._dim, self._saved_keepdim)
         return g * _const(~np.isnan(s._data), g),
 
     def jvp(self, ts, xs, out):
-        return where(xs[0].isnan(), 0.0, ts[0]).sum(self._saved_dim,
+        return where(xs[0].isnan(), 0.0, ts[0]).sum(self._dim,
                                                     keepdim=self._saved_keepdim)
 
 
@@ -261,7 +265,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = NansumBackward0()
         node._saved_self = input
-        node._saved_dim = dims
+        node._dim_arg = dim
+        node._dim = dims
         node._saved_keepdim = keepdim
         link(res, node, input)
     return write_out(res, out)
@@ -287,14 +292,17 @@ class MeanBackward0(Node):                   # derivatives.yaml: mean
 
 
 class MeanBackward1(Node):                   # derivatives.yaml: mean.dim
-    __slots__ = ("_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes", "_count")
+    __slots__ = ("_dim", "_dim_arg", "_saved_keepdim", "_saved_self_sym_sizes", "_count")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
+    _saved_self_sym_numel = property(lambda self: int(np.prod(self._saved_self_sym_sizes,
+                                                               dtype=np.int64)))
 
     def apply(self, grad):
-        g = _unsqueeze_dims(grad, self._saved_dim, self._saved_keepdim)
+        g = _unsqueeze_dims(grad, self._dim, self._saved_keepdim)
         return scalar_op(g.expand(self._saved_self_sym_sizes), self._count, DivBackward1),
 
     def jvp(self, ts, xs, out):
-        return ts[0].sum(self._saved_dim, keepdim=self._saved_keepdim) / self._count
+        return ts[0].sum(self._dim, keepdim=self._saved_keepdim) / self._count
 
 
 def _mean_args(name, input, dim, keepdim, dtype, axis, keepdims):
@@ -350,7 +358,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
                 x.dtype, copy=False))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MeanBackward1()
-        node._saved_dim = dims
+        node._dim = dims
+        node._dim_arg = dim
         node._saved_keepdim = keepdim
         node._saved_self_sym_sizes = x.shape
         count = 1
@@ -425,7 +434,8 @@ class ProdBackward0(Node):                   # derivatives.yaml: prod
 
 
 class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
-    __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_keepdim")
+    __slots__ = ("_saved_self", "_saved_result", "_dim", "_dim_arg", "_saved_keepdim")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
@@ -433,7 +443,7 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
         x = s._data
         if x.ndim == 0:
             return grad,
-        d = self._saved_dim
+        d = self._dim
         g = _unsqueeze_dims(grad, (d,), self._saved_keepdim)
         if not (x == 0).any():
             r = _unsqueeze_dims(saved_output(self, self._saved_result), (d,),
@@ -446,7 +456,7 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
         return g * _const(_prod_others(x, d).conj(), g),
 
     def jvp(self, ts, xs, out):
-        s, t, d = xs[0], ts[0], self._saved_dim
+        s, t, d = xs[0], ts[0], self._dim
         if s._data.ndim == 0:
             return t.clone()
         if s._data.shape[d] == 0:
@@ -487,7 +497,7 @@ def prod(input, dim=OMITTED, keepdim=False, *, dtype=None, out=None, axis=None, 
         node = ProdBackward1()
         node._saved_self = input
         node._saved_result = res.detach()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_keepdim = keepdim
         link(res, node, input)
     return write_out(res, out)
@@ -520,7 +530,8 @@ class MinBackward1(MaxBackward1):            # derivatives.yaml: min (whole tens
 
 
 class MaxBackward0(Node):                    # derivatives.yaml: max.dim
-    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes")
+    __slots__ = ("_idx", "_indices", "_dim", "_dim_arg", "_saved_keepdim", "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
     # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
     # array); _saved_indices / _raw_saved_indices read _indices
@@ -528,14 +539,14 @@ class MaxBackward0(Node):                    # derivatives.yaml: max.dim
     _saved_indices, _raw_saved_indices = saved_alias("_indices")
 
     def apply(self, grad):
-        return _select_backward(grad, self._saved_dim, self._idx,
+        return _select_backward(grad, self._dim, self._idx,
                                 self._saved_keepdim, self._saved_self_sym_sizes),
 
     def jvp(self, ts, xs, out):                 # the tangent at the selected index
         t = ts[0]
         if t._data.ndim == 0:
             return t.clone()
-        d, idx = self._saved_dim, self._idx
+        d, idx = self._dim, self._idx
         if not self._saved_keepdim:
             return t.gather(d, wrap(np.expand_dims(idx, d))).squeeze(d)
         return t.gather(d, wrap(idx))
@@ -584,7 +595,8 @@ def _minmax(input, dim, keepdim, largest, out):
     values, indices = wrap(vals), wrap(idx.astype(np.int64))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = MaxBackward0() if largest else MinBackward0()
-        node._saved_dim, node._saved_keepdim = d, keepdim
+        node._dim, node._saved_keepdim = d, keepdim
+        node._dim_arg = dim
         node._idx, node._indices = indices._data, indices
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
@@ -619,15 +631,16 @@ def min(input, dim=OMITTED, keepdim=False, *, out=None, other=None, axis=None, k
 
 
 class AmaxBackward0(Node):                   # derivatives.yaml: amax
-    __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_keepdim")
+    __slots__ = ("_saved_self", "_saved_result", "_dim", "_dim_arg", "_saved_keepdim")
+    _saved_dim = saved_dims("_dim", "_dim_arg", ())
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
-        return _even_backward(grad, self._saved_self, self._saved_result, self._saved_dim,
+        return _even_backward(grad, self._saved_self, self._saved_result, self._dim,
                               self._saved_keepdim),
 
     def jvp(self, ts, xs, out):
-        return _even_jvp(ts[0], xs[0], out, self._saved_dim, self._saved_keepdim)
+        return _even_jvp(ts[0], xs[0], out, self._dim, self._saved_keepdim)
 
 
 class AminBackward0(AmaxBackward0):          # derivatives.yaml: amin
@@ -653,9 +666,10 @@ def _amaxmin(input, dim, keepdim, largest, out):
     res = wrap(np.asarray(f(x, axis=axis, keepdims=keepdim and x.ndim > 0)))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AmaxBackward0() if largest else AminBackward0()
+        node._dim_arg = dim
         node._saved_self = input
         node._saved_result = res.detach()
-        node._saved_dim = dims
+        node._dim = dims
         node._saved_keepdim = keepdim
         link(res, node, input)
     return write_out(res, out)
@@ -672,13 +686,14 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
 
 
 class AminmaxBackward0(Node):                # derivatives.yaml: aminmax
-    __slots__ = ("_saved_self", "_saved_min", "_saved_max", "_saved_dim", "_saved_keepdim")
+    __slots__ = ("_saved_self", "_saved_min", "_saved_max", "_dim", "_dim_arg", "_saved_keepdim")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_min", "_saved_max")
     _n_outputs = 2
 
     def apply(self, grads):
         gmin, gmax = grads
-        s, dims, k = self._saved_self, self._saved_dim, self._saved_keepdim
+        s, dims, k = self._saved_self, self._dim, self._saved_keepdim
         out = None
         if gmin is not None:
             out = _even_backward(gmin, s, self._saved_min, dims, k)
@@ -688,7 +703,7 @@ class AminmaxBackward0(Node):                # derivatives.yaml: aminmax
         return out,
 
     def jvp(self, ts, xs, out):
-        dims, k = self._saved_dim, self._saved_keepdim
+        dims, k = self._dim, self._saved_keepdim
         return [_even_jvp(ts[0], xs[0], out[0], dims, k), _even_jvp(ts[0], xs[0], out[1], dims, k)]
 
 
@@ -714,7 +729,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         node = AminmaxBackward0()
         node._saved_self = input
         node._saved_min, node._saved_max = mn.detach(), mx.detach()
-        node._saved_dim = dims
+        node._dim, node._dim_arg = dims, dim       # (torch's: the dim as given, or None)
         node._saved_keepdim = keepdim
         link_multi([mn, mx], node, input)
     if out is not None:
@@ -814,19 +829,22 @@ def _norm_jvp(t, s, r, p, dims, keepdim):
 
 
 class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_norm
-    __slots__ = ("_saved_self", "_saved_ord", "_saved_dim", "_saved_keepdim", "_saved_result")
+    __slots__ = ("_saved_self", "_ord", "_ord_arg", "_dim", "_dim_arg", "_saved_keepdim",
+                 "_saved_result")
+    _saved_ord = saved_given("_ord", "_ord_arg")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
         r = saved_output(self, self._saved_result)
-        return _norm_backward(grad, self._saved_self, r, self._saved_ord, self._saved_dim,
+        return _norm_backward(grad, self._saved_self, r, self._ord, self._dim,
                               self._saved_keepdim),
 
     def jvp(self, ts, xs, out):
         s = xs[0]
         if s._data.dtype.kind == out._data.dtype.kind and s._data.dtype != out._data.dtype:
             s = s.to(out.dtype)             # a dtype= norm: computed in the result's dtype
-        return _norm_jvp(ts[0], s, out, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return _norm_jvp(ts[0], s, out, self._ord, self._dim, self._saved_keepdim)
 
 
 def _norm_values(x, p, axis, keepdim):
@@ -881,8 +899,9 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LinalgVectorNormBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
-        node._saved_ord = p
-        node._saved_dim = dims
+        node._ord, node._ord_arg = p, ord
+        node._dim = dims
+        node._dim_arg = dim
         node._saved_keepdim = keepdim
         node._saved_result = res.detach()
         link(res, node, input)
@@ -890,21 +909,22 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 class DistBackward0(Node):                   # derivatives.yaml: dist
-    __slots__ = ("_saved_self", "_saved_other", "_saved_p", "_saved_result")
+    __slots__ = ("_saved_self", "_saved_other", "_p", "_p_arg", "_saved_result")
+    _saved_p = saved_given("_p", "_p_arg")
     _saved_names = ("_saved_self", "_saved_other", "_saved_result")
 
     def apply(self, grad):
         diff = self._saved_self - self._saved_other
         nd = diff._data.ndim
         g = _norm_backward(grad, diff, saved_output(self, self._saved_result),
-                           self._saved_p, tuple(range(nd)), False)
+                           self._p, tuple(range(nd)), False)
         if g is None:
             return None, None
         return (g if needs(self, 0) else None), (-g if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
         diff = xs[0] - xs[1]
-        return _norm_jvp(ts[0] - ts[1], diff, out, self._saved_p,
+        return _norm_jvp(ts[0] - ts[1], diff, out, self._p,
                          tuple(range(diff._data.ndim)), False)
 
 
@@ -926,13 +946,13 @@ def dist(input, other, p=2):
     if diff.dtype.kind not in "fc":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {type_name(diff.dtype)} instead.")
-    p = float(p)
+    given, p = p, float(p)
     res = wrap(_norm_values(diff, p, None, False))
     if STATE.enabled and (input._requires_grad or other._requires_grad) or \
             LEVELS and dual(input, other):
         node = DistBackward0()
         node._saved_self, node._saved_other = input, other
-        node._saved_p = p
+        node._p, node._p_arg = p, given
         node._saved_result = res.detach()
         link(res, node, input, other)
     return res
@@ -954,18 +974,19 @@ def count_nonzero(input, dim=None, *, axis=None):
 
 
 class LogsumexpBackward0(Node):              # derivatives.yaml: logsumexp
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_keepdim", "_saved_result")
+    __slots__ = ("_saved_self", "_dim", "_dim_arg", "_saved_keepdim", "_saved_result")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
-        dims, k = self._saved_dim, self._saved_keepdim
+        dims, k = self._dim, self._saved_keepdim
         r = _unsqueeze_dims(saved_output(self, self._saved_result), dims, k)
         g = _unsqueeze_dims(grad, dims, k)
         with np.errstate(invalid="ignore"):          # inf - inf where the result is inf
             return g * conj_if_complex((self._saved_self - r).exp()),
 
     def jvp(self, ts, xs, out):
-        dims, k = self._saved_dim, self._saved_keepdim
+        dims, k = self._dim, self._saved_keepdim
         r = _unsqueeze_dims(out, dims, k)
         with np.errstate(invalid="ignore"):
             return (ts[0] * (xs[0] - r).exp()).sum(dims, keepdim=k)
@@ -993,7 +1014,8 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogsumexpBackward0()
         node._saved_self = input
-        node._saved_dim, node._saved_keepdim = dims, keepdim
+        node._dim, node._saved_keepdim = dims, keepdim
+        node._dim_arg = dim
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
@@ -1015,15 +1037,16 @@ def _softmax_input(input, dim, dtype, name):
 
 
 class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
-    __slots__ = ("_saved_dim", "_saved_result")
+    __slots__ = ("_dim", "_dim_arg", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
         return _softmax_backward_data(grad, saved_output(self, self._saved_result),
-                                      self._saved_dim),
+                                      self._dim),
 
     def jvp(self, ts, xs, out):                 # result: y * (t - sum(y * t))
-        t, d = ts[0].to(out.dtype), self._saved_dim
+        t, d = ts[0].to(out.dtype), self._dim
         if d is None:                       # a 0-d input: 0, or NaN for a NaN one
             return out * (t - out * t)
         return out * (t - (out * t).sum(d, keepdim=True))
@@ -1033,7 +1056,7 @@ class SoftmaxBackward0(Node):                # derivatives.yaml: _softmax
         if y.dtype is not g.dtype or y.shape != g.shape or not y.ndim:
             return Node.np_apply(self, g)
         gy = g * y
-        r = y * np.add.reduce(gy, axis=self._saved_dim, keepdims=True)
+        r = y * np.add.reduce(gy, axis=self._dim, keepdims=True)
         return np.subtract(gy, r, out=r),
 
 
@@ -1083,13 +1106,13 @@ def _backward_data(r, node_cls, grad_output, output, dim):
     return res
 
 
-def _softmax_result(y, x, input, d, node_cls, out):
+def _softmax_result(y, x, input, d, node_cls, out, dim):
     """y, the NumPy value of (log_)softmax of x (input's array) over dim d, as its result:
     linked to node_cls (which saves the result) when input requires grad."""
     res = wrap(np.asarray(y, x.dtype))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
-        node._saved_dim = d if x.ndim else None
+        node._dim, node._dim_arg = d if x.ndim else None, dim
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
@@ -1103,19 +1126,20 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=None):
         m = np.max(x, axis=ax, keepdims=True) if x.size else 0
         e = np.exp(x - m)
         y = e / np.sum(e, axis=ax, keepdims=True)
-    return _softmax_result(y, x, input, d, SoftmaxBackward0, out)
+    return _softmax_result(y, x, input, d, SoftmaxBackward0, out, dim)
 
 
 class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
-    __slots__ = ("_saved_dim", "_saved_result")
+    __slots__ = ("_dim", "_dim_arg", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_result",)
 
     def apply(self, grad):
         return _log_softmax_backward_data(grad, saved_output(self, self._saved_result),
-                                          self._saved_dim),
+                                          self._dim),
 
     def jvp(self, ts, xs, out):
-        t, d = ts[0].to(out.dtype), self._saved_dim
+        t, d = ts[0].to(out.dtype), self._dim
         if d is None:
             return t - out.exp() * t
         return t - (out.exp() * t).sum(d, keepdim=True)
@@ -1125,7 +1149,7 @@ class LogSoftmaxBackward0(Node):             # derivatives.yaml: _log_softmax
         if y.dtype is not g.dtype or y.shape != g.shape or not y.ndim:
             return Node.np_apply(self, g)
         r = np.exp(y)
-        r *= np.add.reduce(g, axis=self._saved_dim, keepdims=True)
+        r *= np.add.reduce(g, axis=self._dim, keepdims=True)
         return np.subtract(g, r, out=r),
 
 
@@ -1166,7 +1190,7 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3, axis=None, out=No
         m = np.maximum.reduce(x, axis=ax, keepdims=True) if x.size else 0
         sh = x - m
         y = sh - np.log(np.add.reduce(np.exp(sh), axis=ax, keepdims=True))
-    return _softmax_result(y, x, input, d, LogSoftmaxBackward0, out)
+    return _softmax_result(y, x, input, d, LogSoftmaxBackward0, out, dim)
 
 # ---------------------------------------------------------------- all / any
 

@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, saved_alias
+from ..autograd.graph import Node, link, saved_alias, saved_arg
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
@@ -30,13 +30,14 @@ def _rev_cumsum(input, dim):
 
 
 class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
-    __slots__ = ("_saved_dim",)
+    __slots__ = ("_dim", "_dim_arg",)
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        return _rev_cumsum(grad, self._saved_dim),
+        return _rev_cumsum(grad, self._dim),
 
     def np_apply(self, g):
-        d = self._saved_dim
+        d = self._dim
         if g.size <= 1 or g.shape[d] == 1:
             return g,
         r = np.flip(np.add.accumulate(np.flip(g, d), d), d).copy()
@@ -46,7 +47,7 @@ class CumsumBackward0(Node):                 # derivatives.yaml: cumsum
 
     def jvp(self, ts, xs, out):
         t = ts[0]
-        return cumsum(t, self._saved_dim) if t._data.ndim else t.clone()
+        return cumsum(t, self._dim) if t._data.ndim else t.clone()
 
 
 def _accumulate(ufunc, name, input, dim, dtype, axis):
@@ -70,7 +71,7 @@ def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     res, d = _accumulate(np.add, "cumsum", input, dim, dtype, axis)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumsumBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim if axis is None else axis
         link(res, node, input)
     return write_out(res, out)
 
@@ -99,13 +100,14 @@ def _cumprod_grad_zeros(x, g, out, d):
 
 
 class CumprodBackward0(Node):                # derivatives.yaml: cumprod
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_result")
+    __slots__ = ("_saved_self", "_dim", "_dim_arg", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
         s = self._saved_self
         x = s._data
-        d = self._saved_dim
+        d = self._dim
         if x.ndim == 0 or x.size == 0 or x.shape[d] == 1:
             return grad,
         if not (x == 0).any():
@@ -119,7 +121,7 @@ class CumprodBackward0(Node):                # derivatives.yaml: cumprod
 
     def jvp(self, ts, xs, out):
         # out_k' = sum_{i<=k} t_i prod_{j<=k, j!=i} x_j: out * cumsum(t / x) without zeros
-        s, t, d = self._saved_self, ts[0], self._saved_dim
+        s, t, d = self._saved_self, ts[0], self._dim
         x = s._data
         if x.ndim == 0 or x.size == 0:
             return t.clone()
@@ -150,19 +152,20 @@ def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CumprodBackward0()
         node._saved_self = input if dtype is None else input.to(dtype)
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim if axis is None else axis
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
 
 
 class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_result")
+    __slots__ = ("_saved_self", "_dim", "_dim_arg", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
         # the sum_{j>=k} g_j exp(x_k - out_j) in log space, positive and negative parts apart
-        d, s = self._saved_dim, self._saved_self
+        d, s = self._dim, self._saved_self
         r = saved_output(self, self._saved_result)
         if s._data.ndim == 0:
             return grad,
@@ -176,7 +179,7 @@ class LogcumsumexpBackward0(Node):           # derivatives.yaml: logcumsumexp
 
     def jvp(self, ts, xs, out):
         # out_k' = sum_{i<=k} t_i exp(x_i - out_k), positive and negative t apart in log space
-        d, s, t = self._saved_dim, xs[0], ts[0]
+        d, s, t = self._dim, xs[0], ts[0]
         if s._data.ndim == 0:
             return t.clone()
         lowest = float(np.finfo(t._data.dtype).min)
@@ -204,14 +207,15 @@ def logcumsumexp(input, dim=None, *, out=None, axis=None):
                    x.copy())
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LogcumsumexpBackward0()
-        node._saved_self, node._saved_dim = input, d
+        node._saved_self, node._dim = input, d
+        node._dim_arg = dim
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
 
 
 class CummaxBackward0(Node):                 # derivatives.yaml: cummax
-    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_self_sym_sizes", "_saved_self")
+    __slots__ = ("_idx", "_indices", "_saved_dim", "_self_sizes", "_saved_self")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
     # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
     # array); _saved_indices / _raw_saved_indices read _indices. torch saves self too (a
@@ -224,7 +228,7 @@ class CummaxBackward0(Node):                 # derivatives.yaml: cummax
             return grad,
         # (a 0-dim input too: zeros.scatter(_add)(0, indices, grad), as torch records it)
         return _scatter_add(grad, self._saved_dim, self._idx,
-                            self._saved_self_sym_sizes, unique=False),
+                            self._self_sizes, unique=False),
 
     def jvp(self, ts, xs, out):                 # the tangent at the running extreme
         t = ts[0]
@@ -275,7 +279,7 @@ def _cumext(input, dim, largest):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
         node._saved_dim, node._idx, node._indices = d, idx, indices
-        node._saved_self_sym_sizes = x.shape
+        node._self_sizes = x.shape
         node._saved_self = input
         link(values, node, input)
     return (_RT.cummax if largest else _RT.cummin)((values, indices))

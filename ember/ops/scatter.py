@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, NOT_IMPLEMENTED, dual, jvp_not_implemented
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, NotImplementedBackward
+from ..autograd.graph import Node, link, NotImplementedBackward, saved_arg
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim, broadcast_error, write_out
@@ -25,15 +25,17 @@ from .logical import where
 
 
 class GatherBackward0(Node):                 # derivatives.yaml: gather
-    __slots__ = ("_saved_dim", "_saved_index", "_self_sym_sizes", "_saved_sparse_grad")
-    _saved_names = ("_saved_index",)
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_self_sym_sizes", "_saved_sparse_grad",
+                 "_saved_self")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
+    _saved_names = ("_saved_index", "_saved_self")     # (self: saved as torch saves it)
 
     def apply(self, grad):
         z = grad.new_zeros(self._self_sym_sizes)   # (a batched grad has no _data)
-        return scatter_add(z, self._saved_dim, self._saved_index, grad),
+        return scatter_add(z, self._dim, self._saved_index, grad),
 
     def jvp(self, ts, xs, out):
-        return gather(ts[0], self._saved_dim, self._saved_index)
+        return gather(ts[0], self._dim, self._saved_index)
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
@@ -45,8 +47,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     res = wrap(xv[_grid(iv, d)].reshape(i.shape))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = GatherBackward0()
-        node._saved_dim = d
-        node._saved_index = index
+        node._dim, node._dim_arg = d, dim
+        node._saved_index, node._saved_self = index, input
         node._self_sym_sizes = x.shape
         node._saved_sparse_grad = sparse_grad
         link(res, node, input)
@@ -54,27 +56,29 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 
 class ScatterBackward0(Node):                # derivatives.yaml: scatter.src
-    __slots__ = ("_saved_dim", "_saved_index", "_src_shape")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_src_shape")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
-        d, i = self._saved_dim, self._saved_index
+        d, i = self._dim, self._saved_index
         return (scatter(grad, d, i, 0) if needs(self, 0) else None,
                 _src_grad(gather(grad, d, i), self._src_shape) if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
-        return scatter(ts[0], self._saved_dim, self._saved_index, ts[1])
+        return scatter(ts[0], self._dim, self._saved_index, ts[1])
 
 
 class ScatterBackward1(Node):                # derivatives.yaml: scatter.value
-    __slots__ = ("_saved_dim", "_saved_index")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
-        return scatter(grad, self._saved_dim, self._saved_index, 0),
+        return scatter(grad, self._dim, self._saved_index, 0),
 
     def jvp(self, ts, xs, out):
-        return scatter(ts[0], self._saved_dim, self._saved_index, 0)
+        return scatter(ts[0], self._dim, self._saved_index, 0)
 
 
 _REDUCE_AT = {"add": np.add, "multiply": np.multiply}
@@ -115,7 +119,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
             link(res, node, input, st)
         else:
             node = ScatterBackward0() if st is not None else ScatterBackward1()
-            node._saved_dim = d
+            node._dim, node._dim_arg = d, dim
             node._saved_index = index
             if st is not None:
                 node._src_shape = st._data.shape
@@ -126,16 +130,17 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
 
 
 class ScatterAddBackward0(Node):             # derivatives.yaml: scatter_add
-    __slots__ = ("_saved_dim", "_saved_index", "_src_shape")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_src_shape")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
         return (grad if needs(self, 0) else None,
-                _src_grad(gather(grad, self._saved_dim, self._saved_index), self._src_shape)
+                _src_grad(gather(grad, self._dim, self._saved_index), self._src_shape)
                 if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
-        return scatter_add(ts[0], self._saved_dim, self._saved_index, ts[1])
+        return scatter_add(ts[0], self._dim, self._saved_index, ts[1])
 
 
 def scatter_add(input, dim, index, src, *, out=None):
@@ -154,7 +159,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     if STATE.enabled and (input._requires_grad or src._requires_grad) or \
             LEVELS and dual(input, src):
         node = ScatterAddBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         # (read by src's gradient and by the tangent only: torch saves it for src's)
         node._saved_index = index if STATE.enabled and src._requires_grad or \
             LEVELS and dual(input, src) else None
@@ -164,13 +169,14 @@ def scatter_add(input, dim, index, src, *, out=None):
 
 
 class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.two
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_self", "_saved_src", "_saved_reduce",
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_saved_self", "_saved_src", "_saved_reduce",
                  "_saved_include_self", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index", "_saved_self", "_saved_src", "_saved_result")
 
     def apply(self, grad):
         src_shape = self._saved_src._data.shape
-        gs, gsrc = _scatter_reduce_grads(grad, self._saved_dim, self._saved_index,
+        gs, gsrc = _scatter_reduce_grads(grad, self._dim, self._saved_index,
                                          self._saved_reduce, self._saved_self, self._saved_src,
                                          saved_output(self, self._saved_result),
                                          self._saved_include_self)
@@ -178,7 +184,7 @@ class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.
                 _src_grad(gsrc, src_shape) if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
-        d, index, red, inc = (self._saved_dim, self._saved_index, self._saved_reduce,
+        d, index, red, inc = (self._dim, self._saved_index, self._saved_reduce,
                               self._saved_include_self)
         if red in ("sum", "mean"):              # linear in self and src
             return scatter_reduce(ts[0], d, index, ts[1], red, include_self=inc)
@@ -278,14 +284,15 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     if STATE.enabled and (input._requires_grad or src._requires_grad) or \
             LEVELS and dual(input, src):
         node = ScatterReduceBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index
-        # (saved undetached: prod's double backward reads them, and the result through them)
-        node._saved_self = input if reduce in ("prod", "amax", "amin") else None
+        # (saved undetached: prod's double backward reads them, and the result through them;
+        # saved for every mode, as torch saves them, though only prod, amax and amin read them)
+        node._saved_self = input
         node._saved_src = src
         node._saved_reduce = reduce
         node._saved_include_self = include_self
-        node._saved_result = res.detach() if reduce in ("prod", "amax", "amin") else None
+        node._saved_result = res.detach()
         link(res, node, input, src)
     return write_out(res, out)
 
@@ -341,6 +348,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         node = IndexReduceBackward0()
         for name in ScatterReduceBackward0.__slots__:
             setattr(node, name, getattr(old, name))
+        node._dim_arg = dim
         link(res, node, input, source)
     return write_out(res, out)
 
@@ -411,20 +419,24 @@ def _expand_as_source(g, shape):
 
 
 class IndexAddBackward0(Node):               # derivatives.yaml: index_add
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_alpha", "_source_shape", "_index")
-    _saved_names = ("_saved_index",)
+    __slots__ = ("_dim", "_dim_arg", "_saved_index", "_saved_alpha", "_source_shape", "_index",
+                 "_saved_source")
+    # (torch saves source where source requires grad, and its number of dims)
+    _saved_source_dim = property(lambda self: len(self._source_shape))
+    _saved_dim = saved_arg("_dim", "_dim_arg")
+    _saved_names = ("_saved_index", "_saved_source")
 
     def apply(self, grad):
         gsrc = None
         if needs(self, 1):
-            gsrc = _expand_as_source(index_select(grad, self._saved_dim, self._saved_index),
+            gsrc = _expand_as_source(index_select(grad, self._dim, self._saved_index),
                                      self._source_shape)
             if self._saved_alpha != 1:
                 gsrc = gsrc * self._saved_alpha
         return (grad if needs(self, 0) else None), gsrc
 
     def jvp(self, ts, xs, out):
-        return index_add(ts[0], self._saved_dim, self._index, ts[1], alpha=self._saved_alpha)
+        return index_add(ts[0], self._dim, self._index, ts[1], alpha=self._saved_alpha)
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
@@ -462,8 +474,9 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     if STATE.enabled and (input._requires_grad or source._requires_grad) or \
             LEVELS and dual(input, source):
         node = IndexAddBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index if source._requires_grad else None     # (as torch saves)
+        node._saved_source = source if source._requires_grad else None
         node._saved_alpha = alpha
         node._source_shape = s.shape
         node._index = index                     # for jvp (torch's result: reads index)
@@ -472,8 +485,10 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
 
 
 class IndexCopyBackward0(Node):              # derivatives.yaml: index_copy
-    __slots__ = ("_saved_dim", "_saved_index", "_source_shape")
-    _saved_names = ("_saved_index",)
+    __slots__ = ("_saved_dim", "_saved_index", "_source_shape", "_saved_source")
+    _saved_names = ("_saved_index", "_saved_source")
+    # (torch saves source where source requires grad, and its number of dims)
+    _saved_source_dim = property(lambda self: len(self._source_shape))
 
     def apply(self, grad):
         d, i = self._saved_dim, self._saved_index
@@ -532,35 +547,38 @@ def index_copy(input, dim, index, source, *, out=None):
         node = IndexCopyBackward0()
         node._saved_dim = d
         node._saved_index = index
+        node._saved_source = source if source._requires_grad else None
         node._source_shape = s.shape
         link(res, node, input, source)
     return write_out(res, out)
 
 
 class IndexFillBackward0(Node):              # derivatives.yaml: index_fill.int_Scalar
-    __slots__ = ("_saved_dim", "_saved_index")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
-        return index_fill(grad, self._saved_dim, self._saved_index, 0),
+        return index_fill(grad, self._dim, self._saved_index, 0),
 
     def jvp(self, ts, xs, out):
-        return index_fill(ts[0], self._saved_dim, self._saved_index, 0)
+        return index_fill(ts[0], self._dim, self._saved_index, 0)
 
 
 class IndexFillBackward1(Node):              # derivatives.yaml: index_fill.int_Tensor
-    __slots__ = ("_saved_dim", "_saved_index")
+    __slots__ = ("_dim", "_dim_arg", "_saved_index")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     _saved_names = ("_saved_index",)
 
     def apply(self, grad):
-        d, i = self._saved_dim, self._saved_index
+        d, i = self._dim, self._saved_index
         # each filled slice counts once, however often the index repeats it
         return (index_fill(grad, d, i, 0) if needs(self, 0) else None,
                 index_select(grad, d, wrap(np.unique(i._data))).sum()
                 if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):
-        return index_fill(ts[0], self._saved_dim, self._saved_index, ts[1])
+        return index_fill(ts[0], self._dim, self._saved_index, ts[1])
 
 
 def index_fill(input, dim, index, value):
@@ -582,7 +600,7 @@ def index_fill(input, dim, index, value):
     if STATE.enabled and (input._requires_grad or (vt is not None and vt._requires_grad)) or \
             LEVELS and dual(input, vt):
         node = IndexFillBackward1() if vt is not None else IndexFillBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         node._saved_index = index
         if vt is not None:
             link(res, node, input, vt)
@@ -649,6 +667,7 @@ def masked_fill(input, mask, value):
 class MaskedScatterBackward0(Node):          # derivatives.yaml: masked_scatter
     __slots__ = ("_saved_mask", "_source_sym_sizes")
     _saved_names = ("_saved_mask",)
+    _saved_source_sym_sizes = property(lambda self: tuple(self._source_sym_sizes))
 
     def apply(self, grad):
         m = self._saved_mask
@@ -726,8 +745,8 @@ def masked_scatter(input, mask, source):
 
 
 class PutBackward0(Node):                    # derivatives.yaml: put
-    __slots__ = ("_saved_index", "_saved_accumulate", "_source_sym_sizes")
-    _saved_names = ("_saved_index",)
+    __slots__ = ("_saved_index", "_saved_accumulate", "_source_sym_sizes", "_saved_source")
+    _saved_names = ("_saved_index", "_saved_source")   # (source: where it requires grad)
 
     def apply(self, grad):
         i = self._saved_index
@@ -766,6 +785,7 @@ def put(input, index, source, accumulate=False):
             LEVELS and dual(input, source):
         node = PutBackward0()
         node._saved_index = index
+        node._saved_source = source if source._requires_grad else None
         node._saved_accumulate = accumulate
         node._source_sym_sizes = s.shape
         link(res, node, input, source)

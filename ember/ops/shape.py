@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi, sum_to, same_meta
+from ..autograd.graph import Node, link, link_multi, sum_to, same_meta, saved_arg, saved_unsigned
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
@@ -288,13 +288,14 @@ def alias(input):
 # ------------------------------------------------------------------ squeeze / unsqueeze
 
 class UnsqueezeBackward0(Node):              # derivatives.yaml: unsqueeze
-    __slots__ = ("_saved_dim",)
+    __slots__ = ("_dim", "_dim_arg",)
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        return grad.squeeze(self._saved_dim),
+        return grad.squeeze(self._dim),
 
     def jvp(self, ts, xs, out):
-        return ts[0].unsqueeze(self._saved_dim)
+        return ts[0].unsqueeze(self._dim)
 
 
 def unsqueeze(input, dim):
@@ -307,7 +308,7 @@ def unsqueeze(input, dim):
     res = make_view(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnsqueezeBackward0()
-        node._saved_dim = d
+        node._dim, node._dim_arg = d, dim
         link(res, node, input)
     return res
 
@@ -336,23 +337,25 @@ class SqueezeBackward0(Node):                # squeeze(): all size-1 dims
 
 
 class SqueezeBackward1(Node):                # squeeze.dim
-    __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._saved_dim),
+        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._dim),
 
     def jvp(self, ts, xs, out):
-        return ts[0].squeeze(self._saved_dim)
+        return ts[0].squeeze(self._dim)
 
 
 class SqueezeBackward2(Node):                # squeeze.dims
-    __slots__ = ("_saved_dim", "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
 
     def apply(self, grad):
-        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._saved_dim),
+        return _unsqueeze_to(grad, self._saved_self_sym_sizes, self._dim),
 
     def jvp(self, ts, xs, out):
-        return ts[0].squeeze(self._saved_dim)
+        return ts[0].squeeze(self._dim)
 
 
 def squeeze(input, dim=OMITTED):
@@ -369,7 +372,8 @@ def squeeze(input, dim=OMITTED):
         multi = isinstance(dim, (tuple, list))
         dims = wrap_dims(dim, x.ndim) if multi else (wrap_dim(dim, x.ndim),)
         node = SqueezeBackward2() if multi else SqueezeBackward1()
-        node._saved_dim = dims if multi else dims[0]
+        node._dim = dims if multi else dims[0]
+        node._dim_arg = tuple(dim) if multi else dim
         axes = tuple(d for d in dims if x.ndim and x.shape[d] == 1)
     r = np.squeeze(x, axis=axes) if axes else x.view()
     res = make_view(wrap(r), input)
@@ -382,13 +386,14 @@ def squeeze(input, dim=OMITTED):
 # ------------------------------------------------------------------ permute / transpose
 
 class PermuteBackward0(Node):                # derivatives.yaml: permute
-    __slots__ = ("_saved_dims",)
+    __slots__ = ("_dims", "_dims_arg",)
+    _saved_dims = saved_arg("_dims", "_dims_arg")
 
     def apply(self, grad):
-        return grad.permute(tuple(np.argsort(self._saved_dims).tolist())),
+        return grad.permute(tuple(np.argsort(self._dims).tolist())),
 
     def jvp(self, ts, xs, out):
-        return ts[0].permute(self._saved_dims)
+        return ts[0].permute(self._dims)
 
 
 def permute(input, *dims, **kwargs):
@@ -405,25 +410,27 @@ def permute(input, *dims, **kwargs):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
                            "not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {x.ndim} is not equal to len(dims) = {len(dims)}")
-    dims = tuple(wrap_dim(d, x.ndim) for d in dims)
+    raw, dims = dims, tuple(wrap_dim(d, x.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     res = make_view(wrap(np.transpose(x, dims)), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = PermuteBackward0()
-        node._saved_dims = dims
+        node._dims, node._dims_arg = dims, raw
         link(res, node, input)
     return res
 
 
 class TransposeBackward0(Node):              # derivatives.yaml: transpose.int
-    __slots__ = ("_saved_dim0", "_saved_dim1")
+    __slots__ = ("_dim0", "_dim0_arg", "_dim1", "_dim1_arg")
+    _saved_dim0 = saved_arg("_dim0", "_dim0_arg")
+    _saved_dim1 = saved_arg("_dim1", "_dim1_arg")
 
     def apply(self, grad):
-        return grad.transpose(self._saved_dim0, self._saved_dim1),
+        return grad.transpose(self._dim0, self._dim1),
 
     def jvp(self, ts, xs, out):
-        return ts[0].transpose(self._saved_dim0, self._saved_dim1)
+        return ts[0].transpose(self._dim0, self._dim1)
 
 
 def transpose(input, dim0, dim1):
@@ -433,7 +440,8 @@ def transpose(input, dim0, dim1):
     res = make_view(wrap(np.swapaxes(x, d0, d1) if n else x.view()), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TransposeBackward0()
-        node._saved_dim0, node._saved_dim1 = d0, d1
+        node._dim0, node._dim1 = d0, d1
+        node._dim0_arg, node._dim1_arg = dim0, dim1
         link(res, node, input)
     return res
 
@@ -515,7 +523,7 @@ def _H(self):
     if n != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D "
                            f"tensor. For batches of matrices, consider using tensor.mH")
-    return _conj(transpose(self, 0, 1))
+    return _conj(transpose(self, -2, -1))      # (the dims torch passes: its _saved_dim0/1)
 
 
 def _mH(self):
@@ -817,10 +825,12 @@ def embed(grad, sizes, writer, node_cls, fwd):
 # ------------------------------------------------------------------ select / unbind
 
 class SelectBackward0(Node):                 # derivatives.yaml: select.int
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_self_sym_sizes")
+    __slots__ = ("_dim", "_dim_arg", "_index", "_index_arg", "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
+    _saved_index = saved_arg("_index", "_index_arg")
 
     def apply(self, grad):
-        d, i = self._saved_dim, self._saved_index
+        d, i = self._dim, self._index
 
         def writer(z, g):
             z[(slice(None),) * d + (i,)] = g
@@ -828,7 +838,7 @@ class SelectBackward0(Node):                 # derivatives.yaml: select.int
                      lambda gg: select(gg, d, i)),
 
     def jvp(self, ts, xs, out):
-        return select(ts[0], self._saved_dim, self._saved_index)
+        return select(ts[0], self._dim, self._index)
 
 
 def select(input, dim, index):
@@ -836,7 +846,7 @@ def select(input, dim, index):
     if x.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.ndim)
-    index = int(index)
+    index = raw_index = int(index)
     n = x.shape[d]
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
@@ -846,7 +856,8 @@ def select(input, dim, index):
     res = make_view(wrap(x[(slice(None),) * d + (index, Ellipsis)]), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SelectBackward0()
-        node._saved_dim, node._saved_index = d, index
+        node._dim, node._index = d, index
+        node._dim_arg, node._index_arg = dim, raw_index
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res
@@ -892,13 +903,14 @@ def unbind(input, dim=0):
 # ------------------------------------------------------------------ flip / roll / rot90
 
 class FlipBackward0(Node):                   # derivatives.yaml: flip
-    __slots__ = ("_saved_dims",)
+    __slots__ = ("_dims", "_dims_arg",)
+    _saved_dims = saved_arg("_dims", "_dims_arg")
 
     def apply(self, grad):
-        return grad.flip(self._saved_dims),
+        return grad.flip(self._dims),
 
     def jvp(self, ts, xs, out):
-        return ts[0].flip(self._saved_dims)
+        return ts[0].flip(self._dims)
 
 
 def flip(input, *dims, **kwargs):
@@ -910,7 +922,8 @@ def flip(input, *dims, **kwargs):
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    dims = wrap_dims(size_args(dims, "flip", "dims"), x.ndim)
+    raw = size_args(dims, "flip", "dims")
+    dims = wrap_dims(raw, x.ndim)
     if x.ndim == 0 or not dims:
         r = x.copy()
     else:
@@ -918,7 +931,7 @@ def flip(input, *dims, **kwargs):
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = FlipBackward0()
-        node._saved_dims = dims
+        node._dims, node._dims_arg = dims, raw
         link(res, node, input)
     return res
 
@@ -942,13 +955,15 @@ def flipud(input):
 
 
 class RollBackward0(Node):                   # derivatives.yaml: roll
-    __slots__ = ("_saved_shifts", "_saved_dims")
+    __slots__ = ("_shifts", "_dims", "_dims_arg")
+    _saved_dims = saved_arg("_dims", "_dims_arg")
+    _saved_shifts = saved_unsigned("_shifts")
 
     def apply(self, grad):
-        return grad.roll(tuple(-s for s in self._saved_shifts), self._saved_dims),
+        return grad.roll(tuple(-s for s in self._shifts), self._dims),
 
     def jvp(self, ts, xs, out):
-        return ts[0].roll(self._saved_shifts, self._saved_dims)
+        return ts[0].roll(self._shifts, self._dims)
 
 
 def roll(input, shifts, dims=None):
@@ -963,7 +978,8 @@ def roll(input, shifts, dims=None):
         raise wrong_type(shifts, "tuple of ints") from None
     if dims is None:
         dims = ()
-    dims = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
+    dims = given = (int(dims),) if isinstance(dims, (int, np.integer)) else \
+        tuple(int(d) for d in dims)
     if not shifts:
         raise RuntimeError("`shifts` required")
     if not dims and len(shifts) == 1:
@@ -977,19 +993,21 @@ def roll(input, shifts, dims=None):
     res = wrap(np.ascontiguousarray(r) if r.ndim else r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RollBackward0()
-        node._saved_shifts, node._saved_dims = shifts, dims
+        node._shifts, node._dims, node._dims_arg = shifts, dims, given
         link(res, node, input)
     return res
 
 
 class Rot90Backward0(Node):                  # derivatives.yaml: rot90
-    __slots__ = ("_saved_k", "_saved_dims")
+    __slots__ = ("_k", "_dims")
+    _saved_k = saved_unsigned("_k")
+    _saved_dims = saved_unsigned("_dims")
 
     def apply(self, grad):
-        return grad.rot90(-self._saved_k, self._saved_dims),
+        return grad.rot90(-self._k, self._dims),
 
     def jvp(self, ts, xs, out):
-        return ts[0].rot90(self._saved_k, self._saved_dims)
+        return ts[0].rot90(self._k, self._dims)
 
 
 def rot90(input, k=1, dims=(0, 1)):
@@ -1023,7 +1041,7 @@ def rot90(input, k=1, dims=(0, 1)):
     res = wrap(r)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = Rot90Backward0()
-        node._saved_k, node._saved_dims = k, dims
+        node._k, node._dims = k, dims
         link(res, node, input)
     return res
 
@@ -1031,23 +1049,25 @@ def rot90(input, k=1, dims=(0, 1)):
 # ------------------------------------------------------------------ tril / triu
 
 class TrilBackward0(Node):                   # derivatives.yaml: tril
-    __slots__ = ("_saved_diagonal",)
+    __slots__ = ("_diagonal",)
+    _saved_diagonal = saved_unsigned("_diagonal")
 
     def apply(self, grad):
-        return grad.tril(self._saved_diagonal),
+        return grad.tril(self._diagonal),
 
     def jvp(self, ts, xs, out):
-        return ts[0].tril(self._saved_diagonal)
+        return ts[0].tril(self._diagonal)
 
 
 class TriuBackward0(Node):                   # derivatives.yaml: triu
-    __slots__ = ("_saved_diagonal",)
+    __slots__ = ("_diagonal",)
+    _saved_diagonal = saved_unsigned("_diagonal")
 
     def apply(self, grad):
-        return grad.triu(self._saved_diagonal),
+        return grad.triu(self._diagonal),
 
     def jvp(self, ts, xs, out):
-        return ts[0].triu(self._saved_diagonal)
+        return ts[0].triu(self._diagonal)
 
 
 def _tri(name, npfn, node_cls):
@@ -1065,7 +1085,7 @@ def _tri(name, npfn, node_cls):
         res = wrap(npfn(x, diagonal))
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = node_cls()
-            node._saved_diagonal = diagonal
+            node._diagonal = diagonal
             link(res, node, input)
         if out is not None:
             return write_out(res, out, name)
@@ -1109,21 +1129,22 @@ def _diag_dims(ndim, offset, dim1, dim2):
 
 
 class DiagonalBackward0(Node):               # derivatives.yaml: diagonal
-    __slots__ = ("_saved_offset", "_saved_dim1", "_saved_dim2", "_saved_self_sym_sizes")
+    __slots__ = ("_offset", "_saved_dim1", "_saved_dim2", "_saved_self_sym_sizes")
+    _saved_offset = saved_unsigned("_offset")
 
     def apply(self, grad):
-        return diagonal_backward(grad, self._saved_self_sym_sizes, self._saved_offset,
+        return diagonal_backward(grad, self._saved_self_sym_sizes, self._offset,
                                  self._saved_dim1, self._saved_dim2),
 
     def jvp(self, ts, xs, out):
-        return diagonal(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return diagonal(ts[0], self._offset, self._saved_dim1, self._saved_dim2)
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):   # derivatives.yaml: diagonal_copy
     __slots__ = ()
 
     def jvp(self, ts, xs, out):
-        return diagonal(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2).clone()
+        return diagonal(ts[0], self._offset, self._saved_dim1, self._saved_dim2).clone()
 
 
 def diagonal_backward(grad, sizes, offset, d1, d2):
@@ -1146,20 +1167,23 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     res = make_view(wrap(_diag_view(x, offset, d1, d2)), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagonalBackward0()
-        node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
+        node._offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res
 
 
 class DiagEmbedBackward0(Node):              # derivatives.yaml: diag_embed
-    __slots__ = ("_saved_offset", "_saved_dim1", "_saved_dim2")
+    __slots__ = ("_offset", "_dim1", "_dim1_arg", "_dim2", "_dim2_arg")
+    _saved_dim1 = saved_arg("_dim1", "_dim1_arg")
+    _saved_dim2 = saved_arg("_dim2", "_dim2_arg")
+    _saved_offset = saved_unsigned("_offset")
 
     def apply(self, grad):
-        return diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2),
+        return diagonal(grad, self._offset, self._dim1, self._dim2),
 
     def jvp(self, ts, xs, out):
-        return diag_embed(ts[0], self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return diag_embed(ts[0], self._offset, self._dim1, self._dim2)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -1184,7 +1208,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     res = wrap(z)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = DiagEmbedBackward0()
-        node._saved_offset, node._saved_dim1, node._saved_dim2 = offset, d1, d2
+        node._offset, node._dim1, node._dim2 = offset, d1, d2
+        node._dim1_arg, node._dim2_arg = dim1, dim2
         link(res, node, input)
     return res
 
@@ -1195,7 +1220,7 @@ def diag(input, diagonal=0, *, out=None):
     except AttributeError as e:
         raise not_tensor(e) from None
     if x.ndim == 1:
-        res = diag_embed(input, diagonal, 0, 1)
+        res = diag_embed(input, diagonal, -2, -1)      # (as torch passes them)
     elif x.ndim == 2:
         try:
             res = wrap(np.diagonal(x, int(diagonal)).copy())
@@ -1203,7 +1228,7 @@ def diag(input, diagonal=0, *, out=None):
             raise wrong_type(diagonal, "int") from None
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = DiagonalBackward0_copy()
-            node._saved_offset, node._saved_dim1, node._saved_dim2 = int(diagonal), 0, 1
+            node._offset, node._saved_dim1, node._saved_dim2 = int(diagonal), 0, 1
             node._saved_self_sym_sizes = x.shape
             link(res, node, input)
     else:
@@ -1214,7 +1239,7 @@ def diag(input, diagonal=0, *, out=None):
 
 
 def diagflat(input, offset=0):
-    return diag_embed(reshape(input, -1), offset, 0, 1)
+    return diag_embed(reshape(input, -1), offset, -2, -1)
 
 
 class TraceBackward0(Node):                  # derivatives.yaml: trace
@@ -1253,14 +1278,16 @@ def trace(input):
 # ------------------------------------------------------------------ unfold
 
 class UnfoldBackward0(Node):                 # derivatives.yaml: unfold
-    __slots__ = ("_saved_dimension", "_saved_size", "_saved_step", "_saved_self_sym_sizes")
+    __slots__ = ("_dimension", "_dimension_arg", "_saved_size", "_saved_step",
+                 "_saved_self_sym_sizes")
+    _saved_dimension = saved_arg("_dimension", "_dimension_arg")
 
     def apply(self, grad):
-        return unfold_backward(grad, self._saved_self_sym_sizes, self._saved_dimension,
+        return unfold_backward(grad, self._saved_self_sym_sizes, self._dimension,
                                self._saved_size, self._saved_step),
 
     def jvp(self, ts, xs, out):
-        return unfold(ts[0], self._saved_dimension, self._saved_size, self._saved_step)
+        return unfold(ts[0], self._dimension, self._saved_size, self._saved_step)
 
 
 def unfold_backward(grad, sizes, d, size, step):
@@ -1298,7 +1325,8 @@ def unfold(input, dimension, size, step):
     res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnfoldBackward0()
-        node._saved_dimension, node._saved_size, node._saved_step = d, size, step
+        node._dimension, node._saved_size, node._saved_step = d, size, step
+        node._dimension_arg = dimension
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
     return res

@@ -9,7 +9,7 @@ import numpy as np
 from .. import return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, saved_alias
+from ..autograd.graph import Node, link, saved_alias, saved_arg
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
@@ -262,7 +262,8 @@ def _stable_order(x, axis, descending):
 
 
 class SortBackward0(Node):                   # derivatives.yaml: sort.stable
-    __slots__ = ("_idx", "_indices", "_saved_dim", "_saved_self_sym_sizes")
+    __slots__ = ("_idx", "_indices", "_dim", "_dim_arg", "_saved_self_sym_sizes")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
     # _indices: the indices output, saved as torch saves it (a later in-place write to it,
     # or a second backward, is refused: Note [Versions]); the formula reads _idx (its
     # array); _saved_indices / _raw_saved_indices read _indices
@@ -271,12 +272,12 @@ class SortBackward0(Node):                   # derivatives.yaml: sort.stable
 
     def apply(self, grad):
         # (a 0-dim input too: zeros.scatter(_add)(0, indices, grad), as torch records it)
-        return _scatter_add(grad, self._saved_dim, self._idx,
+        return _scatter_add(grad, self._dim, self._idx,
                             self._saved_self_sym_sizes),
 
     def jvp(self, ts, xs, out):                 # the tangent in the sorted order
         t = ts[0]
-        return t.gather(self._saved_dim, wrap(self._idx)) if t._data.ndim \
+        return t.gather(self._dim, wrap(self._idx)) if t._data.ndim \
             else t.clone()
 
 
@@ -329,7 +330,8 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None, axis=None):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = SortBackward0() if stable is None else SortBackward1()
-        node._saved_dim, node._idx, node._indices = d, idx, indices
+        node._dim, node._idx, node._indices = d, idx, indices
+        node._dim_arg = dim
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return _pair_out(values, indices, out, _RT.sort, _RT.sort_out)
@@ -397,7 +399,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = TopkBackward0()
-        node._saved_dim, node._idx, node._indices = d, idx, indices
+        node._dim, node._idx, node._indices = d, idx, indices
+        node._dim_arg = dim
         node._saved_self_sym_sizes = x.shape
         link(values, node, input)
     return _pair_out(values, indices, out, _RT.topk, _RT.topk_out)
@@ -454,16 +457,17 @@ def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
         vals = np.take_along_axis(x, idx, d)
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
-    return rt(_values_indices(vals, idx, input, node_cls, d, keepdim))
+    return rt(_values_indices(vals, idx, input, node_cls, d, keepdim, dim))
 
 
-def _values_indices(vals, idx, input, node_cls, d, keepdim):
+def _values_indices(vals, idx, input, node_cls, d, keepdim, dim):
     """(values, indices) of a reduction that selects one element along dim d, values linked
     to node_cls (which scatters the gradient back to the indices) when input requires grad."""
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
-        node._saved_dim, node._saved_keepdim = d, keepdim
+        node._dim, node._saved_keepdim = d, keepdim
+        node._dim_arg = dim
         node._idx, node._indices = idx, indices
         node._saved_self_sym_sizes = input._data.shape
         link(values, node, input)
@@ -635,7 +639,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
         idx = np.moveaxis(ix.reshape(xm.shape[:-1] + (1,)), -1, d)
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
-    return write_pair(_RT.mode(_values_indices(vals, idx, input, ModeBackward0, d, keepdim)),
+    return write_pair(_RT.mode(_values_indices(vals, idx, input, ModeBackward0, d, keepdim, dim)),
                       out, _RT.mode_out)
 
 

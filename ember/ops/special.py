@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link
+from ..autograd.graph import Node, absent, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import floating, needs, saved_output, write_out
@@ -668,6 +668,7 @@ class SpecialZetaBackward0(Node):            # derivatives.yaml: special_zeta
 class SpecialZetaBackward1(SpecialZetaBackward0):   # special_zeta.self_scalar
     __slots__ = ()
     _saved_names = ("_saved_other",)
+    _raw_saved_self = absent("_raw_saved_self")     # (self: a number)
 
 
 class SpecialZetaBackward2(Node):            # special_zeta.other_scalar: not differentiable

@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes as D, return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, NotImplementedBackward, link, link_multi
+from ..autograd.graph import Node, NotImplementedBackward, link, link_multi, saved_dims
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output
@@ -27,9 +27,14 @@ def _var_args(dim, unbiased, correction, name):
     check_args(name, ("correction", None, "Number", correction, True))
     if unbiased is not None and correction is not None:
         raise TypeError(f"{name}() received an invalid combination of arguments")
+    # torch's grad_fn._saved_correction: the correction as given; the unbiased flag's 1 or 0;
+    # None where neither (and no dim) was given (torch's overload without them; ember cannot
+    # tell var(dim=None) or correction=None given explicitly from the defaults)
+    given = correction if correction is not None else \
+        int(unbiased) if unbiased is not None else None if dim is None else 1
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    return dim, correction
+    return dim, correction, given
 
 
 def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
@@ -62,10 +67,11 @@ def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
     return dims, v, np.asarray(m, x.dtype)
 
 
-def _var_node(node, input, dim, dims, correction, keepdim):
+def _var_node(node, input, dim, dims, correction, keepdim, given):
     """Fill a var/std node's attributes (what torch's var_backward reads)."""
     node._saved_self = input
-    node._saved_dim, node._saved_correction, node._saved_keepdim = dims, correction, keepdim
+    node._dim, node._correction, node._saved_keepdim = dims, correction, keepdim
+    node._dim_arg, node._correction_arg = dim, given     # (as given: torch's)
     node._all = dim is None or input._data.ndim == 0
     n = 1
     if not (isinstance(dim, (list, tuple)) and len(dim) == 0):
@@ -92,13 +98,16 @@ def _var_backward(grad, s, dims, keepdim, n, correction, all_dims):
 
 
 class VarBackward0(Node):                    # derivatives.yaml: var.correction
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_correction", "_saved_keepdim", "_n",
-                 "_all")
+    __slots__ = ("_saved_self", "_dim", "_correction", "_saved_keepdim", "_n",
+                 "_all", "_dim_arg",
+                 "_correction_arg")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
+    _saved_correction = property(lambda self: self._correction_arg)
     _saved_names = ("_saved_self",)
 
     def apply(self, grad):
-        return _var_backward(grad, self._saved_self, self._saved_dim, self._saved_keepdim,
-                             self._n, self._saved_correction, self._all),
+        return _var_backward(grad, self._saved_self, self._dim, self._saved_keepdim,
+                             self._n, self._correction, self._all),
 
     def jvp(self, ts, xs, out):                 # var_backward read against the tangent
         return _var_jvp(self, ts[0], wrap(np.ones(out._data.shape, out._data.dtype)))
@@ -108,13 +117,13 @@ def _var_jvp(node, t, g):
     """The tangent of var (g: ones) or std (g: 1 / (2 std)): the sum over the reduced dims of
     the elementwise derivative var_backward gives, times t (Re(conj(d) t) for complex)."""
     s = node._saved_self
-    d = _var_backward(g, s, node._saved_dim, node._saved_keepdim, node._n,
-                      node._saved_correction, node._all)
+    d = _var_backward(g, s, node._dim, node._saved_keepdim, node._n,
+                      node._correction, node._all)
     with np.errstate(invalid="ignore", over="ignore"):
         dt = (d.conj() * t).real if d._data.dtype.kind == "c" else d * t
         if node._all:
             return dt.sum()
-        return dt.sum(node._saved_dim, keepdim=node._saved_keepdim)
+        return dt.sum(node._dim, keepdim=node._saved_keepdim)
 
 
 def _std_grad(grad, result):
@@ -124,14 +133,17 @@ def _std_grad(grad, result):
 
 
 class StdBackward0(Node):                    # derivatives.yaml: std.correction
-    __slots__ = ("_saved_self", "_saved_result", "_saved_dim", "_saved_correction",
-                 "_saved_keepdim", "_n", "_all")
+    __slots__ = ("_saved_self", "_saved_result", "_dim", "_correction",
+                 "_saved_keepdim", "_n", "_all", "_dim_arg",
+                 "_correction_arg")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
+    _saved_correction = property(lambda self: self._correction_arg)
     _saved_names = ("_saved_self", "_saved_result")
 
     def apply(self, grad):
         gv = _std_grad(grad, saved_output(self, self._saved_result))
-        return _var_backward(gv, self._saved_self, self._saved_dim, self._saved_keepdim,
-                             self._n, self._saved_correction, self._all),
+        return _var_backward(gv, self._saved_self, self._dim, self._saved_keepdim,
+                             self._n, self._correction, self._all),
 
     def jvp(self, ts, xs, out):
         return _var_jvp(self, ts[0], _std_grad(wrap(np.ones(out._data.shape, out._data.dtype)),
@@ -141,12 +153,12 @@ class StdBackward0(Node):                    # derivatives.yaml: std.correction
 def var(input, dim=None, unbiased=None, keepdim=False, *,
         correction=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    dim, c = _var_args(dim, unbiased, correction, "var")
+    dim, c, given = _var_args(dim, unbiased, correction, "var")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "var")
     res = wrap(v)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = VarBackward0()
-        _var_node(node, input, dim, dims, c, keepdim)
+        _var_node(node, input, dim, dims, c, keepdim, given)
         link(res, node, input)
     return write_out(res, out)
 
@@ -154,29 +166,32 @@ def var(input, dim=None, unbiased=None, keepdim=False, *,
 def std(input, dim=None, unbiased=None, keepdim=False, *,
         correction=None, out=None, axis=None, keepdims=None):
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    dim, c = _var_args(dim, unbiased, correction, "std")
+    dim, c, given = _var_args(dim, unbiased, correction, "std")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "std")
     res = wrap(np.sqrt(v))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = StdBackward0()
-        _var_node(node, input, dim, dims, c, keepdim)
+        _var_node(node, input, dim, dims, c, keepdim, given)
         node._saved_result = res.detach()
         link(res, node, input)
     return write_out(res, out)
 
 
 class VarMeanBackward0(Node):                # derivatives.yaml: var_mean.correction
-    __slots__ = ("_saved_self", "_saved_dim", "_saved_correction", "_saved_keepdim", "_n",
-                 "_all", "_count")
+    __slots__ = ("_saved_self", "_dim", "_correction", "_saved_keepdim", "_n",
+                 "_all", "_count", "_dim_arg",
+                 "_correction_arg")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
+    _saved_correction = property(lambda self: self._correction_arg)
     _saved_names = ("_saved_self",)
     _n_outputs = 2
 
     def apply(self, grads):
         gv, gm = grads
-        s, dims, k = self._saved_self, self._saved_dim, self._saved_keepdim
+        s, dims, k = self._saved_self, self._dim, self._saved_keepdim
         out = None
         if gv is not None:
-            out = _var_backward(gv, s, dims, k, self._n, self._saved_correction, self._all)
+            out = _var_backward(gv, s, dims, k, self._n, self._correction, self._all)
         if gm is not None:
             g = _expand_to(_unsqueeze_dims(gm, dims, k), s._data.shape) / self._count
             out = g if out is None else out + g
@@ -191,18 +206,21 @@ class VarMeanBackward0(Node):                # derivatives.yaml: var_mean.correc
 def _mean_jvp(node, t):
     if node._all:
         return t.sum() / node._count
-    return t.sum(node._saved_dim, keepdim=node._saved_keepdim) / node._count
+    return t.sum(node._dim, keepdim=node._saved_keepdim) / node._count
 
 
 class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correction
-    __slots__ = ("_saved_self", "_saved_result0", "_saved_dim", "_saved_correction",
-                 "_saved_keepdim", "_n", "_all", "_count")
+    __slots__ = ("_saved_self", "_saved_result0", "_dim", "_correction",
+                 "_saved_keepdim", "_n", "_all", "_count", "_dim_arg",
+                 "_correction_arg")
+    _saved_dim = saved_dims("_dim", "_dim_arg")
+    _saved_correction = property(lambda self: self._correction_arg)
     _saved_names = ("_saved_self", "_saved_result0")
     _n_outputs = 2
 
     def apply(self, grads):
         gs, gm = grads
-        s, dims, k = self._saved_self, self._saved_dim, self._saved_keepdim
+        s, dims, k = self._saved_self, self._dim, self._saved_keepdim
         out = None
         if gs is not None:
             r = self._saved_result0
@@ -210,7 +228,7 @@ class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correc
                 r = wrap(r._data)
                 r._requires_grad, r._grad_fn, r._output_nr = True, self, 0
             out = _var_backward(_std_grad(gs, r), s, dims, k, self._n,
-                                self._saved_correction, self._all)
+                                self._correction, self._all)
         if gm is not None:
             g = _expand_to(_unsqueeze_dims(gm, dims, k), s._data.shape) / self._count
             out = g if out is None else out + g
@@ -223,14 +241,14 @@ class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correc
 
 
 def _var_mean(input, dim, unbiased, keepdim, correction, name):
-    dim, c = _var_args(dim, unbiased, correction, name)
+    dim, c, given = _var_args(dim, unbiased, correction, name)
     dims, v, m = _var_forward(input, dim, c, keepdim, name, 4)
     is_std = name == "std_mean"
     first = wrap(np.sqrt(v) if is_std else v)
     mres = wrap(m)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = StdMeanBackward0() if is_std else VarMeanBackward0()
-        _var_node(node, input, dim, dims, c, keepdim)
+        _var_node(node, input, dim, dims, c, keepdim, given)
         if is_std:
             node._saved_result0 = first.detach()
         count = 1
