@@ -17,7 +17,7 @@ from ..tensor import NO_ACCELERATOR, Tensor, check_device, contiguous_format, wr
 from ..tensor import memory_format as memory_format_cls
 from ..tensor import device as _DEVICE      # (to() has a parameter named device)
 from ._args import broadcast_error
-from ._args import memory_error, not_tensor, torch_layout, check_operands
+from ._args import memory_error, not_tensor, torch_layout, check_operands, half_scalar
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -249,6 +249,8 @@ def fill_value(value, np_dtype):
     elif kind == "f" and isinstance(value, (int, float)) and math.isfinite(value) and \
             abs(value) > np.finfo(np_dtype).max:
         raise overflow
+    if np_dtype.char == "e" and isinstance(value, float):
+        return half_scalar(value)       # (through float32: Note [Scalar operands])
     return value
 
 
