@@ -11,6 +11,7 @@ import numpy as np
 from . import _libm, dtypes as D
 from .ops._args import memory_error as _memory_error, no_memory as _no_memory
 from .ops._args import not_tensor as _not_tensor, torch_layout as _torch_layout
+from .ops._args import checked_half as _checked_half
 from .ops._args import check_args as _check_args
 from .ops._args import invalid_args as _invalid_args, args_fit as _args_fit, OMITTED as _OMITTED
 from .autograd.grad_mode import STATE
@@ -156,7 +157,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def _cast(arr, dtype):
     if arr.dtype.kind == "c" and dtype.category < D.COMPLEX:
         arr = arr.real
-    return arr.astype(dtype.np, copy=False)
+    return D.cast(arr, dtype.np, copy=False)
 
 
 def _from_python(arr, dtype):
@@ -186,7 +187,7 @@ def _from_python(arr, dtype):
                                f"overflow")
     if big:
         arr = arr.astype(np.float64)
-    return arr.astype(target)
+    return D.cast(arr, target)
 
 
 def as_tensor(data, *, dtype=None, device=None):
@@ -349,6 +350,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
     dt = _dtype(dtype, fill_value, "full")
+    if dt is D.float16 and type(fill_value) in (int, float):
+        fill_value = _checked_half(fill_value)     # (Note [Scalar operands])
     arr = _empty((size,), dt.np, "full")
     arr.fill(fill_value)
     return _finish(arr, requires_grad)

@@ -155,9 +155,9 @@ def operands(input, other):
         if x.dtype is not y.dtype and x.dtype != y.dtype:
             rt = D.result_type(input, other).np
             if x.dtype != rt:
-                x = x.astype(rt)
+                x = D.cast(x, rt)
             if y.dtype != rt:
-                y = y.astype(rt)
+                y = D.cast(y, rt)
         return x, y
     k = type(other)
     if k is float:

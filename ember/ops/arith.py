@@ -128,7 +128,8 @@ def add(input, other, *, alpha=1, out=None):
     o = other if isinstance(other, Tensor) else None
     x, y = operands(input, other)
     try:
-        r = x + y if alpha == 1 else x + y * alpha
+        r = x + y if alpha == 1 else x + y * alpha if x.dtype.char != "e" else \
+            _half_alpha(x, y, alpha)
     except ValueError:
         raise broadcast_error(x, y) from None
     if r.dtype != x.dtype and x.dtype.kind == "b":
@@ -140,6 +141,14 @@ def add(input, other, *, alpha=1, out=None):
         node._saved_alpha = alpha
         link(res, node, input, o)
     return write_out(res, out)
+
+
+def _half_alpha(x, y, alpha):
+    """x + alpha * y for float16 operands as torch's kernel computes it: alpha converted to
+    float16 (range-checked), the sum in float32, rounded once (Note [Scalar operands])."""
+    a = np.float32(checked_half(alpha))
+    with np.errstate(all="ignore"):
+        return (x.astype(np.float32) + a * np.asarray(y).astype(np.float32)).astype(np.float16)
 
 
 class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
@@ -184,7 +193,8 @@ def sub(input, other, *, alpha=1, out=None):
     _check_bool_sub(input, other)
     x, y = operands(input, other)
     try:
-        r = x - y if alpha == 1 else x - y * alpha
+        r = x - y if alpha == 1 else x - y * alpha if x.dtype.char != "e" else \
+            _half_alpha(x, y, -alpha)
     except ValueError:
         raise broadcast_error(x, y) from None
     res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
@@ -411,12 +421,13 @@ multiply = mul
 
 def _scalar_second(other):
     """Whether mul/div's second operand is a scalar to torch's kernels (a Python number or a
-    0-dim tensor), which a float16 result then reads in float32 (Note [Scalar operands])."""
-    return not isinstance(other, Tensor) or other._data.ndim == 0
+    one-element tensor, broadcast), which a float16 result then reads in float32 (Note
+    [Scalar operands])."""
+    return not isinstance(other, Tensor) or other._data.size == 1
 
 
 def _scalar_value(other):
-    return other._data if isinstance(other, Tensor) else other
+    return other._data.reshape(()) if isinstance(other, Tensor) else other
 
 
 class DivBackward0(Node):                    # derivatives.yaml: div.Tensor

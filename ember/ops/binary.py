@@ -354,8 +354,11 @@ def lerp(input, end, weight, *, out=None):
                                   f"implemented for '{type_name(x.dtype)}'")
     try:
         with np.errstate(all="ignore"):
-            diff = e - x
-            r = np.where(np.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
+            if x.dtype.char == "e" and type(w) in (int, float, bool):
+                r = _half_lerp(x, e, w)
+            else:
+                diff = e - x
+                r = np.where(np.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
     except ValueError:
         raise _broadcast_error_n(x, e, w) from None
     # (a number weight is no operand of torch's lerp: Note [Elementwise layout])
@@ -373,6 +376,23 @@ def lerp(input, end, weight, *, out=None):
         link(res, node, input, end)
     return write_out(res, out)
 
+
+
+def _half_f32(*arrays):
+    """float16 arrays as broadcast float32 ones (torch's float16 kernels compute in float32)."""
+    return np.broadcast_arrays(*(np.asarray(a, np.float32) for a in arrays))
+
+
+def _half_lerp(x, e, w):
+    """lerp of float16 tensors with a number weight as torch computes it: in float32 with
+    fused multiply-adds, rounded once (Note [Scalar operands])."""
+    from ..creation import _fma32     # (creation imports the ops: a local import)
+    x, e = _half_f32(x, e)
+    w = np.float32(w)
+    d = e - x
+    if abs(w) < 0.5:
+        return _fma32(np.full(d.shape, w), d, x).astype(np.float16)
+    return _fma32(d, np.full(d.shape, w - np.float32(1)), e).astype(np.float16)
 
 
 def _c_name(np_dtype):
@@ -424,7 +444,14 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         # torch casts the scalar to the integral result type (refusing a non-finite one)
         value = int(fill_value(value, x.dtype))
     try:
-        r = x + value * (a * b) if value != 1 else x + a * b
+        if x.dtype.char == "e" and type(value) in (int, float, bool):
+            # torch's float16 kernel: fma(value * tensor1, tensor2, input) in float32
+            from ..creation import _fma32     # (creation imports the ops: a local import)
+            x32, a32, b32 = _half_f32(x, a, b)
+            with np.errstate(all="ignore"):
+                r = _fma32(np.float32(value) * a32, b32, x32).astype(np.float16)
+        else:
+            r = x + value * (a * b) if value != 1 else x + a * b
         res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
     except ValueError:
         raise _broadcast_error_n(x, a, b) from None
@@ -483,7 +510,12 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     x, a, b = _promote3(input, tensor1, tensor2)
     try:
         with np.errstate(all="ignore"):
-            r = x + value * (a / b) if value != 1 else x + a / b
+            if x.dtype.char == "e" and type(value) in (int, float, bool):
+                # torch's float16 kernel: input + value * tensor1 / tensor2 in float32
+                x32, a32, b32 = _half_f32(x, a, b)
+                r = (x32 + np.float32(value) * a32 / b32).astype(np.float16)
+            else:
+                r = x + value * (a / b) if value != 1 else x + a / b
         res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
     except ValueError:
         raise _broadcast_error_n(x, a, b) from None
