@@ -107,6 +107,7 @@ HALF_OPS = {
     "addcmul": lambda L, s: L.addcmul(T(L, HALF), T(L, HALF_B), T(L, HALF_C), value=s),
     "addcmul_": lambda L, s: T(L, HALF).addcmul_(T(L, HALF_B), T(L, HALF_C), value=s),
     "addcdiv": lambda L, s: L.addcdiv(T(L, HALF), T(L, HALF_B), T(L, HALF_C), value=s),
+    "xlogy": lambda L, s: L.xlogy(T(L, HALF), s),
     "hypot": lambda L, s: L.hypot(T(L, HALF), L.tensor(s, dtype=L.float16)),
     "copysign": lambda L, s: L.copysign(T(L, HALF), s),
 }
@@ -148,6 +149,17 @@ def test_float16_gradients_with_python_scalar(name):
             got.append((type(y.grad_fn).__name__, str(x.grad.dtype), _data(L, x.grad)))
         assert got[0][:2] == got[1][:2], (name, s)
         assert_same(("ok",) + got[0][1:], ("ok",) + got[1][1:], (name, s))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_xlogy_number_log_in_result_dtype(dtype):
+    """xlogy(t, number) takes the number's log in t's dtype, correctly rounded: NumPy's float32
+    log of 1.1 is an ulp off (every element differed)."""
+    x = np.random.default_rng(0).uniform(-3, 3, 4096).astype(dtype)
+    x[:4] = [0.0, np.nan, np.inf, -0.0]
+    for s in (1.1, 0.1, 3, 1e-5, 0.0, -1.0, float("nan"), float("inf"), True):
+        fn = lambda L, s: L.xlogy(T(L, x), s)    # noqa: E731
+        assert_same(outcome(torch, fn, s), outcome(ember, fn, s), s)
 
 
 def test_float16_scalar_rounds_through_float32():

@@ -13,7 +13,7 @@ from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
                     _tensor_args, layout2, torch_layout)
-from ._args import not_tensor
+from ._args import not_tensor, half_scalar
 from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .arith import (_grad_needed, _SavesSelf, _zeros, div, scalar_op, MulBackward1,
                     DivBackward1)
@@ -202,8 +202,15 @@ class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Ot
 def xlogy(input, other, *, out=None):
     x, y, rt = _float_operands(input, other, "xlogy")
     with np.errstate(all="ignore"):
+        if not isinstance(other, Tensor) and rt.char in "ef":
+            # a number's log in the result's dtype, as torch's kernel takes it: float32's
+            # correctly rounded (NumPy's logf is an ulp off at 1.1), float16's through float32
+            ly = np.float32(np.log(np.float64(np.float32(y)))) if rt.char == "f" else \
+                np.log(np.float32(half_scalar(y))).astype(np.float16)
+        else:
+            ly = np.log(y)
         try:
-            r = np.where(np.isnan(y), np.nan, np.where(np.asarray(x) == 0, 0, x * np.log(y)))
+            r = np.where(np.isnan(y), np.nan, np.where(np.asarray(x) == 0, 0, x * ly))
         except ValueError:
             raise broadcast_error(x, y) from None
     res = wrap(layout2(r.astype(rt, copy=False), input, other))
