@@ -431,6 +431,26 @@ def _fma32(x, y, z):
     return np.where(tie & ((e > 0) == (other > r)), other, r)
 
 
+def fused(a, b, c):
+    """a * b + c with one rounding, as torch's vectorised kernels compute it (add's alpha,
+    lerp, addcmul), for floating arrays or numbers of one real dtype, broadcast: float16 in
+    float32 (its products are exact there), then rounded once."""
+    dt = np.result_type(a, b, c)
+    wide = np.float32 if dt == np.float16 else dt
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, wide) for v in (a, b, c)))
+    with np.errstate(all="ignore"):
+        if wide == np.float64:
+            # (Dekker's split overflows beyond 2**995: there the plain sum stands in)
+            big = (np.abs(a) > 2.0 ** 995) | (np.abs(b) > 2.0 ** 995)
+            r = _fma(a, b, c) if not big.any() else np.where(big, a * b + c, _fma(a, b, c))
+        else:
+            r = _fma32(a, b, c)
+        plain = a * b + c
+        # inf and NaN as the plain sum's; so is an exact zero's sign (-0.0 * 1.1 + -0.0)
+        r = np.where(np.isfinite(plain) & ((r != 0) | (plain != 0)), r, plain)
+    return r.astype(dt, copy=False)
+
+
 def _g(v):
     """A number as torch's messages print it (C++ stream: 0, 1.5, inf, nan)."""
     return f"{v:g}" if isinstance(v, float) else str(v)

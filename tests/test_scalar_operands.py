@@ -162,6 +162,46 @@ def test_xlogy_number_log_in_result_dtype(dtype):
         assert_same(outcome(torch, fn, s), outcome(ember, fn, s), s)
 
 
+FUSED_OPS = {
+    "add_alpha": lambda L, x, y, z: L.add(x, y, alpha=1.1),
+    "add_alpha_int": lambda L, x, y, z: L.add(x, y, alpha=3),
+    "sub_alpha": lambda L, x, y, z: L.sub(x, y, alpha=1.1),
+    "add_number_alpha": lambda L, x, y, z: L.add(x, 2.2, alpha=1.1),
+    "add_alpha_broadcast": lambda L, x, y, z: L.add(x.reshape(-1, 1), y[:7], alpha=-0.3),
+    "add_alpha_coalesced": lambda L, x, y, z: L.add(x[:1].expand(3, 5, 40).contiguous() + x[:200]
+                                                    .reshape(5, 40), y[:200].reshape(5, 40),
+                                                    alpha=1.1) if x.shape[0] >= 200 else x,
+    "add_alpha_": lambda L, x, y, z: x.clone().add_(y, alpha=1.1),
+    "rsub_alpha": lambda L, x, y, z: L.rsub(x, y, alpha=1.1),
+    "rsub_number_alpha": lambda L, x, y, z: L.rsub(x, 2.2, alpha=1.1),
+    "lerp_low": lambda L, x, y, z: L.lerp(x, y, 0.3),
+    "lerp_high": lambda L, x, y, z: L.lerp(x, y, 0.7),
+    "lerp_negative": lambda L, x, y, z: L.lerp(x, y, -0.2),
+    "addcmul": lambda L, x, y, z: L.addcmul(x, y, z, value=1.1),
+    "addcmul_one": lambda L, x, y, z: L.addcmul(x, y, z),
+    "addcdiv": lambda L, x, y, z: L.addcdiv(x, y, z, value=1.1),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("name", sorted(FUSED_OPS))
+def test_fused_scalar_kernels(name, dtype):
+    """add/sub with alpha, lerp with a number weight and addcmul are one fused multiply-add
+    in torch's kernels (float16 in float32), addcdiv is input + (value * tensor1) / tensor2:
+    unfused NumPy differed in ~25-30% of float32/float64 elements. float16 alpha: the last
+    n % 32 elements take torch's scalar loop (float16 arithmetic), hence the odd sizes (all
+    below torch's parallel grain, so one chunk)."""
+    rng = np.random.default_rng(len(name))
+    for n in (5, 33, 100, 4000):
+        x, y, z = (rng.standard_normal(n).astype(dtype) for _ in range(3))
+        x[:4] = [np.inf, np.nan, 0.0, -0.0]
+        y[:4] = [1.0, 2.0, np.inf, -0.0]
+
+        def fn(L, _):
+            return FUSED_OPS[name](L, L.tensor(x), L.tensor(y), L.tensor(z))
+        assert_same(outcome(torch, fn, None), outcome(ember, fn, None), (name, dtype, n))
+
+
 def test_float16_scalar_rounds_through_float32():
     """1 + 2**-11 + 2**-30 is nearer 1.001 than 1.0, but float32 drops the 2**-30 and the tie
     goes to even: torch's float16 value of it is 1.0 (NumPy's direct conversion: 1.001)."""

@@ -198,6 +198,11 @@ def operands(input, other):
 #   float: 1 + 2**-11 + 2**-30 becomes 1.0, not NumPy's direct 1.0009765625). mul and div with
 #   a scalar second operand (a Python number or a 0-dim tensor) instead compute in float32
 #   ("opmath") with the scalar's own value as a float32 and round once: half_opmath.
+# - add/sub with alpha, lerp with a number weight and addcmul run one fused multiply-add in
+#   torch's kernels (creation.fused), float16 in float32; addcdiv is input + (value *
+#   tensor1) / tensor2. float16 alpha only: the last n % 32 elements of each chunk take the
+#   kernel's scalar loop in float16 arithmetic (x + y * alpha, the product rounded first);
+#   ember splits as one chunk, as torch does below its parallel grain (32768 elements).
 # These checks sit off the hot paths: in operands() after its range test, and at
 # scalar_array's cache misses; float16 leaves the hot paths of mul/div through their dtype
 # test (`char in "fd"`).

@@ -128,8 +128,7 @@ def add(input, other, *, alpha=1, out=None):
     o = other if isinstance(other, Tensor) else None
     x, y = operands(input, other)
     try:
-        r = x + y if alpha == 1 else x + y * alpha if x.dtype.char != "e" else \
-            _half_alpha(x, y, alpha)
+        r = x + y if alpha == 1 else _alpha_sum(x, y, alpha)
     except ValueError:
         raise broadcast_error(x, y) from None
     if r.dtype != x.dtype and x.dtype.kind == "b":
@@ -143,12 +142,48 @@ def add(input, other, *, alpha=1, out=None):
     return write_out(res, out)
 
 
-def _half_alpha(x, y, alpha):
-    """x + alpha * y for float16 operands as torch's kernel computes it: alpha converted to
-    float16 (range-checked), the sum in float32, rounded once (Note [Scalar operands])."""
-    a = np.float32(checked_half(alpha))
-    with np.errstate(all="ignore"):
-        return (x.astype(np.float32) + a * np.asarray(y).astype(np.float32)).astype(np.float16)
+def _alpha_sum(x, y, alpha):
+    """x + alpha * y as torch's kernels compute it for a real floating x: one fused
+    multiply-add, alpha in x's dtype (float16: range-checked; Note [Scalar operands]);
+    NumPy's arithmetic for other dtypes."""
+    c = x.dtype.char
+    if c not in "efd" or type(alpha) not in (int, float):
+        return x + y * alpha
+    from ..creation import fused        # (creation imports the ops: a local import)
+    a = checked_half(alpha) if c == "e" else x.dtype.type(alpha)
+    y = np.asarray(y, x.dtype)
+    r = fused(np.asarray(a, x.dtype), y, x)
+    if c == "e" and r.size:
+        # torch's float16 kernel runs 32 elements at a time in float32; the last n % 32 of
+        # each inner loop go through its scalar loop, in float16 arithmetic (the product
+        # rounded first)
+        xb, yb = np.broadcast_arrays(x, y)
+        n = _inner_loop(xb, yb)
+        k = n - n % 32
+        if k < n:
+            r = np.ascontiguousarray(r).reshape(-1, n)
+            with np.errstate(all="ignore"):
+                r[:, k:] = xb.reshape(-1, n)[:, k:] + yb.reshape(-1, n)[:, k:] * a
+            r = r.reshape(xb.shape)
+    return r
+
+
+def _inner_loop(*arrays):
+    """The length of TensorIterator's inner loop over broadcast views of one shape: the
+    trailing dims that coalesce (each dim's stride is the next one's extent in every operand;
+    size-1 dims drop out). Operands in C order assumed."""
+    shape = arrays[0].shape
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    if not dims:
+        return 1
+    n, last = shape[dims[-1]], dims[-1]
+    for d in reversed(dims[:-1]):
+        if all(a.strides[d] == a.strides[last] * shape[last] for a in arrays):
+            n *= shape[d]
+            last = d
+        else:
+            break
+    return n
 
 
 class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
@@ -193,8 +228,7 @@ def sub(input, other, *, alpha=1, out=None):
     _check_bool_sub(input, other)
     x, y = operands(input, other)
     try:
-        r = x - y if alpha == 1 else x - y * alpha if x.dtype.char != "e" else \
-            _half_alpha(x, y, -alpha)
+        r = x - y if alpha == 1 else _alpha_sum(x, y, -alpha)
     except ValueError:
         raise broadcast_error(x, y) from None
     res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
@@ -269,7 +303,7 @@ def rsub(input, other, *, alpha=1):
             input = _scalar_self(input, other)
         x, y = operands(input, other)
         try:
-            r = y - x * alpha if alpha != 1 else y - x
+            r = _alpha_sum(y, x, -alpha) if alpha != 1 else y - x
         except ValueError:
             raise broadcast_error(y, x) from None
         res = wrap(layout2(r, other, input))
@@ -279,7 +313,8 @@ def rsub(input, other, *, alpha=1):
             link(res, node, input, other)
         return res
     x, y = operands(input, other)
-    res = wrap(layout2(y - x if alpha == 1 else y - x * alpha, other, input))
+    res = wrap(layout2(y - x if alpha == 1 else _alpha_sum(np.asarray(y, x.dtype), x, -alpha),
+                       other, input))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RsubBackward1()
         node._saved_alpha = alpha

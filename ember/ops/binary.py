@@ -361,8 +361,8 @@ def lerp(input, end, weight, *, out=None):
                                   f"implemented for '{type_name(x.dtype)}'")
     try:
         with np.errstate(all="ignore"):
-            if x.dtype.char == "e" and type(w) in (int, float, bool):
-                r = _half_lerp(x, e, w)
+            if x.dtype.char in "efd" and type(w) in (int, float, bool):
+                r = _fused_lerp(x, e, w)
             else:
                 diff = e - x
                 r = np.where(np.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
@@ -390,16 +390,18 @@ def _half_f32(*arrays):
     return np.broadcast_arrays(*(np.asarray(a, np.float32) for a in arrays))
 
 
-def _half_lerp(x, e, w):
-    """lerp of float16 tensors with a number weight as torch computes it: in float32 with
-    fused multiply-adds, rounded once (Note [Scalar operands])."""
-    from ..creation import _fma32     # (creation imports the ops: a local import)
-    x, e = _half_f32(x, e)
-    w = np.float32(w)
+def _fused_lerp(x, e, w):
+    """lerp of real floating tensors with a number weight as torch computes it: a fused
+    multiply-add from the nearer end (float16 in float32, rounded once: Note [Scalar
+    operands])."""
+    from ..creation import fused        # (creation imports the ops: a local import)
+    dt = x.dtype
+    if dt == np.float16:
+        x, e = _half_f32(x, e)
+    w = x.dtype.type(w)
     d = e - x
-    if abs(w) < 0.5:
-        return _fma32(np.full(d.shape, w), d, x).astype(np.float16)
-    return _fma32(d, np.full(d.shape, w - np.float32(1)), e).astype(np.float16)
+    r = fused(w, d, x) if abs(w) < 0.5 else fused(d, w - x.dtype.type(1), e)
+    return r.astype(dt, copy=False)
 
 
 def _c_name(np_dtype):
@@ -451,12 +453,12 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         # torch casts the scalar to the integral result type (refusing a non-finite one)
         value = int(fill_value(value, x.dtype))
     try:
-        if x.dtype.char == "e" and type(value) in (int, float, bool):
-            # torch's float16 kernel: fma(value * tensor1, tensor2, input) in float32
-            from ..creation import _fma32     # (creation imports the ops: a local import)
-            x32, a32, b32 = _half_f32(x, a, b)
+        if x.dtype.char in "efd" and type(value) in (int, float, bool):
+            # torch's kernel: fma(value * tensor1, tensor2, input) (float16 in float32)
+            from ..creation import fused     # (creation imports the ops: a local import)
+            x32, a32, b32 = _half_f32(x, a, b) if x.dtype.char == "e" else (x, a, b)
             with np.errstate(all="ignore"):
-                r = _fma32(np.float32(value) * a32, b32, x32).astype(np.float16)
+                r = fused(x32.dtype.type(value) * a32, b32, x32).astype(x.dtype)
         else:
             r = x + value * (a * b) if value != 1 else x + a * b
         res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
@@ -517,10 +519,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     x, a, b = _promote3(input, tensor1, tensor2)
     try:
         with np.errstate(all="ignore"):
-            if x.dtype.char == "e" and type(value) in (int, float, bool):
-                # torch's float16 kernel: input + value * tensor1 / tensor2 in float32
-                x32, a32, b32 = _half_f32(x, a, b)
-                r = (x32 + np.float32(value) * a32 / b32).astype(np.float16)
+            if x.dtype.char in "efd" and type(value) in (int, float, bool):
+                # torch's kernel: input + (value * tensor1) / tensor2 (float16 in float32)
+                x32, a32, b32 = _half_f32(x, a, b) if x.dtype.char == "e" else (x, a, b)
+                v = x32.dtype.type(value)
+                r = (x32 + v * a32 / b32).astype(x.dtype)
             else:
                 r = x + value * (a / b) if value != 1 else x + a / b
         res = wrap(r if r.dtype == x.dtype else r.astype(x.dtype))
