@@ -437,17 +437,28 @@ def fused(a, b, c):
     float32 (its products are exact there), then rounded once."""
     dt = np.result_type(a, b, c)
     wide = np.float32 if dt == np.float16 else dt
-    a, b, c = np.broadcast_arrays(*(np.asarray(v, wide) for v in (a, b, c)))
+    a, b, c = (np.asarray(v, wide) for v in (a, b, c))
+    if wide == np.float64 and not a.shape == b.shape == c.shape:
+        a, b, c = np.broadcast_arrays(a, b, c)
     with np.errstate(all="ignore"):
         if wide == np.float64:
             # (Dekker's split overflows beyond 2**995: there the plain sum stands in)
             big = (np.abs(a) > 2.0 ** 995) | (np.abs(b) > 2.0 ** 995)
             r = _fma(a, b, c) if not big.any() else np.where(big, a * b + c, _fma(a, b, c))
+            plain = a * b + c
+            # inf and NaN as the plain sum's; so is an exact zero's sign (-0.0 * 1.1 + -0.0)
+            r = np.where(np.isfinite(plain) & ((r != 0) | (plain != 0)), r, plain)
         else:
-            r = _fma32(a, b, c)
-        plain = a * b + c
-        # inf and NaN as the plain sum's; so is an exact zero's sign (-0.0 * 1.1 + -0.0)
-        r = np.where(np.isfinite(plain) & ((r != 0) | (plain != 0)), r, plain)
+            # float32: the product is exact in double and the double sum rounds once; its
+            # rounding to float32 is a second one only where the double sits on a float32
+            # tie (low 29 bits 1000...0) or in float32's subnormals: those take _fma32
+            s = np.asarray(a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64))
+            r = s.astype(np.float32)
+            odd = (s.view(np.uint64) & 0x1FFFFFFF) == 0x10000000
+            odd |= np.abs(s) < 2.0 ** -125
+            if odd.any():
+                a, b, c = (np.broadcast_to(v, s.shape)[odd] for v in (a, b, c))
+                r[odd] = _fma32(a, b, c)
     return r.astype(dt, copy=False)
 
 
