@@ -11,6 +11,7 @@ import numpy as np
 from . import _libm, dtypes as D
 from .ops._args import memory_error as _memory_error, no_memory as _no_memory
 from .ops._args import not_tensor as _not_tensor, torch_layout as _torch_layout
+from .ops._args import checked_half as _checked_half
 from .ops._args import check_args as _check_args
 from .ops._args import invalid_args as _invalid_args, args_fit as _args_fit, OMITTED as _OMITTED
 from .autograd.grad_mode import STATE
@@ -156,7 +157,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def _cast(arr, dtype):
     if arr.dtype.kind == "c" and dtype.category < D.COMPLEX:
         arr = arr.real
-    return arr.astype(dtype.np, copy=False)
+    return D.cast(arr, dtype.np, copy=False)
 
 
 def _from_python(arr, dtype):
@@ -186,7 +187,7 @@ def _from_python(arr, dtype):
                                f"overflow")
     if big:
         arr = arr.astype(np.float64)
-    return arr.astype(target)
+    return D.cast(arr, target)
 
 
 def as_tensor(data, *, dtype=None, device=None):
@@ -349,6 +350,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
     dt = _dtype(dtype, fill_value, "full")
+    if dt is D.float16 and type(fill_value) in (int, float):
+        fill_value = _checked_half(fill_value)     # (Note [Scalar operands])
     arr = _empty((size,), dt.np, "full")
     arr.fill(fill_value)
     return _finish(arr, requires_grad)
@@ -426,6 +429,37 @@ def _fma32(x, y, z):
         other = np.nextafter(r, np.where(s > back, np.float32(np.inf), np.float32(-np.inf)))
         tie = (s == (back + other.astype(np.float64)) / 2) & (e != 0)
     return np.where(tie & ((e > 0) == (other > r)), other, r)
+
+
+def fused(a, b, c):
+    """a * b + c with one rounding, as torch's vectorised kernels compute it (add's alpha,
+    lerp, addcmul), for floating arrays or numbers of one real dtype, broadcast: float16 in
+    float32 (its products are exact there), then rounded once."""
+    dt = np.result_type(a, b, c)
+    wide = np.float32 if dt == np.float16 else dt
+    a, b, c = (np.asarray(v, wide) for v in (a, b, c))
+    if wide == np.float64 and not a.shape == b.shape == c.shape:
+        a, b, c = np.broadcast_arrays(a, b, c)
+    with np.errstate(all="ignore"):
+        if wide == np.float64:
+            # (Dekker's split overflows beyond 2**995: there the plain sum stands in)
+            big = (np.abs(a) > 2.0 ** 995) | (np.abs(b) > 2.0 ** 995)
+            r = _fma(a, b, c) if not big.any() else np.where(big, a * b + c, _fma(a, b, c))
+            plain = a * b + c
+            # inf and NaN as the plain sum's; so is an exact zero's sign (-0.0 * 1.1 + -0.0)
+            r = np.where(np.isfinite(plain) & ((r != 0) | (plain != 0)), r, plain)
+        else:
+            # float32: the product is exact in double and the double sum rounds once; its
+            # rounding to float32 is a second one only where the double sits on a float32
+            # tie (low 29 bits 1000...0) or in float32's subnormals: those take _fma32
+            s = np.asarray(a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64))
+            r = s.astype(np.float32)
+            odd = (s.view(np.uint64) & 0x1FFFFFFF) == 0x10000000
+            odd |= np.abs(s) < 2.0 ** -125
+            if odd.any():
+                a, b, c = (np.broadcast_to(v, s.shape)[odd] for v in (a, b, c))
+                r[odd] = _fma32(a, b, c)
+    return r.astype(dt, copy=False)
 
 
 def _g(v):

@@ -199,3 +199,12 @@ def as_dtype(value, fn):
         raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not "
                         f"{type(value).__name__}")
     return found
+
+
+def cast(a, np_dtype, copy=True):
+    """a.astype(np_dtype) as torch converts values: float64 to float16 goes through float32
+    (c10::Half is built from a float, so a float64 just above a float16 tie becomes the
+    tie and rounds to even, where NumPy rounds it up): Note [Scalar operands]."""
+    if np_dtype == np.float16 and a.dtype == np.float64:
+        a = a.astype(np.float32)
+    return a.astype(np_dtype, copy=copy)

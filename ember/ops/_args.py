@@ -155,22 +155,26 @@ def operands(input, other):
         if x.dtype is not y.dtype and x.dtype != y.dtype:
             rt = D.result_type(input, other).np
             if x.dtype != rt:
-                x = x.astype(rt)
+                x = D.cast(x, rt)
             if y.dtype != rt:
-                y = y.astype(rt)
+                y = D.cast(y, rt)
         return x, y
     k = type(other)
     if k is float:
         if x.dtype.kind in _FLOAT_KINDS:
-            return x, other
+            return x, (other if x.dtype.char != "e" else half_scalar(other))
     elif k is int:
         kind = x.dtype.kind
         if kind in _FLOAT_KINDS:
+            if not _I64_MIN <= other < _U64_END:
+                raise int_overflow(other)
             return x, other
         if kind != "b":
             lo, hi = _INT_RANGE[x.dtype]
             # torch wraps an out-of-range Python int into the tensor's dtype; NumPy raises
-            return x, (other if lo <= other <= hi else np.array(other).astype(x.dtype))
+            return x, (other if lo <= other <= hi else wrap_int(other, x.dtype))
+        if not _I64_MIN <= other < _I64_END:
+            raise big_int_error(other, x.dtype)
     elif k is bool:
         return x, other
     elif isinstance(other, np.generic):
@@ -181,6 +185,87 @@ def operands(input, other):
         raise not_tensor(AttributeError(name="_data", obj=other))
     rt = D.result_type(input, other).np
     return (x if x.dtype == rt else x.astype(rt)), other
+
+
+# Note [Scalar operands]: how torch reads a Python number next to a tensor, found by running
+# torch 2.13 (tests/test_scalar_operands.py compares every case):
+# - an int is parsed as an int64 Scalar, or as a uint64 one in [2**63, 2**64); beyond that the
+#   parser raises OverflowError ("can't convert negative int to unsigned" below, "int too big
+#   to convert" above), whatever the op and the tensor's dtype. An integral tensor's kernels
+#   convert it to their dtype as C does (wrapping: uint8 + 300 is uint8 + 44); a bool tensor
+#   refuses to promote with a uint64 Scalar; a floating one reads its value.
+# - with a float16 tensor a float is converted through float32 (c10::Half is built from a
+#   float: 1 + 2**-11 + 2**-30 becomes 1.0, not NumPy's direct 1.0009765625). mul and div with
+#   a scalar second operand (a Python number or a 0-dim tensor) instead compute in float32
+#   ("opmath") with the scalar's own value as a float32 and round once: half_opmath.
+# - add/sub with alpha, lerp with a number weight and addcmul run one fused multiply-add in
+#   torch's kernels (creation.fused), float16 in float32; addcdiv is input + (value *
+#   tensor1) / tensor2. float16 alpha only: the last n % 32 elements of each chunk take the
+#   kernel's scalar loop in float16 arithmetic (x + y * alpha, the product rounded first);
+#   ember splits as one chunk, as torch does below its parallel grain (32768 elements).
+#   Known gap: with a 0-dim or number `other` and alpha, torch's scalar tail loop multiplies
+#   alpha * other first in every dtype (a few last-bit differences per thousand elements).
+# These checks sit off the hot paths: in operands() after its range test, and at
+# scalar_array's cache misses; float16 leaves the hot paths of mul/div through their dtype
+# test (`char in "fd"`).
+
+_I64_MIN, _I64_END, _U64_END = -(1 << 63), 1 << 63, 1 << 64
+
+
+def int_overflow(v):
+    """torch's argument parser's OverflowError for a Python int outside [-2**63, 2**64)."""
+    return OverflowError("can't convert negative int to unsigned" if v < 0 else
+                         "int too big to convert")
+
+
+def big_int_error(v, dtype):
+    """The error for a Python int outside int64 next to a bool tensor (dtype: NumPy's)."""
+    if not _I64_MIN <= v < _U64_END:
+        return int_overflow(v)
+    return RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                        f"attempted to promote {D.type_name(dtype)} and UInt64")
+
+
+def wrap_int(v, dtype):
+    """A Python int outside `dtype`'s range as torch's integral kernels read it: wrapped C-style
+    (a 0-dim array of dtype); OverflowError outside [-2**63, 2**64)."""
+    if not _I64_MIN <= v < _U64_END:
+        raise int_overflow(v)
+    return np.asarray(v & (_U64_END - 1), np.uint64).astype(dtype)
+
+
+def half_scalar(v):
+    """A Python float as torch converts it to float16: through float32 (Note [Scalar
+    operands])."""
+    with np.errstate(over="ignore"):
+        return np.float16(np.float32(v))
+
+
+def checked_half(v):
+    """A Python number where torch's kernel converts it to float16 with its overflow check
+    (pow's exponent, clamp's bounds, fill values, alpha): a finite value beyond float16's
+    range is refused."""
+    if -65504 <= v <= 65504 or v != v or v in (_INF, -_INF):
+        return half_scalar(v)
+    raise RuntimeError("value cannot be converted to type c10::Half without overflow")
+
+
+_INF = float("inf")
+
+
+def check_int_scalar(v, dtype):
+    """torch's errors for a Python int outside int64 beside a tensor of NumPy dtype `dtype`
+    (Note [Scalar operands]), for ops that take the number as it is."""
+    if not _I64_MIN <= v < _I64_END and (dtype.kind == "b" or not _I64_MIN <= v < _U64_END):
+        raise big_int_error(v, dtype)
+
+
+def half_opmath(ufunc, x, v):
+    """ufunc(x, v) for a float16 array x and a scalar second operand v (a number or a 0-dim
+    array) as torch's float16 mul/div kernels compute it: in float32 with v's own value as a
+    float32, rounded to float16 once."""
+    with np.errstate(all="ignore"):
+        return ufunc(x.astype(np.float32), np.float32(v)).astype(np.float16)
 
 
 def expand_scalar(a, shape):
@@ -213,7 +298,9 @@ def scalar_array(v, dtype):
     key = (v, dtype)
     a = _SCALARS.get(key)
     if a is None:
-        a = np.array(v, dtype)
+        if type(v) is int and not _I64_MIN <= v < _U64_END:
+            raise int_overflow(v)
+        a = np.array(half_scalar(v) if dtype.char == "e" else v, dtype)
         if v:
             if len(_SCALARS) > 512:
                 _SCALARS.clear()
@@ -226,7 +313,10 @@ def plain_operand(v, g):
     would (a number as a 0-dim array of g's dtype, or an array of g's real floating dtype);
     None otherwise."""
     if type(v) is float or type(v) is int:
-        return scalar_array(v, g.dtype) if g.dtype.kind == "f" else v
+        c = g.dtype.char
+        if c in "fd":
+            return scalar_array(v, g.dtype)
+        return None if c == "e" else v     # (float16: the op's own rule, half_opmath)
     if isinstance(v, Tensor):
         d = v._data
         if d.dtype is g.dtype and g.dtype.kind == "f":
@@ -326,7 +416,16 @@ def floating(x):
 
 
 def scalar_tensor(value, like=None):
-    """A Python scalar argument as a 0-dim tensor of its own default dtype."""
+    """A Python scalar argument as a 0-dim tensor of its own default dtype (an int outside
+    int64 as torch reads it beside tensor `like`: Note [Scalar operands])."""
+    if type(value) is int and not _I64_MIN <= value < _I64_END:
+        d = like._data.dtype if isinstance(like, Tensor) else None
+        if d is None or d.kind == "b" or not _I64_MIN <= value < _U64_END:
+            raise big_int_error(value, d if d is not None else np.dtype(np.uint64))
+        if d.kind in "iu":
+            value -= _U64_END               # the uint64 Scalar wraps into int64
+        else:
+            value = float(value)
     return wrap(np.asarray(value, dtype=D.result_type(value).np))
 
 

@@ -18,7 +18,8 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, scalar_tensor, write_out, torch_layout, layout2)
-from ._args import floating, not_tensor, wrong_type, invalid_args
+from ._args import (floating, not_tensor, wrong_type, invalid_args, half_opmath, half_scalar,
+                    checked_half, check_int_scalar, int_overflow)
 from ._views import inplace, inplace_source, inplace_binary
 from .logical import where
 
@@ -127,7 +128,7 @@ def add(input, other, *, alpha=1, out=None):
     o = other if isinstance(other, Tensor) else None
     x, y = operands(input, other)
     try:
-        r = x + y if alpha == 1 else x + y * alpha
+        r = x + y if alpha == 1 else _alpha_sum(x, y, alpha)
     except ValueError:
         raise broadcast_error(x, y) from None
     if r.dtype != x.dtype and x.dtype.kind == "b":
@@ -139,6 +140,50 @@ def add(input, other, *, alpha=1, out=None):
         node._saved_alpha = alpha
         link(res, node, input, o)
     return write_out(res, out)
+
+
+def _alpha_sum(x, y, alpha):
+    """x + alpha * y as torch's kernels compute it for a real floating x: one fused
+    multiply-add, alpha in x's dtype (float16: range-checked; Note [Scalar operands]);
+    NumPy's arithmetic for other dtypes."""
+    c = x.dtype.char
+    if c not in "efd" or type(alpha) not in (int, float):
+        return x + y * alpha
+    from ..creation import fused        # (creation imports the ops: a local import)
+    a = checked_half(alpha) if c == "e" else x.dtype.type(alpha)
+    y = np.asarray(y, x.dtype)
+    r = fused(np.asarray(a, x.dtype), y, x)
+    if c == "e" and r.size:
+        # torch's float16 kernel runs 32 elements at a time in float32; the last n % 32 of
+        # each inner loop go through its scalar loop, in float16 arithmetic (the product
+        # rounded first)
+        xb, yb = np.broadcast_arrays(x, y)
+        n = _inner_loop(xb, yb)
+        k = n - n % 32
+        if k < n:
+            r = np.ascontiguousarray(r).reshape(-1, n)
+            with np.errstate(all="ignore"):
+                r[:, k:] = xb.reshape(-1, n)[:, k:] + yb.reshape(-1, n)[:, k:] * a
+            r = r.reshape(xb.shape)
+    return r
+
+
+def _inner_loop(*arrays):
+    """The length of TensorIterator's inner loop over broadcast views of one shape: the
+    trailing dims that coalesce (each dim's stride is the next one's extent in every operand;
+    size-1 dims drop out). Operands in C order assumed."""
+    shape = arrays[0].shape
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    if not dims:
+        return 1
+    n, last = shape[dims[-1]], dims[-1]
+    for d in reversed(dims[:-1]):
+        if all(a.strides[d] == a.strides[last] * shape[last] for a in arrays):
+            n *= shape[d]
+            last = d
+        else:
+            break
+    return n
 
 
 class SubBackward0(Node):                    # derivatives.yaml: sub.Tensor
@@ -183,7 +228,7 @@ def sub(input, other, *, alpha=1, out=None):
     _check_bool_sub(input, other)
     x, y = operands(input, other)
     try:
-        r = x - y if alpha == 1 else x - y * alpha
+        r = x - y if alpha == 1 else _alpha_sum(x, y, -alpha)
     except ValueError:
         raise broadcast_error(x, y) from None
     res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
@@ -228,6 +273,9 @@ def _check_bool_sub(a, b):
     ba = a._data.dtype.kind == "b" if isinstance(a, Tensor) else type(a) is bool
     bb = b._data.dtype.kind == "b" if isinstance(b, Tensor) else type(b) is bool
     if ba or bb:
+        for v in (a, b):            # (torch's parser refuses a huge int first)
+            if type(v) is int and not -(1 << 63) <= v < 1 << 64:
+                raise int_overflow(v)
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead."
                            if ba and bb else "Subtraction, the `-` operator, with a bool tensor is not "
@@ -259,7 +307,7 @@ def rsub(input, other, *, alpha=1):
             input = _scalar_self(input, other)
         x, y = operands(input, other)
         try:
-            r = y - x * alpha if alpha != 1 else y - x
+            r = _alpha_sum(y, x, -alpha) if alpha != 1 else y - x
         except ValueError:
             raise broadcast_error(y, x) from None
         res = wrap(layout2(r, other, input))
@@ -269,7 +317,8 @@ def rsub(input, other, *, alpha=1):
             link(res, node, input, other)
         return res
     x, y = operands(input, other)
-    res = wrap(layout2(y - x if alpha == 1 else y - x * alpha, other, input))
+    res = wrap(layout2(y - x if alpha == 1 else _alpha_sum(np.asarray(y, x.dtype), x, -alpha),
+                       other, input))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = RsubBackward1()
         node._saved_alpha = alpha
@@ -358,9 +407,10 @@ class MulBackward0(Node):                    # derivatives.yaml: mul.Tensor
 
 def mul(input, other, *, out=None):
     if (type(other) is float or type(other) is int) and type(input) is Tensor and \
-            out is None and input._data.dtype.kind == "f":
+            out is None and input._data.dtype.char in "fd":
         x = input._data
-        r = x * scalar_array(other, x.dtype)         # hot path, as in add
+        # hot path, as in add (float16 computes in float32: Note [Scalar operands])
+        r = x * scalar_array(other, x.dtype)
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = MulBackward0()
             node._other = other
@@ -388,7 +438,10 @@ def mul(input, other, *, out=None):
     o = other if isinstance(other, Tensor) else None
     x, y = operands(input, other)
     try:
-        r = x * y
+        if x.dtype.char == "e" and _scalar_second(other):
+            r = half_opmath(np.multiply, input._data, _scalar_value(other))
+        else:
+            r = x * y
     except ValueError:
         raise broadcast_error(x, y) from None
     res = wrap(torch_layout(r, input._data, other._data if o is not None else other))
@@ -403,6 +456,17 @@ def mul(input, other, *, out=None):
 
 
 multiply = mul
+
+
+def _scalar_second(other):
+    """Whether mul/div's second operand is a scalar to torch's kernels (a Python number or a
+    one-element tensor, broadcast), which a float16 result then reads in float32 (Note
+    [Scalar operands])."""
+    return not isinstance(other, Tensor) or other._data.size == 1
+
+
+def _scalar_value(other):
+    return other._data.reshape(()) if isinstance(other, Tensor) else other
 
 
 class DivBackward0(Node):                    # derivatives.yaml: div.Tensor
@@ -459,13 +523,18 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
         rt = D.get_default_dtype()
     x = input._data
     y = o._data if o is not None else other
+    if type(other) is int:
+        check_int_scalar(other, x.dtype)
     if x.dtype != rt.np:
         x = x.astype(rt.np)
     if o is not None and y.dtype != rt.np:
         y = y.astype(rt.np)
     try:
         with np.errstate(divide="ignore", invalid="ignore"):
-            r = x / y
+            if x.dtype.char == "e" and _scalar_second(other):
+                r = half_opmath(np.true_divide, x, _scalar_value(other))
+            else:
+                r = x / y
     except ValueError:
         raise broadcast_error(x, y) from None
     except TypeError:                   # a None other (no number, no tensor)
@@ -501,6 +570,9 @@ def _div_rounding(input, other, o, mode, node=True):
         empty = 0 in np.broadcast_shapes(np.shape(x), np.shape(y))
     except ValueError:
         raise broadcast_error(x, y) from None
+    half = x.dtype.char == "e" and _scalar_second(other)
+    if half:        # computed in float32, rounded once (Note [Scalar operands])
+        x, y = x.astype(np.float32), np.float32(_scalar_value(other))
     with np.errstate(all="ignore"):
         if x.dtype.kind in "iub" and (o is None or y.dtype.kind in "iub"):
             if not empty and np.any(np.asarray(y) == 0):
@@ -513,6 +585,8 @@ def _div_rounding(input, other, o, mode, node=True):
             r = np.where(np.asarray(y) == 0, q, _float_floor_div(x, y, q)) if mode == "floor" \
                 else np.trunc(q)
             r = np.asarray(r).astype(q.dtype, copy=False)
+    if half:
+        r = np.asarray(r).astype(np.float16)
     res = wrap(layout2(r, input, other))
     if node and _grad_needed(input, o) and res._data.dtype.kind in "fc":
         node = DivBackward2()
@@ -556,7 +630,7 @@ class ReciprocalBackward0(Node):
 
     def apply(self, grad):
         r = conj_if_complex(saved_output(self, self._saved_result))
-        return -grad * r * r,
+        return -grad * (r * r),         # (torch's order: it rounds differently in float16)
 
     def jvp(self, ts, xs, out):
         return -ts[0] * out * out
@@ -641,8 +715,9 @@ class PowBackward2(Node):                    # derivatives.yaml: pow.Scalar
         r = saved_output(self, self._saved_result)
         if base == 0:
             return grad * where(self._saved_exponent >= 0, 0.0, r * np.log(base + 0j).real),
-        return grad * r * float(np.log(base)) if not isinstance(base, complex) else \
-            grad * r * complex(np.log(base)),
+        # grad * (result * log(self)): torch's order (float16 rounds the product once)
+        return grad * (r * float(np.log(base))) if not isinstance(base, complex) else \
+            grad * (r * complex(np.log(base))),
 
     def jvp(self, ts, xs, out):
         base = self._saved_self
@@ -656,9 +731,12 @@ def pow(input, exponent, *, out=None):
     if not isinstance(input, Tensor):
         return _scalar_pow(input, exponent)
     e = exponent if isinstance(exponent, Tensor) else None
-    if type(exponent) is int and input._data.dtype.kind in "iu":
-        _check_int_exponent(exponent, input._data.dtype)
+    kind = input._data.dtype.kind
+    if type(exponent) is int and kind in "iub":
+        _check_int_exponent(exponent, input._data.dtype if kind != "b" else np.dtype(np.int64))
     x, y = operands(input, exponent)
+    if e is None and x.dtype.char == "e" and type(exponent) is not bool:
+        y = checked_half(exponent)      # (torch's half kernel checks the exponent's range)
     if x.dtype.kind == "b":
         if e is not None:
             raise NotImplementedError("\"pow\" not implemented for 'Bool'")
@@ -724,6 +802,8 @@ def _int_pow(x, y):
 
 
 def _scalar_pow(base, exponent):
+    if type(base) is int and not -(1 << 63) <= base < 1 << 63:
+        check_int_scalar(base, exponent._data.dtype)
     rt = D.result_type(exponent, base)
     if rt is D.bool_:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
@@ -732,7 +812,8 @@ def _scalar_pow(base, exponent):
         # torch converts the number to the exponent's integral dtype as C does (wrapping)
         b = np.asarray(base & ((1 << 64) - 1), np.uint64).astype(rt.np)
     else:
-        b = np.asarray(base, dtype=rt.np)
+        b = np.asarray(half_scalar(base) if rt is D.float16 and type(base) is not complex
+                       else base, dtype=rt.np)
     if rt.category < D.FLOAT and np.any(y < 0):
         return wrap(_int_pow(b, y))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -995,7 +1076,13 @@ _SCALAR_OPS = {AddBackward1: np.add, SubBackward1: np.subtract, MulBackward1: np
 def scalar_op(input, value, node_cls):
     """input (+, -, *, /) the Python number value, recorded as torch's .Scalar overload
     node_cls (a floating input keeps its dtype)."""
-    res = wrap(_SCALAR_OPS[node_cls](input._data, value))
+    x = input._data
+    if x.dtype.char != "e":
+        res = wrap(_SCALAR_OPS[node_cls](x, value))
+    elif node_cls is MulBackward1 or node_cls is DivBackward1:   # Note [Scalar operands]
+        res = wrap(half_opmath(_SCALAR_OPS[node_cls], x, value))
+    else:
+        res = wrap(_SCALAR_OPS[node_cls](x, half_scalar(value)))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         if node_cls is MulBackward1 or node_cls is DivBackward1:

@@ -13,7 +13,7 @@ from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, saved_output, conj_if_complex, write_out,
                     _tensor_args, layout2, torch_layout)
-from ._args import not_tensor
+from ._args import not_tensor, half_scalar
 from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .arith import (_grad_needed, _SavesSelf, _zeros, div, scalar_op, MulBackward1,
                     DivBackward1)
@@ -205,8 +205,15 @@ class XlogyBackward2(_SavesSelf):            # derivatives.yaml: xlogy.Scalar_Ot
 def xlogy(input, other, *, out=None):
     x, y, rt = _float_operands(input, other, "xlogy")
     with np.errstate(all="ignore"):
+        if not isinstance(other, Tensor) and rt.char in "ef":
+            # a number's log in the result's dtype, as torch's kernel takes it: float32's
+            # correctly rounded (NumPy's logf is an ulp off at 1.1), float16's through float32
+            ly = np.float32(np.log(np.float64(np.float32(y)))) if rt.char == "f" else \
+                np.log(np.float32(half_scalar(y))).astype(np.float16)
+        else:
+            ly = np.log(y)
         try:
-            r = np.where(np.isnan(y), np.nan, np.where(np.asarray(x) == 0, 0, x * np.log(y)))
+            r = np.where(np.isnan(y), np.nan, np.where(np.asarray(x) == 0, 0, x * ly))
         except ValueError:
             raise broadcast_error(x, y) from None
     res = wrap(layout2(r.astype(rt, copy=False), input, other))
@@ -357,8 +364,11 @@ def lerp(input, end, weight, *, out=None):
                                   f"implemented for '{type_name(x.dtype)}'")
     try:
         with np.errstate(all="ignore"):
-            diff = e - x
-            r = np.where(np.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
+            if x.dtype.char in "efd" and type(w) in (int, float, bool):
+                r = _fused_lerp(x, e, w)
+            else:
+                diff = e - x
+                r = np.where(np.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
     except ValueError:
         raise _broadcast_error_n(x, e, w) from None
     # (a number weight is no operand of torch's lerp: Note [Elementwise layout])
@@ -381,6 +391,25 @@ def lerp(input, end, weight, *, out=None):
         link(res, node, input, end)
     return write_out(res, out)
 
+
+
+def _half_f32(*arrays):
+    """float16 arrays as broadcast float32 ones (torch's float16 kernels compute in float32)."""
+    return np.broadcast_arrays(*(np.asarray(a, np.float32) for a in arrays))
+
+
+def _fused_lerp(x, e, w):
+    """lerp of real floating tensors with a number weight as torch computes it: a fused
+    multiply-add from the nearer end (float16 in float32, rounded once: Note [Scalar
+    operands])."""
+    from ..creation import fused        # (creation imports the ops: a local import)
+    dt = x.dtype
+    if dt == np.float16:
+        x, e = _half_f32(x, e)
+    w = x.dtype.type(w)
+    d = e - x
+    r = fused(w, d, x) if abs(w) < 0.5 else fused(d, w - x.dtype.type(1), e)
+    return r.astype(dt, copy=False)
 
 
 def _c_name(np_dtype):
@@ -432,7 +461,14 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         # torch casts the scalar to the integral result type (refusing a non-finite one)
         value = int(fill_value(value, x.dtype))
     try:
-        r = x + value * (a * b) if value != 1 else x + a * b
+        if x.dtype.char in "efd" and type(value) in (int, float, bool):
+            # torch's kernel: fma(value * tensor1, tensor2, input) (float16 in float32)
+            from ..creation import fused     # (creation imports the ops: a local import)
+            x32, a32, b32 = _half_f32(x, a, b) if x.dtype.char == "e" else (x, a, b)
+            with np.errstate(all="ignore"):
+                r = fused(x32.dtype.type(value) * a32, b32, x32).astype(x.dtype)
+        else:
+            r = x + value * (a * b) if value != 1 else x + a * b
         res = wrap(torch_layout(r if r.dtype == x.dtype else r.astype(x.dtype), input._data,
                                 tensor1._data, tensor2._data))
     except ValueError:
@@ -492,7 +528,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     x, a, b = _promote3(input, tensor1, tensor2)
     try:
         with np.errstate(all="ignore"):
-            r = x + value * (a / b) if value != 1 else x + a / b
+            if x.dtype.char in "efd" and type(value) in (int, float, bool):
+                # torch's kernel: input + (value * tensor1) / tensor2 (float16 in float32)
+                x32, a32, b32 = _half_f32(x, a, b) if x.dtype.char == "e" else (x, a, b)
+                v = x32.dtype.type(value)
+                r = (x32 + v * a32 / b32).astype(x.dtype)
+            else:
+                r = x + value * (a / b) if value != 1 else x + a / b
         res = wrap(torch_layout(r if r.dtype == x.dtype else r.astype(x.dtype), input._data,
                                 tensor1._data, tensor2._data))
     except ValueError:

@@ -17,7 +17,7 @@ from ..tensor import NO_ACCELERATOR, Tensor, check_device, contiguous_format, wr
 from ..tensor import memory_format as memory_format_cls
 from ..tensor import device as _DEVICE      # (to() has a parameter named device)
 from ._args import broadcast_error
-from ._args import memory_error, not_tensor, torch_layout, check_operands
+from ._args import memory_error, not_tensor, torch_layout, check_operands, half_scalar
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -84,7 +84,7 @@ def _to_dtype(input, dtype, copy=False):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         x = x.real
-    res = wrap(x.astype(dtype.np))
+    res = wrap(D.cast(x, dtype.np))
     if (STATE.enabled and input._requires_grad or LEVELS and dual(input)) and \
             dtype.category >= D.FLOAT:
         node = ToCopyBackward0()
@@ -247,8 +247,10 @@ def fill_value(value, np_dtype):
         if not info.min <= value <= info.max:
             raise overflow
     elif kind == "f" and isinstance(value, (int, float)) and math.isfinite(value) and \
-            abs(value) > np.finfo(np_dtype).max:
+            abs(value) > float(np.finfo(np_dtype).max):
         raise overflow
+    if np_dtype.char == "e" and isinstance(value, float):
+        return half_scalar(value)       # (through float32: Note [Scalar operands])
     return value
 
 
@@ -280,7 +282,10 @@ def fill_(self, value):
         value = value.item()
     elif not isinstance(value, (bool, int, float, complex)):
         raise _fill_type_error(value)
-    value = fill_value(value, sd.dtype)
+    if sd.dtype.char == "e" and sd.size == 1 and type(value) in (int, float):
+        value = half_scalar(value)      # (torch's one-element float16 fill_: no range check)
+    else:
+        value = fill_value(value, sd.dtype)
     # (torch lets a number fill an expanded tensor, whose elements share memory)
     if STATE.enabled and self._requires_grad or LEVELS and dual(self):
         res = wrap(np.full(sd.shape, value, sd.dtype))

@@ -16,7 +16,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args,
                     layout2, torch_layout)
-from ._args import not_tensor, invalid_args, OMITTED
+from ._args import not_tensor, invalid_args, OMITTED, half_scalar
 from ._views import check_overlap, inplace, inplace_binary
 
 
@@ -55,6 +55,9 @@ def where(condition, input=OMITTED, other=OMITTED, *, out=None):
         rt = D.result_type(input, other)
         x = ti._data if ti is not None else input
         y = to._data if to is not None else other
+        if rt is D.float16:             # a number through float32 (Note [Scalar operands])
+            x = half_scalar(x) if type(x) is float else x
+            y = half_scalar(y) if type(y) is float else y
         x = np.asarray(x, rt.np) if not isinstance(x, np.ndarray) or x.dtype != rt.np else x
         y = np.asarray(y, rt.np) if not isinstance(y, np.ndarray) or y.dtype != rt.np else y
     try:

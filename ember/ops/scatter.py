@@ -15,7 +15,7 @@ from ..autograd.graph import Node, link, NotImplementedBackward, saved_arg
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim, broadcast_error, write_out
-from ._args import not_tensor
+from ._args import not_tensor, checked_half
 from ._views import check_inplace, check_overlap, inplace, inplace_source, masked
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
                     _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
@@ -647,6 +647,8 @@ def masked_fill(input, mask, value):
         if isinstance(value, complex) and x.dtype.kind != "c":
             raise RuntimeError("value cannot be converted to type "
                                f"{SCALAR_NAMES[x.dtype.name]} without overflow")
+        if x.dtype.char == "e" and type(value) in (int, float):
+            value = checked_half(value)      # (Note [Scalar operands])
         v = np.asarray(value).astype(x.dtype)
     try:
         r = np.where(m, v, x)

@@ -26,6 +26,7 @@ from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, floating, write_out)
 from ._args import not_tensor, torch_layout, wrong_type, invalid_args, check_args, out_tuple
+from ._args import checked_half
 from ._views import check_overlap, inplace, inplace_source
 from .arith import (_grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow,
                     scalar_op, MulBackward1, AddBackward1)
@@ -983,12 +984,17 @@ def _clamp_data(input, lo, hi):
         x = x.astype(rt)
     lo = lo._data.astype(rt, copy=False) if isinstance(lo, Tensor) else lo
     hi = hi._data.astype(rt, copy=False) if isinstance(hi, Tensor) else hi
+    if rt.char == "e":        # number bounds: range-checked, through float32 (Note [Scalar operands])
+        lo = checked_half(lo) if type(lo) in (int, float) else lo
+        hi = checked_half(hi) if type(hi) in (int, float) else hi
     try:
         r = x
-        if lo is not None:              # (x where x equals the bound: torch keeps -0.0)
-            r = np.maximum(lo, r)
+        # (x where x equals the bound: torch keeps -0.0; NumPy's float16 loops return their
+        # first argument on a tie, its SIMD float32/float64 loops the second)
+        if lo is not None:
+            r = np.maximum(lo, r) if rt.char != "e" else np.maximum(r, lo)
         if hi is not None:
-            r = np.minimum(hi, r)
+            r = np.minimum(hi, r) if rt.char != "e" else np.minimum(r, hi)
     except ValueError:
         raise broadcast_error(x, lo if lo is not None else hi) from None
     if r.dtype != rt:
