@@ -212,6 +212,28 @@ def test_elementwise_max_and_min_keep_self_where_equal_as_torch(src):
     same(program)
 
 
+# ---------------------------------------------------------------- masked fills of any dtype
+
+@pytest.mark.parametrize("src", [
+    "L.tensor([1, 2, 3])", "L.tensor([True, False, True])", "L.ones(3)",
+    "L.ones(3, dtype=L.float64)", "L.ones(3, requires_grad=True) * 1",
+])
+@pytest.mark.parametrize("value", ["w", "w[None]", "w * 2", "w.double()"])
+def test_a_masked_setitem_of_a_one_element_value_records_it_whatever_the_dtypes(src, value):
+    # torch's masked fill takes the value in any dtype and converts it as it writes: an
+    # integral or bool tensor written so requires grad, the edge goes to the value itself
+    def program(L):
+        w = L.tensor(2.5, requires_grad=True)
+        t = eval(src, {"L": L})
+        v = eval(value, {"w": w})
+        t[t > 1] = v
+        u = eval(src, {"L": L})
+        u[u > 5] = v            # (an empty mask too)
+        return (repr(t), t.requires_grad, t.is_leaf, name(t), edges(t), repr(u), edges(u),
+                t._version, u._version)
+    same(program)
+
+
 # ---------------------------------------------------------------- overlapping reads and writes
 
 OVERLAP_CASES = {

@@ -482,13 +482,14 @@ def _set(self, P, value, fill=False, expanded_ok=False):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         vt = value = wrap(vt._data.real)
-    if vt is not None and fill:         # torch's masked fill: the value as a 0-d tensor
+    if vt is not None and fill:
+        # torch's masked fill: the value as a 0-d tensor of any dtype, converted as it is
+        # written (the node's edge goes to the value itself, so an integral tensor written
+        # so requires grad as in torch)
         vt = value = vt.view(()) if vt._data.ndim else vt
-        if vt._data.dtype != self._data.dtype:
-            vt = value = vt.to(self.dtype)
     target = _basic(self, P) if P.steps else self
     if vt is not None:
-        if P.adv is not None and vt._data.dtype != self._data.dtype:
+        if P.adv is not None and vt._data.dtype != self._data.dtype and not fill:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
                                f"got {type_name(self._data.dtype)} for the destination and "
                                f"{type_name(vt._data.dtype)} for the source.")
