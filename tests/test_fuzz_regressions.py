@@ -212,6 +212,52 @@ def test_elementwise_max_and_min_keep_self_where_equal_as_torch(src):
     same(program)
 
 
+# ---------------------------------------------------------------- signed zeros of matrix products
+
+_MM_K01 = {
+    "mm": lambda L, a, b, c: L.mm(a, b), "matmul": lambda L, a, b, c: a @ b,
+    "addmm": lambda L, a, b, c: L.addmm(c, a, b), "addmm beta=0": lambda L, a, b, c: L.addmm(
+        c, a, b, beta=0, alpha=2.5), "addmm alpha, beta": lambda L, a, b, c: L.addmm(
+        c, a, b, alpha=0.3, beta=-1), "3-d @ 2-d": lambda L, a, b, c: a[None] @ b,
+    "2-d @ 3-d": lambda L, a, b, c: a @ b[None].expand(2, -1, -1),
+    "linear": lambda L, a, b, c: L.nn.functional.linear(a, b.t(), c),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_MM_K01))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrix_products_with_an_inner_dimension_of_one_or_zero_keep_torchs_zero_signs(op, dtype):
+    # with k == 1 torch's gemm writes the plain products (-0.0 stays) where it has two rows
+    # and columns or more, gemv adds them to +0.0; addmm adds beta * input to (alpha * a) * b;
+    # k == 0 gives beta * input. Compared bit for bit: values, gradients.
+    def program(L):
+        D = getattr(L, dtype)
+        out = []
+        rng = np.random.default_rng(7)
+        vals = np.array([-0.0, 0.0, 1.5, -2.0, np.inf])
+        for n, k, m in [(1, 1, 1), (1, 1, 3), (3, 1, 1), (2, 1, 3), (3, 1, 2), (3, 0, 2),
+                        (1, 0, 3), (3, 2, 1)]:
+            a = L.tensor(rng.choice(vals, (n, k)), dtype=D).requires_grad_()
+            b = L.tensor(rng.choice(vals, (k, m)), dtype=D).requires_grad_()
+            c = L.tensor(rng.choice(vals, m), dtype=D)
+            r = _MM_K01[op](L, a, b, c)
+            r.backward(L.tensor(rng.choice([-0.0, 0.0, 1.0, -1.0], r.shape), dtype=D))
+            out.append([x.detach().numpy().tobytes() for x in (r, a.grad, b.grad)])
+        return out
+    with np.errstate(invalid="ignore"):
+        same(program)
+
+
+def test_reciprocal_of_a_product_with_one_inner_column_has_torchs_infinity_signs():
+    # (fuzz seed 82) -0.0 products of a 3x1 @ 1x3 product stay -0.0, so their reciprocal is -inf
+    def program(L):
+        t = L.mm(L.tensor([[2.0], [0.5], [-3.0]], dtype=L.float64),
+                 L.tensor([[0.0, 3.0, 0.0]], dtype=L.float64, requires_grad=True))
+        t **= -1.0
+        return t.tolist()
+    same(program)
+
+
 # ---------------------------------------------------------------- masked fills of any dtype
 
 @pytest.mark.parametrize("src", [
