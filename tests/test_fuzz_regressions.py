@@ -258,6 +258,30 @@ def test_reciprocal_of_a_product_with_one_inner_column_has_torchs_infinity_signs
     same(program)
 
 
+# ---------------------------------------------------------------- logit's two loops
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("eps", [None, 0.0, 0.1])
+def test_logit_gradient_at_negative_zero_and_nan_follows_torchs_two_loops(dtype, eps):
+    # (fuzz seed 82) torch's vectorised loop (whole pairs of AVX2 vectors of each contiguous
+    # run) gives -inf at -0.0 and 0 at NaN with eps; its scalar loop (the rest, and strided
+    # inputs) takes -0.0 as +0.0 and gives NaN at NaN
+    def program(L):
+        D = getattr(L, dtype)
+        out = []
+        for val in (-0.0, float("nan")):
+            for shape, make in [((5,), lambda b: b), ((9,), lambda b: b), ((17,), lambda b: b),
+                                ((4, 5), lambda b: b), ((3, 40), lambda b: b[:, :20]),
+                                ((17, 2), lambda b: b.T), ((40,), lambda b: b[::2]),
+                                ((2, 3, 8), lambda b: b[:, 1:]), ((1, 20, 1), lambda b: b[0])]:
+                base = L.full(shape, val, dtype=D, requires_grad=True)
+                x = make(base)
+                L.logit(x, eps).backward(L.ones(x.shape, dtype=D) * -1)
+                out.append(str(base.grad.tolist()))
+        return out
+    same(program)
+
+
 # ---------------------------------------------------------------- masked fills of any dtype
 
 @pytest.mark.parametrize("src", [
