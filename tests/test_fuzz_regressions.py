@@ -312,6 +312,66 @@ def test_a_zero_gradient_reaching_a_node_without_a_derivative_raises_as_torch():
     check_error(lambda L: L.sgn(L.ones(2, requires_grad=True) // 2).sum().backward())
 
 
+# ---------------------------------------------------------------- writes of the very memory
+
+@pytest.mark.parametrize("src", [
+    "e = L.ones(1).expand(3); e.copy_(e)", "e = L.ones(1).expand(3); e[:] = e",
+    "e = L.ones(1).expand(2, 3); e[0] = e[0]", "e = L.ones(1).expand(3); e.copy_(e.view(3))",
+    "e = L.ones(1).expand(3); e.copy_(e.double())", "e = L.ones(1).expand(3); e.copy_(e[0])",
+    "e = L.ones(1).expand(3); e.copy_(e.clone())", "e = L.ones(3)[::2]; e.copy_(e)",
+    "e = L.ones(3); e.copy_(e); e[:] = e; e[1:] = e[1:]", "e = L.ones(3); e[1:] = e[:2]",
+    "x = L.ones(1, requires_grad=True); e = (x * 1).expand(3); e.copy_(e)",
+    "x = L.ones(1, requires_grad=True); e = (x * 1).expand(3); e[:] = e; e.sum().backward()",
+    "x = L.ones(3, requires_grad=True); e = x * 1; v = e[1:]; v[:] = v; e.sum().backward()",
+    "x = L.ones(3, requires_grad=True); e = x[1:]; e[:] = e",
+    "x = L.ones(3, requires_grad=True); e = L.autograd.grad(x.sum(), [x])[0]; e.copy_(e)",
+])
+def test_a_copy_of_the_very_memory_is_a_counted_no_op_as_in_torch(src):
+    # (fuzz seed 77) torch's copy_ of a tensor onto itself (same address, shape, strides and
+    # dtype) writes nothing and so refuses no expanded destination; recorded, it goes through
+    # and the backward refuses an expanded one
+    def program(L):
+        ns = {"L": L}
+        try:
+            exec(src, ns)
+        except RuntimeError as e:
+            return "error", str(e)
+        e = ns["e"]
+        x = ns.get("x")
+        return (e.tolist(), e.stride(), e._version, name(e),
+                None if x is None or x.grad is None else x.grad.tolist())
+    same(program)
+
+
+@pytest.mark.parametrize("shape, size", [
+    ((1, 1, 2, 2), (2, 1, 2, 2)), ((1, 1, 2, 2), (1, 3, 2, 2)), ((1, 1, 1, 1), (2, 1, 2, 2)),
+    ((2, 3, 1, 2), (2, 3, 2, 2)), ((1, 1, 1, 2), (1, 1, 2, 2)), ((1, 1, 2, 2, 2), (2, 1, 2, 2, 2)),
+    ((1, 2, 2), (3, 2, 2)), ((3, 2, 1), (3, 2, 2)), ((1, 1), (2, 2)),
+])
+@pytest.mark.parametrize("op", ["tril_", "triu_"])
+def test_tril_and_triu_in_place_on_expanded_tensors_refuse_where_torch_copies_back(shape, size,
+                                                                                   op):
+    # 4 or more dims whose batch dims do not lay the matrices out one after another (the
+    # first may be expanded): torch writes a copy back, and copy_ refuses an expanded tensor
+    def program(L):
+        e = L.arange(float(np.prod(shape))).reshape(shape).expand(size)
+        try:
+            getattr(e, op)(1)
+        except RuntimeError as err:
+            return str(err)
+        return e.tolist(), e._version
+    same(program)
+
+
+@pytest.mark.parametrize("src", ["x.tril_(1.5)", "L.triu(x, True)", "L.tril(x, 0.5)",
+                                 "x.expand(2, 1, 2, 2).tril_('a')", "x.tril_(L.tensor(1))",
+                                 "L.ones(1, 1, 1, 1, requires_grad=True).expand(2, 1, 2, 2)"
+                                 ".tril_()"])
+def test_tril_and_triu_take_an_int_diagonal_and_check_a_leaf_before_the_memory(src):
+    check_error(lambda L: eval(src, {"L": L, "x": L.ones(1, 1, 2, 2)})) if "L.tensor(1)" \
+        not in src else same(lambda L: eval(src, {"L": L, "x": L.ones(1, 1, 2, 2)}).tolist())
+
+
 # ---------------------------------------------------------------- masked fills of any dtype
 
 @pytest.mark.parametrize("src", [

@@ -29,7 +29,7 @@ from ._args import needs, wrap_dim, broadcast_error, write_out
 from ._args import not_tensor, check_args, invalid_args, OMITTED
 from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _dense, check_inplace, check_overlap,
                      check_overlap_arrays, inplace, inplace_source)
-from .convert import copy_, fill_, fill_value
+from .convert import copy_, fill_, fill_value, same_layout
 from .join import slice_dim, stack
 from .shape import alias, select, unsqueeze, expand, flatten, reshape
 
@@ -488,6 +488,9 @@ def _set(self, P, value, fill=False, expanded_ok=False):
         # so requires grad as in torch)
         vt = value = vt.view(()) if vt._data.ndim else vt
     target = _basic(self, P) if P.steps else self
+    if vt is not None and P.adv is None and same_layout(target._data, vt._data):
+        copy_(target, vt)       # (torch's copy of the very memory: no overlap refused)
+        return
     if vt is not None:
         if P.adv is not None and vt._data.dtype != self._data.dtype and not fill:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
