@@ -372,6 +372,34 @@ def test_tril_and_triu_take_an_int_diagonal_and_check_a_leaf_before_the_memory(s
         not in src else same(lambda L: eval(src, {"L": L, "x": L.ones(1, 1, 2, 2)}).tolist())
 
 
+# ---------------------------------------------------------------- strides of size-1 dims
+
+@pytest.mark.parametrize("src", ["x.expand(1, 2, 3)", "x.expand(1, 1, 2, 3)", "x.expand(2, 1, 2, 3)",
+                                 "x.t().expand(1, 3, 2)", "x[:, :1].expand(1, 2, 1)",
+                                 "L.ones(()).expand(1)", "L.ones(()).expand(1, 2)",
+                                 "L.ones(3).expand(1, 1, 3)"])
+def test_expand_gives_a_new_size_one_dim_torchs_stride_and_matmul_folds_as_torch(src):
+    # a new leading dim of size 1 takes the stride a contiguous layout gives it (0 where there
+    # is no dim after it); matmul's fold test reads it, so the grad_fn chain follows
+    def program(L):
+        x = L.arange(6.0).reshape(2, 3).requires_grad_()
+        e = eval(src, {"L": L, "x": x})
+        out = [e.stride()]
+        if e.dim() >= 3 and e.shape[-1] == 3:
+            r = e @ L.ones(3, 4)
+            fn, names = r.grad_fn, []
+            while fn is not None:
+                names.append(name_of(fn))
+                fn = fn.next_functions[0][0] if fn.next_functions else None
+            out.append(names)
+        return out
+    same(program)
+
+
+def name_of(fn):
+    return type(fn).__name__
+
+
 # ---------------------------------------------------------------- masked fills of any dtype
 
 @pytest.mark.parametrize("src", [

@@ -615,11 +615,16 @@ def expand(input, *sizes, size=None, implicit=False):
     else:
         r = np.broadcast_to(x, target)
         st = r.strides
-        if 1 in target[lead:]:
-            # torch keeps the input's stride on a dim it does not expand; NumPy gives 0 to
-            # every size-1 dim (matmul's fold test reads these strides)
-            st = st[:lead] + tuple(d if n == 1 else e for n, d, e in
-                                   zip(target[lead:], x.strides, st[lead:]))
+        if 1 in target:
+            # torch keeps the input's stride on a dim it does not expand, and gives a new
+            # size-1 dim the stride a contiguous layout would (the next dim's size times its
+            # stride); NumPy gives 0 to every size-1 dim (matmul's fold test reads these)
+            st = list(st[:lead]) + [d if n == 1 else e for n, d, e in
+                                    zip(target[lead:], x.strides, st[lead:])]
+            for i in range(lead - 1, -1, -1):
+                if target[i] == 1:
+                    st[i] = 0 if i == len(st) - 1 else target[i + 1] * st[i + 1]
+            st = tuple(st)
         if not any(d == 0 and n > 1 for n, d in zip(target, st)):
             # expanded only along size-1 dims: no element is shared, so it stays writable
             r = np.lib.stride_tricks.as_strided(x, target, st)
