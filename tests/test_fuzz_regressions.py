@@ -400,6 +400,34 @@ def name_of(fn):
     return type(fn).__name__
 
 
+# ---------------------------------------------------------------- index_add saves its source
+
+def test_index_add_saves_a_source_that_requires_grad_and_refuses_a_later_write_into_it():
+    # (fuzz seed 75) torch's IndexAddBackward0 saves source where it requires grad: a write
+    # into it (the in-place index_add_ itself writing a view of source's base) is refused
+    def program(L):
+        out = []
+        for rg in (True, False):
+            x = L.ones(3, requires_grad=True) * 1
+            s = L.ones(2, requires_grad=rg) * 1
+            r = x.index_add(0, L.tensor([0, 1]), s)
+            s.mul_(2)
+            try:
+                r.sum().backward()
+                out.append("ran")
+            except RuntimeError as e:
+                out.append(str(e))
+        t1 = L.deg2rad(L.zeros(0, requires_grad=True))
+        t3 = t1[2::2]
+        t3.narrow(0, 0, 0).index_add_(-1, L.tensor([], dtype=L.int64), t3)
+        try:
+            (t3 * L.zeros(0, requires_grad=True)).sum().backward()
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    same(program)
+
+
 # ---------------------------------------------------------------- masked fills of any dtype
 
 @pytest.mark.parametrize("src", [

@@ -409,8 +409,11 @@ def _expand_as_source(g, shape):
 
 
 class IndexAddBackward0(Node):               # derivatives.yaml: index_add
-    __slots__ = ("_saved_dim", "_saved_index", "_saved_alpha", "_source_shape", "_index")
-    _saved_names = ("_saved_index",)
+    __slots__ = ("_saved_dim", "_saved_index", "_saved_alpha", "_source_shape", "_index",
+                 "_saved_source")
+    # (torch saves source where it requires grad: its gradient reads source's dims, and a
+    # later write into source is refused at backward)
+    _saved_names = ("_saved_index", "_saved_source")
 
     def apply(self, grad):
         gsrc = None
@@ -462,6 +465,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         node = IndexAddBackward0()
         node._saved_dim = d
         node._saved_index = index if source._requires_grad else None     # (as torch saves)
+        node._saved_source = source if source._requires_grad else None
         node._saved_alpha = alpha
         node._source_shape = s.shape
         node._index = index                     # for jvp (torch's result: reads index)
