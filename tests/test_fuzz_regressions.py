@@ -428,6 +428,27 @@ def test_index_add_saves_a_source_that_requires_grad_and_refuses_a_later_write_i
     same(program)
 
 
+# ---------------------------------------------------------------- the 2-norm's gradient at 0
+
+def test_the_two_norm_gradient_multiplies_the_masked_quotient_by_grad_as_torch():
+    # (fuzz seed 86) torch's 2-norm gradient is (x / norm, 0 where norm is 0) * grad: a NaN or
+    # infinite grad at a zero norm gives NaN, and finite values round as torch's do
+    def program(L):
+        nan, inf = float("nan"), float("inf")
+        out = []
+        for xs in ([0.0, 0.0], [0.0, 2.0], [1.0, -2.0], [0.3, -1.7]):
+            for g in (nan, inf, 1.0, 0.7312):
+                x = L.tensor(xs, dtype=L.float64, requires_grad=True)
+                x.norm().backward(L.tensor(g, dtype=L.float64))
+                out.append(x.grad.numpy().tobytes())
+        t0 = L.tensor(0.0, dtype=L.float64, requires_grad=True)
+        t1 = t0.norm()
+        (t1 / t1).round().backward(L.tensor(0.66, dtype=L.float64))
+        out.append(str(t0.grad.item()))
+        return out
+    same(program)
+
+
 # ---------------------------------------------------------------- masked fills of any dtype
 
 @pytest.mark.parametrize("src", [
