@@ -449,6 +449,27 @@ def test_the_two_norm_gradient_multiplies_the_masked_quotient_by_grad_as_torch()
     same(program)
 
 
+# ---------------------------------------------------------------- lerp saves what torch saves
+
+@pytest.mark.parametrize("needs", [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (1, 1, 1)])
+@pytest.mark.parametrize("written", ["self", "end", "weight"])
+def test_lerp_with_a_tensor_weight_saves_self_and_end_only_for_weights_gradient(needs, written):
+    # (fuzz seed 201) a write into self or end after lerp is refused at backward only where
+    # weight requires grad (torch saves them for weight's gradient alone); weight is saved
+    def program(L):
+        s = L.ones(3, requires_grad=bool(needs[0])) * 1
+        e = L.ones(3, requires_grad=bool(needs[1])) * 1
+        w = L.full((3,), 0.5, requires_grad=bool(needs[2])) * 1
+        r = L.lerp(s, e, w)
+        {"self": s, "end": e, "weight": w}[written].add_(1)
+        try:
+            r.sum().backward()
+        except RuntimeError as err:
+            return str(err)
+        return "ran"
+    same(program)
+
+
 # ---------------------------------------------------------------- masked fills of any dtype
 
 @pytest.mark.parametrize("src", [

@@ -365,7 +365,10 @@ def lerp(input, end, weight, *, out=None):
         if STATE.enabled and (input._requires_grad or end._requires_grad or
                               weight._requires_grad) or LEVELS and dual(input, end, weight):
             node = LerpBackward1()
-            node._saved_self, node._saved_end, node._saved_weight = input, end, weight
+            # (self and end are saved only for weight's gradient, as torch saves them)
+            node._saved_weight = weight
+            node._saved_self, node._saved_end = (input, end) if weight._requires_grad else \
+                (None, None)
             link(res, node, input, end, weight)
     elif _grad_needed(input, end):
         node = LerpBackward0()
