@@ -470,6 +470,30 @@ def test_lerp_with_a_tensor_weight_saves_self_and_end_only_for_weights_gradient(
     same(program)
 
 
+# ---------------------------------------------------------------- float32 variance, rounded once
+
+def test_float32_var_and_std_accumulate_wide_and_round_once_as_torch():
+    # (fuzz seed 205) torch's float32 var/std are float64 moments rounded once (std: the
+    # square root taken wide); a complex variance adds the rounded variances of its parts.
+    # Bit for bit, where a float32 two-pass variance is a unit in the last place off
+    def program(L):
+        rng = np.random.default_rng(1)
+        out = []
+        for _ in range(40):
+            shape = tuple(int(s) for s in rng.integers(1, 7, size=rng.integers(1, 4)))
+            a = (rng.standard_normal(shape) * rng.choice([1, 3, 100])).astype(np.float32)
+            d = int(rng.integers(0, len(shape)))
+            t = L.tensor(a)
+            c = L.tensor((a + 1j * a[::-1]).astype(np.complex64))
+            for r in (t.var(d), t.var(d, correction=0), L.var_mean(t, d)[0], t.var(), c.var(d),
+                      L.tensor([[1.5], [-2.91]]).var((0, 1))):
+                out.append(r.numpy().tobytes())
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # (degrees of freedom <= 0)
+        same(program)
+
+
 # ---------------------------------------------------------------- masked fills of any dtype
 
 @pytest.mark.parametrize("src", [
