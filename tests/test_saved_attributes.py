@@ -149,8 +149,6 @@ KNOWN = {
     ('FftR2CBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('GatherBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('GatherBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
-    ('IndexAddBackward0', '_raw_saved_source', 'torch only'): _NOT_SAVED,
-    ('IndexAddBackward0', '_saved_source', 'torch only'): _NOT_SAVED,
     ('IndexAddBackward0', '_saved_source_dim', 'torch only'): _NOT_SAVED,
     ('IndexBackward0', '_raw_saved_indices', 'torch only'): _NOT_SAVED,
     ('IndexBackward0', '_saved_indices', 'torch only'): _NOT_SAVED,
