@@ -494,6 +494,44 @@ def test_float32_var_and_std_accumulate_wide_and_round_once_as_torch():
         same(program)
 
 
+# ---------------------------------------------------------------- a node reached with no gradient
+
+def test_a_node_reached_with_no_gradient_still_checks_its_saved_tensors_as_torch():
+    # (fuzz seed 106) norm(0) gives no gradient, but torch still runs the nodes below it,
+    # which read their saved tensors: a write into one is refused, a second backward too
+    def program(L):
+        out = []
+        t0 = L.tensor(3.44, requires_grad=True)
+        t3 = L.exp2(t0)
+        t3.xlogy_(-1)
+        for retain in (True, False, False):
+            try:
+                t3.norm(0, dim=0).backward(L.tensor(-1.0), retain_graph=retain)
+                out.append(str(t0.grad))
+            except RuntimeError as e:
+                out.append(str(e))
+        t0 = L.tensor([3.44, 1.0], requires_grad=True)
+        y = t0.exp()
+        z = y.norm(0)
+        z.backward(retain_graph=False)
+        try:
+            y.sum().backward()
+            out.append(str(t0.grad))
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    same(program)
+
+
+def test_cummax_and_cummin_results_are_contiguous_as_torch():
+    # (fuzz seed 94) the strides of their values and indices show through views of them
+    def program(L):
+        t = L.ones(3, 2, 4)
+        return [(r.stride(), r[-2, 0:-1].stride()) for f in (t.cummax, t.cummin)
+                for d in (0, 1, 2) for r in f(d)]
+    same(program)
+
+
 # ---------------------------------------------------------------- masked fills of any dtype
 
 @pytest.mark.parametrize("src", [

@@ -150,6 +150,14 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
         if grad is None:        # the node received no gradient: only release its edges
             if type(node) is NotImplementedBackward:
                 node.apply(grad)    # (torch runs it all the same, and it raises)
+            saves = node._saved_names
+            if saves:       # (torch runs it all the same: it reads its saved tensors)
+                if node._freed:
+                    raise RuntimeError(SECOND_BACKWARD)
+                if INPLACE[0]:
+                    check_versions(node)
+                if not retain_graph:
+                    node.release()
             edges = zip(node.next_functions, _NONES)
         elif grad is ZERO or node._n_outputs != 1 and \
                 (grad := _drop_zeros(grad, node)) is ZERO:

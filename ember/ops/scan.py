@@ -265,7 +265,9 @@ def _cumext(input, dim, largest):
                 cur = np.where(take, v, cur)
                 ci = np.where(take, i, ci)
                 vals[..., i], idx[..., i] = cur, ci
-        vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
+        # (torch's results are contiguous: strides show through views of them)
+        vals = np.ascontiguousarray(np.moveaxis(vals, -1, d))
+        idx = np.ascontiguousarray(np.moveaxis(idx, -1, d))
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()
