@@ -212,6 +212,348 @@ def test_elementwise_max_and_min_keep_self_where_equal_as_torch(src):
     same(program)
 
 
+# ---------------------------------------------------------------- signed zeros of matrix products
+
+_MM_K01 = {
+    "mm": lambda L, a, b, c: L.mm(a, b), "matmul": lambda L, a, b, c: a @ b,
+    "addmm": lambda L, a, b, c: L.addmm(c, a, b), "addmm beta=0": lambda L, a, b, c: L.addmm(
+        c, a, b, beta=0, alpha=2.5), "addmm alpha, beta": lambda L, a, b, c: L.addmm(
+        c, a, b, alpha=0.3, beta=-1), "3-d @ 2-d": lambda L, a, b, c: a[None] @ b,
+    "2-d @ 3-d": lambda L, a, b, c: a @ b[None].expand(2, -1, -1),
+    "linear": lambda L, a, b, c: L.nn.functional.linear(a, b.t(), c),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_MM_K01))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrix_products_with_an_inner_dimension_of_one_or_zero_keep_torchs_zero_signs(op, dtype):
+    # with k == 1 torch's gemm writes the plain products (-0.0 stays) where it has two rows
+    # and columns or more, gemv adds them to +0.0; addmm adds beta * input to (alpha * a) * b;
+    # k == 0 gives beta * input. Compared bit for bit: values, gradients.
+    def program(L):
+        D = getattr(L, dtype)
+        out = []
+        rng = np.random.default_rng(7)
+        vals = np.array([-0.0, 0.0, 1.5, -2.0, np.inf])
+        for n, k, m in [(1, 1, 1), (1, 1, 3), (3, 1, 1), (2, 1, 3), (3, 1, 2), (3, 0, 2),
+                        (1, 0, 3), (3, 2, 1)]:
+            a = L.tensor(rng.choice(vals, (n, k)), dtype=D).requires_grad_()
+            b = L.tensor(rng.choice(vals, (k, m)), dtype=D).requires_grad_()
+            c = L.tensor(rng.choice(vals, m), dtype=D)
+            r = _MM_K01[op](L, a, b, c)
+            r.backward(L.tensor(rng.choice([-0.0, 0.0, 1.0, -1.0], r.shape), dtype=D))
+            out.append([x.detach().numpy().tobytes() for x in (r, a.grad, b.grad)])
+        return out
+    with np.errstate(invalid="ignore"):
+        same(program)
+
+
+def test_reciprocal_of_a_product_with_one_inner_column_has_torchs_infinity_signs():
+    # (fuzz seed 82) -0.0 products of a 3x1 @ 1x3 product stay -0.0, so their reciprocal is -inf
+    def program(L):
+        t = L.mm(L.tensor([[2.0], [0.5], [-3.0]], dtype=L.float64),
+                 L.tensor([[0.0, 3.0, 0.0]], dtype=L.float64, requires_grad=True))
+        t **= -1.0
+        return t.tolist()
+    same(program)
+
+
+# ---------------------------------------------------------------- logit's two loops
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("eps", [None, 0.0, 0.1])
+def test_logit_gradient_at_negative_zero_and_nan_follows_torchs_two_loops(dtype, eps):
+    # (fuzz seed 82) torch's vectorised loop (whole pairs of AVX2 vectors of each contiguous
+    # run) gives -inf at -0.0 and 0 at NaN with eps; its scalar loop (the rest, and strided
+    # inputs) takes -0.0 as +0.0 and gives NaN at NaN
+    def program(L):
+        D = getattr(L, dtype)
+        out = []
+        for val in (-0.0, float("nan")):
+            for shape, make in [((5,), lambda b: b), ((9,), lambda b: b), ((17,), lambda b: b),
+                                ((4, 5), lambda b: b), ((3, 40), lambda b: b[:, :20]),
+                                ((17, 2), lambda b: b.T), ((40,), lambda b: b[::2]),
+                                ((2, 3, 8), lambda b: b[:, 1:]), ((1, 20, 1), lambda b: b[0])]:
+                base = L.full(shape, val, dtype=D, requires_grad=True)
+                x = make(base)
+                L.logit(x, eps).backward(L.ones(x.shape, dtype=D) * -1)
+                out.append(str(base.grad.tolist()))
+        return out
+    same(program)
+
+
+# ---------------------------------------------------------------- torch's zero tensor, made real
+
+@pytest.mark.parametrize("expr", [
+    "x.to(L.float64)", "x.double() * 2", "x[0:2]", "x.expand(2, 3)", "1 / x", "x.relu()",
+    "x.mean()", "x.max()", "x.flip(0)", "x.sigmoid()", "x.tanh()", "L.where(x > 0, x, 0.0)",
+    "x.clamp(0, 1)", "x.reciprocal()", "x - 1.0", "1.0 - x", "w - x", "x - w", "w / x",
+    "x / w", "x ** w", "w ** x", "x ** 2", "L.xlogy(x, w)", "L.xlogy(w, x)", "x.softmax(0)",
+    "x.cumsum(0)", "x[L.tensor([2, 0])]", "x.sort()[0]", "L.maximum(x, w)", "x * 1",
+    "x.exp()", "x.sum()", "x.view(3, 1)", "L.cat([x, w])", "x[None] @ w[:, None]",
+])
+def test_the_zero_gradient_of_sgn_turns_to_nan_where_torch_makes_its_zero_tensor_real(expr):
+    # (fuzz seed 82) sgn's gradient is torch's zero tensor: most formulas keep it (no NaN from
+    # a saved NaN or infinity further down), but a cast, a slice, a kernel of its own... make
+    # real zeros, and erfinv's formula then turns the zeros at its NaNs into NaN
+    def program(L):
+        x0 = L.tensor([3.0, 0.75, -0.5], requires_grad=True)
+        x = x0.erfinv()
+        w = L.tensor([0.5, -2.0, 1.5])
+        L.sgn(eval(expr, {"L": L, "x": x, "w": w})).sum().backward()
+        g = x0.grad
+        if L is torch and g._is_zerotensor():
+            g = L.zeros_like(g)             # (torch's zero tensor cannot be read)
+        return str(g.tolist())
+    same(program)
+
+
+def test_a_zero_gradient_reaching_a_node_without_a_derivative_raises_as_torch():
+    check_error(lambda L: L.sgn(L.ones(2, requires_grad=True) // 2).sum().backward())
+
+
+# ---------------------------------------------------------------- writes of the very memory
+
+@pytest.mark.parametrize("src", [
+    "e = L.ones(1).expand(3); e.copy_(e)", "e = L.ones(1).expand(3); e[:] = e",
+    "e = L.ones(1).expand(2, 3); e[0] = e[0]", "e = L.ones(1).expand(3); e.copy_(e.view(3))",
+    "e = L.ones(1).expand(3); e.copy_(e.double())", "e = L.ones(1).expand(3); e.copy_(e[0])",
+    "e = L.ones(1).expand(3); e.copy_(e.clone())", "e = L.ones(3)[::2]; e.copy_(e)",
+    "e = L.ones(3); e.copy_(e); e[:] = e; e[1:] = e[1:]", "e = L.ones(3); e[1:] = e[:2]",
+    "x = L.ones(1, requires_grad=True); e = (x * 1).expand(3); e.copy_(e)",
+    "x = L.ones(1, requires_grad=True); e = (x * 1).expand(3); e[:] = e; e.sum().backward()",
+    "x = L.ones(3, requires_grad=True); e = x * 1; v = e[1:]; v[:] = v; e.sum().backward()",
+    "x = L.ones(3, requires_grad=True); e = x[1:]; e[:] = e",
+    "x = L.ones(3, requires_grad=True); e = L.autograd.grad(x.sum(), [x])[0]; e.copy_(e)",
+])
+def test_a_copy_of_the_very_memory_is_a_counted_no_op_as_in_torch(src):
+    # (fuzz seed 77) torch's copy_ of a tensor onto itself (same address, shape, strides and
+    # dtype) writes nothing and so refuses no expanded destination; recorded, it goes through
+    # and the backward refuses an expanded one
+    def program(L):
+        ns = {"L": L}
+        try:
+            exec(src, ns)
+        except RuntimeError as e:
+            return "error", str(e)
+        e = ns["e"]
+        x = ns.get("x")
+        return (e.tolist(), e.stride(), e._version, name(e),
+                None if x is None or x.grad is None else x.grad.tolist())
+    same(program)
+
+
+@pytest.mark.parametrize("shape, size", [
+    ((1, 1, 2, 2), (2, 1, 2, 2)), ((1, 1, 2, 2), (1, 3, 2, 2)), ((1, 1, 1, 1), (2, 1, 2, 2)),
+    ((2, 3, 1, 2), (2, 3, 2, 2)), ((1, 1, 1, 2), (1, 1, 2, 2)), ((1, 1, 2, 2, 2), (2, 1, 2, 2, 2)),
+    ((1, 2, 2), (3, 2, 2)), ((3, 2, 1), (3, 2, 2)), ((1, 1), (2, 2)),
+])
+@pytest.mark.parametrize("op", ["tril_", "triu_"])
+def test_tril_and_triu_in_place_on_expanded_tensors_refuse_where_torch_copies_back(shape, size,
+                                                                                   op):
+    # 4 or more dims whose batch dims do not lay the matrices out one after another (the
+    # first may be expanded): torch writes a copy back, and copy_ refuses an expanded tensor
+    def program(L):
+        e = L.arange(float(np.prod(shape))).reshape(shape).expand(size)
+        try:
+            getattr(e, op)(1)
+        except RuntimeError as err:
+            return str(err)
+        return e.tolist(), e._version
+    same(program)
+
+
+@pytest.mark.parametrize("src", ["x.tril_(1.5)", "L.triu(x, True)", "L.tril(x, 0.5)",
+                                 "x.expand(2, 1, 2, 2).tril_('a')", "x.tril_(L.tensor(1))",
+                                 "L.ones(1, 1, 1, 1, requires_grad=True).expand(2, 1, 2, 2)"
+                                 ".tril_()"])
+def test_tril_and_triu_take_an_int_diagonal_and_check_a_leaf_before_the_memory(src):
+    check_error(lambda L: eval(src, {"L": L, "x": L.ones(1, 1, 2, 2)})) if "L.tensor(1)" \
+        not in src else same(lambda L: eval(src, {"L": L, "x": L.ones(1, 1, 2, 2)}).tolist())
+
+
+# ---------------------------------------------------------------- strides of size-1 dims
+
+@pytest.mark.parametrize("src", ["x.expand(1, 2, 3)", "x.expand(1, 1, 2, 3)", "x.expand(2, 1, 2, 3)",
+                                 "x.t().expand(1, 3, 2)", "x[:, :1].expand(1, 2, 1)",
+                                 "L.ones(()).expand(1)", "L.ones(()).expand(1, 2)",
+                                 "L.ones(3).expand(1, 1, 3)"])
+def test_expand_gives_a_new_size_one_dim_torchs_stride_and_matmul_folds_as_torch(src):
+    # a new leading dim of size 1 takes the stride a contiguous layout gives it (0 where there
+    # is no dim after it); matmul's fold test reads it, so the grad_fn chain follows
+    def program(L):
+        x = L.arange(6.0).reshape(2, 3).requires_grad_()
+        e = eval(src, {"L": L, "x": x})
+        out = [e.stride()]
+        if e.dim() >= 3 and e.shape[-1] == 3:
+            r = e @ L.ones(3, 4)
+            fn, names = r.grad_fn, []
+            while fn is not None:
+                names.append(name_of(fn))
+                fn = fn.next_functions[0][0] if fn.next_functions else None
+            out.append(names)
+        return out
+    same(program)
+
+
+def name_of(fn):
+    return type(fn).__name__
+
+
+# ---------------------------------------------------------------- index_add saves its source
+
+def test_index_add_saves_a_source_that_requires_grad_and_refuses_a_later_write_into_it():
+    # (fuzz seed 75) torch's IndexAddBackward0 saves source where it requires grad: a write
+    # into it (the in-place index_add_ itself writing a view of source's base) is refused
+    def program(L):
+        out = []
+        for rg in (True, False):
+            x = L.ones(3, requires_grad=True) * 1
+            s = L.ones(2, requires_grad=rg) * 1
+            r = x.index_add(0, L.tensor([0, 1]), s)
+            s.mul_(2)
+            try:
+                r.sum().backward()
+                out.append("ran")
+            except RuntimeError as e:
+                out.append(str(e))
+        t1 = L.deg2rad(L.zeros(0, requires_grad=True))
+        t3 = t1[2::2]
+        t3.narrow(0, 0, 0).index_add_(-1, L.tensor([], dtype=L.int64), t3)
+        try:
+            (t3 * L.zeros(0, requires_grad=True)).sum().backward()
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    same(program)
+
+
+# ---------------------------------------------------------------- the 2-norm's gradient at 0
+
+def test_the_two_norm_gradient_multiplies_the_masked_quotient_by_grad_as_torch():
+    # (fuzz seed 86) torch's 2-norm gradient is (x / norm, 0 where norm is 0) * grad: a NaN or
+    # infinite grad at a zero norm gives NaN, and finite values round as torch's do
+    def program(L):
+        nan, inf = float("nan"), float("inf")
+        out = []
+        for xs in ([0.0, 0.0], [0.0, 2.0], [1.0, -2.0], [0.3, -1.7]):
+            for g in (nan, inf, 1.0, 0.7312):
+                x = L.tensor(xs, dtype=L.float64, requires_grad=True)
+                x.norm().backward(L.tensor(g, dtype=L.float64))
+                out.append(x.grad.numpy().tobytes())
+        t0 = L.tensor(0.0, dtype=L.float64, requires_grad=True)
+        t1 = t0.norm()
+        (t1 / t1).round().backward(L.tensor(0.66, dtype=L.float64))
+        out.append(str(t0.grad.item()))
+        return out
+    same(program)
+
+
+# ---------------------------------------------------------------- lerp saves what torch saves
+
+@pytest.mark.parametrize("needs", [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (1, 1, 1)])
+@pytest.mark.parametrize("written", ["self", "end", "weight"])
+def test_lerp_with_a_tensor_weight_saves_self_and_end_only_for_weights_gradient(needs, written):
+    # (fuzz seed 201) a write into self or end after lerp is refused at backward only where
+    # weight requires grad (torch saves them for weight's gradient alone); weight is saved
+    def program(L):
+        s = L.ones(3, requires_grad=bool(needs[0])) * 1
+        e = L.ones(3, requires_grad=bool(needs[1])) * 1
+        w = L.full((3,), 0.5, requires_grad=bool(needs[2])) * 1
+        r = L.lerp(s, e, w)
+        {"self": s, "end": e, "weight": w}[written].add_(1)
+        try:
+            r.sum().backward()
+        except RuntimeError as err:
+            return str(err)
+        return "ran"
+    same(program)
+
+
+# ---------------------------------------------------------------- float32 variance, rounded once
+
+def test_float32_var_and_std_accumulate_wide_and_round_once_as_torch():
+    # (fuzz seed 205) torch's float32 var/std are float64 moments rounded once (std: the
+    # square root taken wide); a complex variance adds the rounded variances of its parts.
+    # Bit for bit, where a float32 two-pass variance is a unit in the last place off
+    def program(L):
+        rng = np.random.default_rng(1)
+        out = []
+        for _ in range(40):
+            shape = tuple(int(s) for s in rng.integers(1, 7, size=rng.integers(1, 4)))
+            a = (rng.standard_normal(shape) * rng.choice([1, 3, 100])).astype(np.float32)
+            d = int(rng.integers(0, len(shape)))
+            t = L.tensor(a)
+            c = L.tensor((a + 1j * a[::-1]).astype(np.complex64))
+            for r in (t.var(d), t.var(d, correction=0), L.var_mean(t, d)[0], t.var(), c.var(d),
+                      L.tensor([[1.5], [-2.91]]).var((0, 1))):
+                out.append(r.numpy().tobytes())
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # (degrees of freedom <= 0)
+        same(program)
+
+
+# ---------------------------------------------------------------- a node reached with no gradient
+
+def test_a_node_reached_with_no_gradient_still_checks_its_saved_tensors_as_torch():
+    # (fuzz seed 106) norm(0) gives no gradient, but torch still runs the nodes below it,
+    # which read their saved tensors: a write into one is refused, a second backward too
+    def program(L):
+        out = []
+        t0 = L.tensor(3.44, requires_grad=True)
+        t3 = L.exp2(t0)
+        t3.xlogy_(-1)
+        for retain in (True, False, False):
+            try:
+                t3.norm(0, dim=0).backward(L.tensor(-1.0), retain_graph=retain)
+                out.append(str(t0.grad))
+            except RuntimeError as e:
+                out.append(str(e))
+        t0 = L.tensor([3.44, 1.0], requires_grad=True)
+        y = t0.exp()
+        z = y.norm(0)
+        z.backward(retain_graph=False)
+        try:
+            y.sum().backward()
+            out.append(str(t0.grad))
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    same(program)
+
+
+def test_cummax_and_cummin_results_are_contiguous_as_torch():
+    # (fuzz seed 94) the strides of their values and indices show through views of them
+    def program(L):
+        t = L.ones(3, 2, 4)
+        return [(r.stride(), r[-2, 0:-1].stride()) for f in (t.cummax, t.cummin)
+                for d in (0, 1, 2) for r in f(d)]
+    same(program)
+
+
+# ---------------------------------------------------------------- masked fills of any dtype
+
+@pytest.mark.parametrize("src", [
+    "L.tensor([1, 2, 3])", "L.tensor([True, False, True])", "L.ones(3)",
+    "L.ones(3, dtype=L.float64)", "L.ones(3, requires_grad=True) * 1",
+])
+@pytest.mark.parametrize("value", ["w", "w[None]", "w * 2", "w.double()"])
+def test_a_masked_setitem_of_a_one_element_value_records_it_whatever_the_dtypes(src, value):
+    # torch's masked fill takes the value in any dtype and converts it as it writes: an
+    # integral or bool tensor written so requires grad, the edge goes to the value itself
+    def program(L):
+        w = L.tensor(2.5, requires_grad=True)
+        t = eval(src, {"L": L})
+        v = eval(value, {"w": w})
+        t[t > 1] = v
+        u = eval(src, {"L": L})
+        u[u > 5] = v            # (an empty mask too)
+        return (repr(t), t.requires_grad, t.is_leaf, name(t), edges(t), repr(u), edges(u),
+                t._version, u._version)
+    same(program)
+
+
 # ---------------------------------------------------------------- overlapping reads and writes
 
 OVERLAP_CASES = {

@@ -171,9 +171,10 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
                     raise RuntimeError(SECOND_BACKWARD)
                 if INPLACE[0]:
                     check_versions(node)
-                if not retain_graph:
-                    node.release()
-            edges = zip(node.next_functions, _ZEROS)
+            edges = zip(node.next_functions, _ZEROS if node._zero_runs is None else
+                        _zero_run(node, arrays))
+            if saves and not retain_graph:
+                node.release()
         else:
             hooks = node._hooks
             if hooks is not None:       # (it checks and frees the saved tensors itself)
@@ -361,6 +362,22 @@ def _drop_zeros(grads, node):
         return [_materialize(node._meta[nr], arrays) if g is ZERO else g
                 for nr, g in enumerate(grads)]
     return [None if g is ZERO else g for g in grads]
+
+
+def _zero_run(node, arrays):
+    """The gradients of a node that torch runs on its zero tensor into real zeros (Note [Zero
+    gradients]): the node run on zeros, ZERO for the inputs whose formula keeps torch's zero
+    tensor."""
+    meta = node._meta
+    grad = _materialize(meta, arrays) if node._n_outputs == 1 else \
+        [_materialize(m, arrays) for m in meta]
+    which = node._zero_runs
+    if which is not True and which[0] is None:      # zeros, the formula not run
+        return [grad if i in which[1] else ZERO for i in range(len(node.next_functions))]
+    outs = node.np_apply(grad) if arrays else node.apply(grad)
+    if which is True:
+        return outs
+    return [g if i in which else (None if g is None else ZERO) for i, g in enumerate(outs)]
 
 
 def _materialize(meta, arrays):

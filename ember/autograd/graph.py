@@ -194,6 +194,37 @@ def check_versions(node, names=None):
 # The engine does not run a node whose incoming gradient is ZERO but passes ZERO on to its
 # inputs, so that no saved value downstream (an infinity) can turn the zero into NaN, as in
 # torch; a sum with a real gradient is that gradient, and a leaf receives zeros.
+# torch runs every node on its zero tensor, and most formulas (mul, div by the input, views,
+# sums, cat, the unary math written as products) give a zero tensor again, but the nodes
+# below make real zeros of it (a kernel of their own, neg, where, a slice or index written
+# into zeros, a dtype cast), and from there on a saved infinity or NaN does turn the zeros
+# into NaN. The engine runs those nodes on real zeros (Node._zero_runs: True for every input,
+# or the inputs whose formula makes real zeros, the others still get ZERO; a pair (None,
+# inputs): those get zeros without running the formula, as torch's pow, which writes its
+# product with the zero tensor into zeros). Found by running torch: sgn(f(x * 1)).backward()
+# leaves x.grad a zero tensor or not, for each node f, and NaN where a saved value is one.
+_ZERO_RUNS = dict.fromkeys((
+    "TanhBackward0", "SigmoidBackward0", "ReciprocalBackward0", "LogitBackward0",
+    "TruncBackward0", "FloorBackward0", "CeilBackward0", "RoundBackward0", "NegBackward0",
+    "SignBackward0", "ReluBackward0", "RsubBackward1", "MaximumBackward0", "MinimumBackward0",
+    "FmaxBackward0", "FminBackward0", "MeanBackward0", "MeanBackward1", "MaxBackward0",
+    "MinBackward0", "MaxBackward1", "MinBackward1", "MedianBackward0", "MedianBackward1",
+    "NanmedianBackward0", "NanmedianBackward1", "ModeBackward0", "KthvalueBackward0",
+    "SortBackward0", "TopkBackward0", "CumsumBackward0", "CumprodBackward0",
+    "LogcumsumexpBackward0", "CummaxBackward0", "CumminBackward0", "SoftmaxBackward0",
+    "LogSoftmaxBackward0", "MmBackward0", "AddmmBackward0", "DotBackward0", "ExpandBackward0",
+    "SelectBackward0", "SliceBackward0", "IndexBackward0", "FlipBackward0", "RollBackward0",
+    "RepeatBackward0", "UnbindBackward0", "SplitBackward0", "ToCopyBackward0",
+    "DiagonalBackward0", "TrilBackward0", "TriuBackward0", "WhereBackward0", "ClampBackward0",
+    "ClampBackward1", "MaskedFillBackward0", "IndexSelectBackward0", "GatherBackward0",
+    "TraceBackward0", "SincBackward0", "GeluBackward0", "SiluBackward0", "EluBackward0",
+    "LeakyReluBackward0", "HardtanhBackward0", "SoftplusBackward0", "MseLossBackward0"), True)
+_ZERO_RUNS.update(SubBackward0=(1,), DivBackward0=(1,), RemainderBackward1=(1,),
+                  FmodBackward1=(1,), CopysignBackward0=(1,), XlogyBackward0=(0,),
+                  RsubBackward0=(0,), PowBackward1=(None, (0,)),
+                  NotImplementedBackward=True)      # (it raises, as torch's)
+
+
 class _Zero:
     __slots__ = ()
     shape = dtype = None        # (never equal to an array's: ZERO takes the engine's slow path)
@@ -293,6 +324,7 @@ class Node:
     _jvp_uses = None    # the inputs whose tangents jvp reads (None: all; Note [Forward AD])
     _refused = None     # a message: the grad_fn of a view torch refuses to regenerate
     _freed_cls = None   # the class a node takes once freed (Note [Freed reads])
+    _zero_runs = None   # Note [Zero gradients]: the inputs whose gradient a ZERO runs for
 
     def name(self):
         return type(self).__name__
@@ -348,6 +380,7 @@ class Node:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        cls._zero_runs = _ZERO_RUNS.get(cls.__name__)     # (by name: never inherited)
         if "_same_node_as" in cls.__dict__:
             return      # a same-named stand-in (freed_class, _reads_packed): nothing to add
         cls._freed_cls = None       # (its own: made at the first release, freed_class)

@@ -169,6 +169,13 @@ class CopyBackwards(Node):                   # derivatives.yaml: copy_
         return (np.zeros_like(grad) if self.next_functions[0][0] is not None else None), grad
 
 
+def same_layout(a, b):
+    """Whether NumPy arrays a and b are the same elements of the same memory: the same
+    address, dtype, shape and strides."""
+    return a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and \
+        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+
+
 def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         if isinstance(src, (bool, int, float, complex)):
@@ -176,7 +183,15 @@ def copy_(self, src, non_blocking=False):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
     sd, vd = self._data, src._data
-    check_overlap(self, src)        # (torch's copy checks the memory before the shapes)
+    same = same_layout(sd, vd)
+    if same and not (STATE.enabled and (self._requires_grad or src._requires_grad)):
+        # the very memory, laid out alike: torch's copy does nothing (not even refuse an
+        # expanded tensor) but count the write
+        check_inplace(self, False, write=False)
+        mark_written(self)
+        return self
+    if not same:
+        check_overlap(self, src)    # (torch's copy checks the memory before the shapes)
     if vd.shape != sd.shape:
         try:
             shape = np.broadcast_shapes(vd.shape, sd.shape)
@@ -195,7 +210,13 @@ def copy_(self, src, non_blocking=False):
         return self
     res = wrap(np.broadcast_to(vd, sd.shape).astype(sd.dtype))
     link(res, CopyBackwards(), self, src)
-    return inplace(self, res)
+    # (a recorded copy of the very memory goes through into an expanded tensor as well, and
+    # its backward refuses: Note [Expanded writes])
+    return inplace(self, res, written=_unchanged if same else None)
+
+
+def _unchanged(arr, result):
+    """inplace's `written` for a copy of the very memory: nothing to write."""
 
 
 class FillBackward2(Node):                   # derivatives.yaml: fill_.Scalar

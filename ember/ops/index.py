@@ -17,20 +17,19 @@ __all__ = ["index_select", "repeat_interleave", "index_put", "index_put_", "mask
 import itertools
 import operator
 import warnings
-import weakref
 
 import numpy as np
 
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, accumulator, link, saved_arg
+from ..autograd.graph import Node, link, saved_arg
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, contiguous_format, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
 from ._args import not_tensor, check_args, invalid_args, OMITTED
 from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _dense, check_inplace, check_overlap,
                      check_overlap_arrays, inplace, inplace_source)
-from .convert import copy_, fill_, fill_value
+from .convert import copy_, fill_, fill_value, same_layout
 from .join import slice_dim, stack
 from .shape import alias, select, unsqueeze, expand, flatten, reshape
 
@@ -487,26 +486,17 @@ def _set(self, P, value, fill=False, expanded_ok=False):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         vt = value = wrap(vt._data.real)
-    if vt is not None and fill:         # torch's masked fill: the value as a 0-d tensor
+    if vt is not None and fill:
+        # torch's masked fill: the value as a 0-d tensor of any dtype, converted as it is
+        # written (the node's edge goes to the value itself, so an integral tensor written
+        # so requires grad as in torch)
         vt = value = vt.view(()) if vt._data.ndim else vt
-        if vt._data.dtype != self._data.dtype:
-            c = vt.to(self.dtype)
-            if vt._requires_grad and STATE.enabled:
-                # torch's index_put_ casts the value inside: its node records the value as it
-                # is (an edge to the value itself; an integral self then requires grad): the
-                # cast carries the value's history
-                c = wrap(c._data)
-                c._requires_grad = True
-                c._grad_fn = vt._grad_fn
-                if vt._grad_fn is not None:
-                    c._output_nr = vt._output_nr
-                else:
-                    acc = accumulator(vt)       # (held here until the write links it)
-                    c._acc = weakref.ref(acc)
-            vt = value = c
     target = _basic(self, P) if P.steps else self
+    if vt is not None and P.adv is None and same_layout(target._data, vt._data):
+        copy_(target, vt)       # (torch's copy of the very memory: no overlap refused)
+        return
     if vt is not None:
-        if P.adv is not None and vt._data.dtype != self._data.dtype:
+        if P.adv is not None and vt._data.dtype != self._data.dtype and not fill:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
                                f"got {type_name(self._data.dtype)} for the destination and "
                                f"{type_name(vt._data.dtype)} for the source.")

@@ -71,13 +71,25 @@ def _bmm_np(a, b):
     return np.matmul(a, b)
 
 
+def _mm_np(a, b):
+    """a @ b for two matrices (NumPy arrays) with torch's signed zeros. With an inner dimension
+    of 1 and at least two rows and columns, torch's gemm writes the plain products (a -0.0
+    product stays -0.0) where NumPy's matmul adds them to +0.0; with one row or one column
+    (torch's gemv) torch adds them to +0.0 too, and float16 never keeps -0.0 (no BLAS).
+    Found by experiment for float32/64 and complex; the product is the same values
+    (one rounding either way) and faster than a BLAS call."""
+    if a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1 and a.dtype.char in "fdFD":
+        return a * b
+    return np.matmul(a, b)
+
+
 def _mm_grads_np(g, a, b, na, nb, ta, tb):
     """Gradients of a @ b (NumPy arrays) for the requested inputs; ta/tb: stored transposed."""
     ga = gb = None
     if na:
-        ga = _h(b @ _h(g)) if ta else g @ _h(b)
+        ga = _h(_mm_np(b, _h(g))) if ta else _mm_np(g, _h(b))
     if nb:
-        gb = _h(_h(g) @ a) if tb else _h(a) @ g
+        gb = _h(_mm_np(_h(g), a)) if tb else _mm_np(_h(a), g)
     return ga, gb
 
 
@@ -120,7 +132,7 @@ def mm(input, mat2, *, out=None):
         raise RuntimeError("mat2 must be a matrix")
     if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
         _check_mm(a, b)
-    res = wrap(np.matmul(a, b))
+    res = wrap(_mm_np(a, b))
     if STATE.enabled and (input._requires_grad or mat2._requires_grad) or \
             LEVELS and dual(input, mat2):
         node = MmBackward0()
@@ -396,9 +408,10 @@ def matmul(input, other, *, out=None):
     d1, d2 = a.ndim, b.ndim
     if d1 == 2 and d2 == 2:
         # mm, inlined: this is the hot path of every linear layer
-        if a.dtype != b.dtype or a.shape[1] != b.shape[0] or a.dtype.kind == "b":
+        k = a.shape[1]
+        if a.dtype != b.dtype or k != b.shape[0] or a.dtype.kind == "b":
             _check_mm(a, b)
-        res = wrap(np.matmul(a, b))
+        res = wrap(np.matmul(a, b) if k != 1 else _mm_np(a, b))
         if STATE.enabled and (input._requires_grad or other._requires_grad) or \
                 LEVELS and dual(input, other):
             node = MmBackward0()
@@ -482,6 +495,25 @@ def _combine(r, c, alpha, beta):
     return r
 
 
+def _addmm_np(c, a, b, alpha, beta):
+    """beta * c + alpha * (a @ b) for matrices a, b (NumPy arrays) with torch's values and
+    signed zeros where the inner dimension k is 0 or 1 (found by experiment): k == 0 gives
+    beta * c (+0.0 where beta is 0), k == 1 (float32/64, complex) the products
+    (alpha * a) * b plus beta * c, except with beta == 0 as mm gives them (_mm_np)."""
+    k = a.shape[1]
+    if k > 1 or a.dtype.char not in "fdFD":
+        return _combine(np.matmul(a, b), c, alpha, beta)
+    shape = (a.shape[0], b.shape[1])
+    if k == 0:
+        if beta == 0:
+            return np.zeros(shape, a.dtype)
+        return np.broadcast_to(c if beta == 1 else c * beta, shape).astype(a.dtype)
+    if beta == 0:
+        return _combine(_mm_np(a, b), c, alpha, 0)
+    r = (a if alpha == 1 else a * alpha) * b
+    return _combine(r, c, 1, beta)
+
+
 def _maybe_multiply(t, s):
     """derivatives.yaml's maybe_multiply: t * s as a mul.Scalar node, unless s is 1."""
     return t if s == 1 else scalar_op(t, s, MulBackward1)
@@ -546,8 +578,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{type_name(c.dtype)} and {type_name(b.dtype)}")
     _check_self_bcast(c, (a.shape[0], b.shape[1]))
-    r = np.matmul(a, b)
-    r = _combine(r, c, alpha, beta)
+    r = _addmm_np(c, a, b, alpha, beta)
     res = wrap(r)
     if requires(input, mat1, mat2):
         node = AddmmBackward0()

@@ -795,8 +795,8 @@ def _norm_backward(grad, s, r, p, dims, keepdim):
         return None                          # torch: no gradient for the 0-"norm"
     if p == 1:
         return _sign(s) * grad
-    if p == 2:          # (torch masks s / r, then scales: a NaN grad at a zero norm stays)
-        return grad * where(wrap(r._data == 0), 0.0, s / r)
+    if p == 2:     # (torch's order: s / r masked to 0 where r == 0, then times grad)
+        return where(wrap(r._data == 0), 0.0, s / r) * grad
     if p in (float("inf"), -float("inf")):
         a = np.abs(s._data)
         mask = a == r._data

@@ -8,6 +8,7 @@ __all__ = ["reshape", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "
            "diag_embed", "diagflat", "diagonal", "trace", "meshgrid", "atleast_1d", "atleast_2d",
            "atleast_3d", "select_scatter", "diagonal_scatter", "tril_indices", "triu_indices"]
 
+import sys
 import warnings
 from operator import index as _index
 
@@ -23,7 +24,8 @@ from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type, check_args, invalid_args
 from ._args import OVERLOADED, OMITTED
 from ._views import (AsStridedBackward0, _memory, check_inplace, inplace, inplace_source,
-                     make_view, masked, mark_written, reshaped_in_place, _alias_saved_outputs)
+                     make_view, masked, mark_written, reshaped_in_place, _alias_saved_outputs,
+                     OVERLAP)
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -622,11 +624,16 @@ def expand(input, *sizes, size=None, implicit=False):
     else:
         r = np.broadcast_to(x, target)
         st = r.strides
-        if 1 in target[lead:]:
-            # torch keeps the input's stride on a dim it does not expand; NumPy gives 0 to
-            # every size-1 dim (matmul's fold test reads these strides)
-            st = st[:lead] + tuple(d if n == 1 else e for n, d, e in
-                                   zip(target[lead:], x.strides, st[lead:]))
+        if 1 in target:
+            # torch keeps the input's stride on a dim it does not expand, and gives a new
+            # size-1 dim the stride a contiguous layout would (the next dim's size times its
+            # stride); NumPy gives 0 to every size-1 dim (matmul's fold test reads these)
+            st = list(st[:lead]) + [d if n == 1 else e for n, d, e in
+                                    zip(target[lead:], x.strides, st[lead:])]
+            for i in range(lead - 1, -1, -1):
+                if target[i] == 1:
+                    st[i] = 0 if i == len(st) - 1 else target[i + 1] * st[i + 1]
+            st = tuple(st)
         if not any(d == 0 and n > 1 for n, d in zip(target, st)):
             # expanded only along size-1 dims: no element is shared, so it stays writable
             r = np.lib.stride_tricks.as_strided(x, target, st)
@@ -1078,10 +1085,7 @@ def _tri(name, npfn, node_cls):
             raise not_tensor(e) from None
         if x.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-        try:
-            diagonal = int(diagonal)
-        except (TypeError, ValueError):
-            raise wrong_type(diagonal, "int") from None
+        diagonal = _diagonal(diagonal)
         res = wrap(npfn(x, diagonal))
         if STATE.enabled and input._requires_grad or LEVELS and dual(input):
             node = node_cls()
@@ -1098,7 +1102,45 @@ tril = _tri("tril", np.tril, TrilBackward0)
 triu = _tri("triu", np.triu, TriuBackward0)
 
 
+def _diagonal(diagonal, frame=None):
+    """tril/triu's diagonal: an int (an integral 0-d tensor too), not a float or a bool."""
+    if type(diagonal) is int:
+        return diagonal
+    try:
+        if isinstance(diagonal, (bool, float)):
+            raise TypeError
+        return _index(diagonal)
+    except (TypeError, ValueError, RuntimeError):
+        raise wrong_type(diagonal, "int", frame=frame or sys._getframe(1)) from None
+
+
+def _check_tri_batches(self, diagonal):
+    """tril_/triu_ of 4 or more dims: torch writes in place when the batch dims lay the
+    matrices out one after another (the first batch dim may be expanded or of size 1), and
+    otherwise writes a contiguous copy back with copy_, which refuses a tensor with an
+    expanded dim (as it refuses any copy into one). Found by experiment."""
+    x = self._data
+    if x.ndim < 4 or x.flags.c_contiguous:
+        return
+    shape, isz = x.shape, x.itemsize
+    _diagonal(diagonal, sys._getframe(1))
+    check_inplace(self, STATE.enabled and self._requires_grad, write=False)
+    expected = shape[-1] * shape[-2]
+    for i in range(x.ndim - 3, -1, -1):
+        st = x.strides[i] // isz
+        if i == 0 and (st == 0 or shape[0] == 1):
+            continue
+        if st != expected:
+            break
+        expected *= shape[i]
+    else:
+        return
+    if any(st == 0 and n > 1 for st, n in zip(x.strides, shape)):
+        raise RuntimeError(OVERLAP)
+
+
 def tril_(self, diagonal=0):
+    _check_tri_batches(self, diagonal)
     return inplace(self, tril(inplace_source(self), diagonal),
                    written=masked(lambda: ~np.tril(np.ones(self._data.shape, np.bool_),
                                                    diagonal)))
@@ -1106,6 +1148,7 @@ def tril_(self, diagonal=0):
 
 def triu_(self, diagonal=0):
     # (into an expanded tensor too, as in torch: the elements zeroed are the ones written)
+    _check_tri_batches(self, diagonal)
     return inplace(self, triu(inplace_source(self), diagonal),
                    written=masked(lambda: ~np.triu(np.ones(self._data.shape, np.bool_),
                                                    diagonal)))

@@ -55,16 +55,40 @@ def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=stacklevel)
+    # torch accumulates float32 moments in float64 and rounds the variance, the standard
+    # deviation (its square root taken wide) and the mean once: v is returned wide, for the
+    # caller to round (_narrow); a complex variance is the variances of the real and the
+    # imaginary parts, each rounded, added
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        m = np.mean(x, axis=axis, keepdims=True) if x.size else \
-            np.full(np.sum(x, axis=axis, keepdims=True).shape, np.nan, x.dtype)
-        dev = x - m
-        sq = (dev * dev.conj()).real if x.dtype.kind == "c" else dev * dev
-        v = np.asarray(np.sum(sq, axis=axis, keepdims=keepdim) / dof,
-                       dtype=sq.dtype)
+        if x.dtype.kind == "c":
+            v = _real_moments(x.real, axis, keepdim, dof)[0].astype(x.real.dtype) + \
+                _real_moments(x.imag, axis, keepdim, dof)[0].astype(x.real.dtype)
+            m = np.mean(x, axis=axis, keepdims=True) if x.size else \
+                np.full(np.sum(x, axis=axis, keepdims=True).shape, np.nan, x.dtype)
+        else:
+            v, m = _real_moments(x, axis, keepdim, dof)
         if not keepdim and x.ndim:
             m = m.reshape(v.shape)
     return dims, v, np.asarray(m, x.dtype)
+
+
+def _real_moments(x, axis, keepdim, dof):
+    """The variance (wide: float64 for float32) and the mean (keepdims) of a real array."""
+    xw = x.astype(_WIDE[x.dtype]) if x.dtype in _WIDE else x
+    m = np.mean(xw, axis=axis, keepdims=True) if x.size else \
+        np.full(np.sum(xw, axis=axis, keepdims=True).shape, np.nan, xw.dtype)
+    dev = xw - m
+    v = np.asarray(np.sum(dev * dev, axis=axis, keepdims=keepdim) / dof, dtype=xw.dtype)
+    return v, m
+
+
+_WIDE = {np.dtype(np.float32): np.float64}
+
+
+def _narrow(v, input):
+    """A wide variance (or its square root) rounded to input's real dtype."""
+    x = input._data
+    return np.asarray(v, x.real.dtype if x.dtype.kind == "c" else x.dtype)
 
 
 def _var_node(node, input, dim, dims, correction, keepdim, given):
@@ -155,7 +179,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *,
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     dim, c, given = _var_args(dim, unbiased, correction, "var")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "var")
-    res = wrap(v)
+    res = wrap(_narrow(v, input))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = VarBackward0()
         _var_node(node, input, dim, dims, c, keepdim, given)
@@ -168,7 +192,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *,
     dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
     dim, c, given = _var_args(dim, unbiased, correction, "std")
     dims, v, _ = _var_forward(input, dim, c, keepdim, "std")
-    res = wrap(np.sqrt(v))
+    res = wrap(_narrow(np.sqrt(v), input))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = StdBackward0()
         _var_node(node, input, dim, dims, c, keepdim, given)
@@ -244,7 +268,7 @@ def _var_mean(input, dim, unbiased, keepdim, correction, name):
     dim, c, given = _var_args(dim, unbiased, correction, name)
     dims, v, m = _var_forward(input, dim, c, keepdim, name, 4)
     is_std = name == "std_mean"
-    first = wrap(np.sqrt(v) if is_std else v)
+    first = wrap(_narrow(np.sqrt(v) if is_std else v, input))
     mres = wrap(m)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = StdMeanBackward0() if is_std else VarMeanBackward0()

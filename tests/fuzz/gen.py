@@ -21,6 +21,10 @@ behaviour, where any answer is right):
 - the strides of dims of size 0 or 1: they address no memory, and torch keeps whatever its
   view arithmetic produced (zeros(4, 1).t() has strides (1, 1)); only the strides of the
   other dims are compared (ember's are NumPy's, which agree with torch's there).
+- median(dim)/nanmedian(dim) of a tensor with an expanded dim (a zero stride: an expand, or
+  the gradient autograd.grad returns for a sum): torch 2.13 reads the wrong memory (values
+  like 4.6e-41, or another row's median: tensor([-3., 2.])[:, None].expand(2, 3).median(-1)
+  gives [2., 2.]), a torch bug; the generator takes max(dim) there instead.
 - logsumexp(x, dim=()): torch 2.13 fails with an internal shape error ("output with shape []
   doesn't match the broadcast shape [1, 1, 1]") where dim=() means every dim for sum and
   amax; a torch bug, so the generator gives logsumexp a dim.
@@ -416,6 +420,8 @@ def reduction(g):
         return f"{name} = {e}.{f}({d}{kd})" if g.coin() else f"{name} = L.{f}({e}, {d}{kd})"
     f = g.pick(REDUCE_ONE)
     d = g.dim(t)
+    if f in ("median", "nanmedian") and _expanded(t):
+        f = "max"       # (torch reads the wrong memory: see the top)
     if f in ("cumsum", "cumprod", "logcumsumexp", "cummax", "cummin", "softmax",
              "log_softmax"):
         kd = ""
@@ -697,6 +703,11 @@ def inplace(g):
     if line is None or undefined_write(g, t, line.replace(target, "", 1)):
         return None
     return line
+
+
+def _expanded(t):
+    """Whether t has an expanded dim (a zero stride on a dim of size > 1)."""
+    return any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride()))
 
 
 def undefined_write(g, target, rest):
