@@ -2329,3 +2329,47 @@ def test_a_node_that_receives_no_gradient_still_checks_its_saved_tensors():
         out.append(x.grad)
         return out
     same(program)
+
+
+def test_a_gradient_that_cannot_be_summed_to_its_input_raises_torchs_error():
+    # sgn's output made (2, 1) in place without grad, then movedim: PermuteBackward0 returns
+    # a (2, 1) gradient for a (2,) input; ember leaked NumPy's reshape ValueError
+    def run(L):
+        x = L.tensor([-3.0, 1.0], dtype=L.float64, requires_grad=True)
+        y = x.sgn()
+        with L.no_grad():
+            y.unsqueeze_(1)
+        try:
+            y.movedim(1, -1).backward(L.tensor([[-1.0], [0.25]], dtype=L.float64))
+            return "ran"
+        except RuntimeError as e:
+            return str(e)
+    assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("dt", ["bool", "complex64", "float32"])
+@pytest.mark.parametrize("shape", [(), (2,), (0,)])
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+def test_median_with_a_dim_checks_the_dim_before_the_dtype(fn, shape, dt):
+    def run(L):
+        out = []
+        for d in (3, 0, -2):
+            try:
+                getattr(L.ones(shape, dtype=getattr(L, dt)), fn)(d)
+                out.append("ok")
+            except Exception as e:              # the type and message
+                out.append((type(e).__name__, str(e)))
+        return out
+    assert run(ember) == run(torch)
+
+
+def test_cat_and_stack_of_transposed_inputs_are_contiguous_as_torchs():
+    def run(L):
+        a = L.ones(4, 3).t()
+        b = L.ones(2, 3, 4).permute(0, 2, 1)
+        cl = L.ones(2, 4, 5, 3).permute(0, 3, 1, 2)          # channels last
+        return ([L.cat([x, x, x], d).stride() for x, d in ((a, 1), (a, 0), (b, 1), (b, 2),
+                                                           (cl, 1), (cl, 0))],
+                [L.stack([a, a], d).stride() for d in (0, 1, 2)],
+                L.cat([cl, L.ones(2, 3, 4, 5)], 1).stride())
+    assert run(ember) == run(torch)

@@ -78,6 +78,20 @@ def _targets(capture, only):
     return {k[0] for k in capture or ()} | set(only or ())
 
 
+def _expandable(shape, target):
+    """Whether a tensor of `shape` broadcasts to `target` (torch's is_expandable_to)."""
+    if len(shape) > len(target):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
+
+
+def _invalid_gradient(node, outs, g, got, want):
+    """torch's validate_outputs error for a gradient that cannot be summed to its input."""
+    i = next((k for k, o in enumerate(outs) if o is g), 0)
+    return RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
+                        f"got {list(got)} but expected shape compatible with {list(want)}")
+
+
 def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
     """One backward pass. arrays: gradients are NumPy arrays and nodes run `np_apply`
     (without create_graph), else Tensors and `apply`. A node with a single incoming edge (a
@@ -217,6 +231,8 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
                 shape, dtype = nxt._meta if single else nxt._meta[nr]
                 a = g if arrays else _array(g)
                 if a.shape != shape:
+                    if not _expandable(shape, a.shape):
+                        raise _invalid_gradient(node, outs, g, a.shape, shape)
                     g = sum_to_np(g, shape) if arrays else sum_to(g, shape)
                     a = g if arrays else _array(g)
                 if a.dtype is not dtype and a.dtype != dtype:   # (identity: the usual case)

@@ -54,6 +54,23 @@ def _tensor_list(tensors, name):
     return list(tensors)
 
 
+def _channels_last(a):
+    """Whether a 4-d or 5-d array is laid out channels last (and not also C-contiguous)."""
+    if a.ndim not in (4, 5) or a.flags.c_contiguous:
+        return False
+    return np.moveaxis(a, 1, -1).flags.c_contiguous
+
+
+def _cat_layout(r, parts):
+    """torch's layout for cat's result: channels last when every input is, else contiguous
+    (NumPy's result follows the inputs' order of dims)."""
+    if all(_channels_last(t._data) for t in parts):
+        if _channels_last(r):
+            return r
+        return np.moveaxis(np.ascontiguousarray(np.moveaxis(r, 1, -1)), -1, 1)
+    return r if r.flags.c_contiguous else np.ascontiguousarray(r)
+
+
 def cat(tensors, dim=0, *, axis=None, out=None):
     if axis is not None:
         dim = axis
@@ -92,7 +109,10 @@ def cat(tensors, dim=0, *, axis=None, out=None):
                     raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
                                        f"Expected size {ref.shape[j]} but got size {s[j]} for "
                                        f"tensor number {i} in the list.")
-        res = wrap(np.concatenate([t._data for t in parts], axis=d, dtype=rt.np))
+        r = np.concatenate([t._data for t in parts], axis=d, dtype=rt.np)
+        if not all(t._data.flags.c_contiguous for t in parts):
+            r = _cat_layout(r, parts)
+        res = wrap(r)
     if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = CatBackward0()
         node._dim, node._dim_arg = d, dim
@@ -138,7 +158,8 @@ def stack(tensors, dim=0, *, axis=None, out=None):
     for t in tensors[1:]:
         if t.dtype is not rt:
             rt = D.promote_types(rt, t.dtype)
-    res = wrap(np.stack([t._data for t in tensors], axis=d, dtype=rt.np))
+    r = np.stack([t._data for t in tensors], axis=d, dtype=rt.np)
+    res = wrap(r if r.flags.c_contiguous else np.ascontiguousarray(r))   # (torch's layout)
     if STATE.enabled and any(t._requires_grad for t in tensors) or LEVELS and dual(*tensors):
         node = StackBackward0()
         node._dim, node._dim_arg = d, dim

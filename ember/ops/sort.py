@@ -432,7 +432,8 @@ def _select_kth(input, dim, keepdim, pos_fn, node_cls, rt, name):
     else:
         n = x.shape[d]
         if n == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+            raise IndexError(f"{'median' if name == 'nanmedian' else name}(): Expected "
+                             f"reduction dim {d} to have non-zero size.")   # (torch's words)
         order = _stable_order(x, d, False).astype(np.int64)
         sx = np.take_along_axis(x, order, d)
         pos = pos_fn(sx, n, d)
@@ -580,6 +581,8 @@ def _median(input, dim, keepdim, out, axis, keepdims, nan):
         check_args(fn, ("dim", 2, "int", dim))
     dim, keepdim = _np_aliases(None if dim is OMITTED else dim, keepdim, axis, keepdims)
     try:
+        if dim is not None:             # (torch checks the dim before the dtype)
+            wrap_dim(dim, input._data.ndim)
         if not _empty_reduction(input._data, dim):  # (torch checks that before the dtype)
             _kernel_check(input, "median_cpu" if dim is None else "median_out", "bc")
     except AttributeError as e:
