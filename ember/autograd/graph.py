@@ -71,6 +71,16 @@ def mark_detached(t):
     """t.detach_() on a tensor with a history: a node that saved t as an input before (not
     as its output) refuses to run (torch: the saved variable has lost its grad_fn). Recorded
     as a stamp that counts no version, so that check_versions looks at such nodes."""
+    vc, stamp = _stamp(t, None)
+    if vc.quiet is None:
+        vc.quiet = set()
+    vc.quiet.add(stamp)
+    t._extra()["detached"] = True
+
+
+def _stamp(t, stamp):
+    """Record a stamp (a fresh one for None) in the version counter of t's family, made on
+    first use; returns the counter and the stamp. Switches the version checks on."""
     INPLACE[0] = 1
     r = vroot(t)
     x = r._x
@@ -79,15 +89,12 @@ def mark_detached(t):
     vc = x.get("vc")
     if vc is None:
         vc = x["vc"] = VersionCounter()
-    stamp = next(_counter)
+    stamp = next(_counter) if stamp is None else stamp
     stamps = vc.stamps
     stamps.append(stamp)
     if len(stamps) > _STAMPS:
         del stamps[:_STAMPS // 2]
-    if vc.quiet is None:
-        vc.quiet = set()
-    vc.quiet.add(stamp)
-    t._extra()["detached"] = True
+    return vc, stamp
 
 
 def vroot(t):
@@ -108,20 +115,8 @@ def version(t):
 def bump_version(t, stamp=None):
     """Record an in-place write to t's family; stamp: the sequence number of the node the
     write links (None: a write that links none)."""
-    INPLACE[0] = 1
-    r = vroot(t)
-    x = r._x
-    if x is None:
-        x = r._x = {}
-    vc = x.get("vc")
-    if vc is None:
-        vc = x["vc"] = VersionCounter()
+    vc, stamp = _stamp(t, stamp)
     vc.version += 1
-    stamps = vc.stamps
-    stamp = next(_counter) if stamp is None else stamp
-    stamps.append(stamp)
-    if len(stamps) > _STAMPS:
-        del stamps[:_STAMPS // 2]
     if ANOMALY.enabled:         # ember's addition to torch's error: where the write was
         if vc.where is None:
             vc.where = {}
