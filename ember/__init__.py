@@ -231,12 +231,18 @@ _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
 # pool.py, loss.py, normalization.py and embedding.py. They are loaded on the first use of one
 # of their names (~0.8 MB of W8's import RSS). The names are listed here so that nothing is
 # imported to find them; tests/test_lazy_imports.py checks each list against its module's
-# __all__ and that `import ember` loads none of these modules.
+# __all__ and that `import ember` loads none of these modules. copy_variants.py holds the
+# functionalization *_copy ops (torch.view_copy, ...; Note [Copy variants]).
 _LAZY_OPS = {
     "conv": ("convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
              "conv_transpose2d", "conv_transpose3d", "conv_tbc"),
     "rnn": ("rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "rnn_tanh", "rnn_relu",
             "lstm", "gru"),
+    "copy_variants": (
+        "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy",
+        "permute_copy", "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy",
+        "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy", "unfold_copy",
+        "unsqueeze_copy", "view_copy", "view_as_real_copy", "view_as_complex_copy"),
     "grid": ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"),
     "layer_forms": (
         "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",

@@ -47,9 +47,6 @@ TORCH_EXCLUDED = [
      r"q_scale|q_zero_point|qscheme|fbgemm_\w+|QInt8Storage|QInt32Storage|QUInt8Storage|"
      r"QUInt4x2Storage|QUInt2x4Storage", QUANT),
     (r"BFloat16Storage|BFloat16Tensor", DTYPES),
-    (r"(alias|as_strided|detach|diagonal|expand|permute|select|slice|split|"
-     r"split_with_sizes|squeeze|t|transpose|unbind|unfold|unsqueeze|view|view_as_complex|"
-     r"view_as_real)_copy", FUNCTIONAL),
     (r"slice_inverse", FUNCTIONAL),
     (r"autocast|autocast_decrement_nesting|autocast_increment_nesting|clear_autocast_cache|"
      r"(get|set)_autocast_\w+|is_autocast_\w+|set_autocast_\w+|GradScaler", AUTOCAST),
