@@ -242,7 +242,8 @@ _LAZY_OPS = {
         "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy",
         "permute_copy", "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy",
         "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy", "unfold_copy",
-        "unsqueeze_copy", "view_copy", "view_as_real_copy", "view_as_complex_copy"),
+        "unsqueeze_copy", "view_copy", "view_as_real_copy", "view_as_complex_copy",
+        "slice_inverse"),
     "grid": ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"),
     "layer_forms": (
         "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",

@@ -12,7 +12,6 @@ CUDA = "CUDA/ROCm/accelerator-only (ember computes on the CPU with NumPy)"
 SPARSE = "sparse layouts (ember's tensors are dense)"
 QUANT = "quantization (ember has no quantized dtypes)"
 JIT = "TorchScript/JIT/compiler internals (no graph compiler in ember)"
-FUNCTIONAL = "functionalization *_copy variants for compilers (use the view op and .clone())"
 AUTOCAST = "autocast/mixed precision (ember has no lower-precision kernels to switch to)"
 DTYPES = "dtypes ember does not have (bfloat16, complex32)"
 MKLDNN = "oneDNN (mkldnn) and nested layouts and kernels (ember's tensors are dense strided)"
@@ -29,7 +28,6 @@ TENSOR_EXCLUDED = [
     (r"dequantize|int_repr|q_per_channel_\w+|q_scale|q_zero_point|qscheme", QUANT),
     (r"to_mkldnn|to_padded_tensor", MKLDNN),
     (r"index", "functorch's first-class dimensions (Tensor.index binds Dim objects)"),
-    (r"slice_inverse", FUNCTIONAL),
     (r"hash_tensor", HASH),
 ]
 
@@ -47,7 +45,6 @@ TORCH_EXCLUDED = [
      r"q_scale|q_zero_point|qscheme|fbgemm_\w+|QInt8Storage|QInt32Storage|QUInt8Storage|"
      r"QUInt4x2Storage|QUInt2x4Storage", QUANT),
     (r"BFloat16Storage|BFloat16Tensor", DTYPES),
-    (r"slice_inverse", FUNCTIONAL),
     (r"autocast|autocast_decrement_nesting|autocast_increment_nesting|clear_autocast_cache|"
      r"(get|set)_autocast_\w+|is_autocast_\w+|set_autocast_\w+|GradScaler", AUTOCAST),
     (r"compile|cond|while_loop|fork|wait|parse_ir|parse_schema|parse_type_comment|"

@@ -189,3 +189,70 @@ def test_errors_match_torch(f, exc, msg):
     for m in (torch, ember):
         with pytest.raises(exc, match=msg):
             f(m, m.arange(12.).reshape(3, 4))
+
+
+# ---- slice_inverse: src's geometry over input's memory, SliceInverseBackward0
+
+@pytest.mark.parametrize("dim,start,end,step", [(1, 1, 3, 1), (0, 1, None, 1), (-1, 1, 3, 1),
+                                                (1, None, None, 1)])
+def test_slice_inverse_values_view_and_gradients(dim, start, end, step):
+    a = np.arange(12.).reshape(3, 4)
+    w = np.arange(1., 13.).reshape(3, 4)
+    res = []
+    for m in (torch, ember):
+        big = m.tensor(a * 0 + 5, requires_grad=True)   # input: a slice of big
+        src = m.tensor(a, requires_grad=True)
+        sl = big[(slice(None),) * (dim % 2) + (slice(start, end, step),)]
+        r = m.slice_inverse(sl, src, dim, start, end, step)
+        assert r._base is big and r.shape == src.shape and r.stride() == src.stride()
+        assert r.grad_fn.name() == "SliceInverseBackward0"
+        assert (r.grad_fn._saved_dim, r.grad_fn._saved_step) == (dim if dim >= 0 else
+                                                                r.grad_fn._saved_dim, step)
+        assert r.grad_fn._saved_start == start and r.grad_fn._saved_end == end
+        r.backward(m.tensor(w))
+        res.append((r.detach().numpy().copy(), big.grad.numpy(), src.grad.numpy()))
+    for t, e in zip(*res):
+        np.testing.assert_array_equal(e, t)
+
+
+def test_slice_inverse_shares_memory_and_the_tensor_method():
+    for m in (torch, ember):
+        x = m.arange(12.).reshape(3, 4)
+        r = m.slice_inverse(x[:, 1:3], x, 1, 1, 3)
+        r[0, 0] = 100.0
+        assert x[0, 0].item() == 100.0
+        assert x.slice_inverse(x[1:], 0, 1).shape == (2, 4)
+        assert m.slice_inverse(m.zeros(20), m.empty(3, 2), 0).shape == (3, 2)
+
+
+def test_slice_inverse_one_side_requires_grad():
+    for m in (torch, ember):
+        big = m.zeros(3, 4, requires_grad=True)
+        r = m.slice_inverse(big[:, 1:3], m.ones(3, 4), 1, 1, 3)
+        assert r.grad_fn.next_functions[1][0] is None
+        r.backward(m.ones(3, 4))
+        assert big.grad.tolist() == [[0.0, 1.0, 1.0, 0.0]] * 3
+        src = m.ones(3, 4, requires_grad=True)
+        r = m.slice_inverse(m.zeros(3, 4)[:, 1:3], src, 1, 1, 3)
+        assert r.grad_fn.next_functions[0][0] is None
+        r.backward(m.ones(3, 4))
+        assert src.grad.tolist() == [[1.0, 0.0, 0.0, 1.0]] * 3
+
+
+def test_slice_inverse_errors():
+    for m in (torch, ember):
+        x = m.arange(6.)
+        with pytest.raises(RuntimeError, match=r"setStorage: sizes \[3, 4\], strides \[4, 1\], "
+                                               r"storage offset 0, and itemsize 4 requiring a "
+                                               r"storage size of 48 are out of bounds for "
+                                               r"storage of size 24"):
+            m.slice_inverse(x, m.empty(3, 4), 1, 1, 3)
+        with pytest.raises(TypeError, match=r"slice_inverse\(\): argument 'src' \(position 2\) "
+                                            r"must be Tensor, not int"):
+            m.slice_inverse(x, 3)
+        big = m.zeros(3, 4, requires_grad=True)
+        r = m.slice_inverse(big[:, 1:3], m.ones(3, 4, requires_grad=True), 1, -3, 100)
+        with pytest.raises(RuntimeError, match=r"expected src to have a size equal to the slice "
+                                               r"of self. src size = \[3, 2\], slice size = "
+                                               r"\[3, 3\]"):
+            r.backward(m.ones(3, 4))

@@ -9,10 +9,10 @@ import numpy as np
 
 from .. import dtypes as D
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import NotImplementedBackward, link
+from ..autograd.graph import Node, NotImplementedBackward, link
 from ..tensor import Tensor, wrap
 from ._args import check_args, invalid_args, not_tensor, wrap_dim, write_out
-from ._views import AsStridedBackward0
+from ._views import AsStridedBackward0, make_view
 from .complex import ViewAsComplexBackward0, ViewAsRealBackward0, view_as_complex, view_as_real
 from .join import SliceBackward0, SplitBackward0, SplitWithSizesBackward0, slice_dim
 from .join import split, split_with_sizes
@@ -21,7 +21,8 @@ from . import shape as S
 __all__ = ["alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy",
            "permute_copy", "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy",
            "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy", "unfold_copy",
-           "unsqueeze_copy", "view_copy", "view_as_real_copy", "view_as_complex_copy"]
+           "unsqueeze_copy", "view_copy", "view_as_real_copy", "view_as_complex_copy",
+           "slice_inverse"]
 
 
 # derivatives.yaml: each `<view>_copy` entry, the view's formula under the `_copy` name
@@ -288,3 +289,39 @@ def view_as_complex_copy(input, *, out=None):
         raise RuntimeError("view_as_complex_copy does not support automatic differentiation "
                            "for outputs with complex dtype.")
     return _one(view_as_complex(input), out, "view_as_complex_copy", input)
+
+
+# ------------------------------------------------------------------ slice_inverse
+
+class SliceInverseBackward0(Node):           # derivatives.yaml: slice_inverse
+    """self gets the slice of grad, src gets grad with the slice zeroed (together: the whole
+    of grad, when self is src's slice as functionalization makes it)."""
+    __slots__ = ("_saved_dim", "_saved_start", "_saved_end", "_saved_step", "_self_sizes")
+
+    def apply(self, grad):
+        dim, start, end, step = (self._saved_dim, self._saved_start, self._saved_end,
+                                 self._saved_step)
+        g_src = None
+        if self.next_functions[1][0] is not None:
+            zeros = grad.new_zeros(self._self_sizes)
+            g_src = grad.slice_scatter(zeros, dim, start, end, step)
+        g_self = None
+        if self.next_functions[0][0] is not None:
+            g_self = grad[(slice(None),) * (dim % grad.ndim) + (slice(start, end, step),)]
+        return g_self, g_src
+
+
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
+    """The inverse of src.slice(dim, start, end, step) for functionalization: a view of
+    input's memory with src's sizes, strides and storage offset (input is expected to be that
+    slice of a tensor laid out as src)."""
+    x = _data(input)
+    check_args("slice_inverse", ("src", 2, "Tensor", src))
+    arr = S._strided_view(input, src._data.shape, src.stride(), src.storage_offset())
+    res = make_view(wrap(arr), input)
+    if STATE.enabled and (input._requires_grad or src._requires_grad):
+        node = SliceInverseBackward0()
+        node._saved_dim, node._saved_start, node._saved_end = dim, start, end
+        node._saved_step, node._self_sizes = step, x.shape
+        link(res, node, input, src)
+    return res
