@@ -224,6 +224,11 @@ import importlib as _importlib  # noqa: E402
 _LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing"))
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
                "install_as_torch": "_torch_alias"}
+_LAZY_NAMES.update(dict.fromkeys((        # ember/_sym.py's __all__ (tests/test_sym.py checks)
+    "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite", "sym_sqrt", "sym_sum",
+    "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size", "classproperty",
+    "get_file_path", "compiled_with_cxx11_abi", "prepare_multiprocessing_environment",
+    "thread_safe_generator"), "_sym"))
 
 # Note [Lazy layer ops]: torch.*'s forms of the layer ops (torch.conv2d, torch.lstm,
 # torch.grid_sampler, torch.dropout(input, p, train), torch.max_pool2d, ...) live in ops modules

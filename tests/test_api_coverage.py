@@ -49,8 +49,7 @@ TORCH_EXCLUDED = [
      r"(get|set)_autocast_\w+|is_autocast_\w+|set_autocast_\w+|GradScaler", AUTOCAST),
     (r"compile|cond|while_loop|fork|wait|parse_ir|parse_schema|parse_type_comment|"
      r"merge_type_from_type_comment|unify_type_list|import_ir_module(_from_buffer)?|"
-     r"sym_\w+|Sym\w+|get_file_path|prepare_multiprocessing_environment|classproperty|"
-     r"compiled_with_cxx11_abi|thread_safe_generator|"
+     r"Sym\w+|"
      r"AggregationType|AliasDb|AnyType|Argument|ArgumentSpec|AwaitType|BenchmarkConfig|"
      r"BenchmarkExecutionStats|Block|BoolType|CallStack|Capsule|ClassType|Code|"
      r"CompilationUnit|CompleteArgumentSpec|ComplexType|ConcreteModuleType(Builder)?|"
@@ -165,7 +164,6 @@ F_EXCLUDED = {
     "has_torch_function_unary": OVERRIDES, "has_torch_function_variadic": OVERRIDES,
     "boolean_dispatch": "torch._jit_internal's helper that builds F's max_pool functions "
                         "(TorchScript)",
-    "assert_int_or_pair": "torch.nn.functional's private argument check left public",
 }
 NN_EXCLUDED = {
     "DataParallel": CUDA + " (replicates a module over GPUs)",
