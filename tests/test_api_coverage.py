@@ -165,10 +165,7 @@ F_EXCLUDED = {
     "boolean_dispatch": "torch._jit_internal's helper that builds F's max_pool functions "
                         "(TorchScript)",
 }
-NN_EXCLUDED = {
-    "DataParallel": CUDA + " (replicates a module over GPUs)",
-    "SyncBatchNorm": CUDA + " (batch statistics synchronized across processes by NCCL)",
-}
+NN_EXCLUDED = {}      # (none left: DataParallel and SyncBatchNorm, tests/test_parallel.py)
 
 
 def _public(mod, pred):
