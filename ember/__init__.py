@@ -221,7 +221,8 @@ autograd.gradgradcheck = _gradcheck.gradgradcheck
 # program that only uses autograd never needs them.
 import importlib as _importlib  # noqa: E402
 
-_LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing"))
+_LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing",
+                           "cpu"))
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
                "install_as_torch": "_torch_alias"}
 _LAZY_NAMES.update(dict.fromkeys((        # ember/_sym.py's __all__ (tests/test_sym.py checks)
@@ -229,6 +230,7 @@ _LAZY_NAMES.update(dict.fromkeys((        # ember/_sym.py's __all__ (tests/test_
     "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size", "classproperty",
     "get_file_path", "compiled_with_cxx11_abi", "prepare_multiprocessing_environment",
     "thread_safe_generator"), "_sym"))
+_LAZY_NAMES.update(dict.fromkeys(("Stream", "Event", "get_device_module"), "streams"))
 
 # Note [Lazy layer ops]: torch.*'s forms of the layer ops (torch.conv2d, torch.lstm,
 # torch.grid_sampler, torch.dropout(input, p, train), torch.max_pool2d, ...) live in ops modules

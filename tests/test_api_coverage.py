@@ -35,8 +35,8 @@ TORCH_EXCLUDED = [
     # ---- not yet
     # ---- outside a CPU, dense, float/int library
     (r"cudnn_\w+|miopen_\w+|batch_norm_(backward_elemt|backward_reduce|elemt|gather_stats|"
-     r"gather_stats_with_counts|stats|update_stats)|Stream|Event|"
-     r"profiler_allow_cudagraph_cupti_lazy_reinit_cuda12|get_device_module", CUDA),
+     r"gather_stats_with_counts|stats|update_stats)|"
+     r"profiler_allow_cudagraph_cupti_lazy_reinit_cuda12", CUDA),
     (r"mkldnn_\w+", MKLDNN),
     (r"sparse_\w+_tensor|sparse_compressed_tensor|hsmm|hspmm|saddmm|smm|dsmm|spmm|sspaddmm|"
      r"resize_as_sparse_|\w+_indices_copy|values_copy|indices_copy", SPARSE),
