@@ -125,7 +125,8 @@ from .ops.matrix import (_solve_removed as solve, _lstsq_removed as lstsq,  # no
 from .storage import (UntypedStorage, TypedStorage, FloatStorage, DoubleStorage,  # noqa: E402
                       HalfStorage, LongStorage, IntStorage, ShortStorage, CharStorage,
                       ByteStorage, BoolStorage, ComplexFloatStorage, ComplexDoubleStorage,
-                      is_storage)
+                      is_storage, StorageBase)
+Storage = FloatStorage                     # torch.Storage is torch.FloatStorage
 from .tensor import (layout, memory_format, strided, sparse_coo, sparse_csr,  # noqa: E402
                      sparse_csc, sparse_bsr, sparse_bsc, jagged, contiguous_format,
                      channels_last, channels_last_3d, preserve_format)
@@ -229,7 +230,7 @@ _LAZY_NAMES.update(dict.fromkeys((        # ember/_sym.py's __all__ (tests/test_
     "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite", "sym_sqrt", "sym_sum",
     "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size", "classproperty",
     "get_file_path", "compiled_with_cxx11_abi", "prepare_multiprocessing_environment",
-    "thread_safe_generator"), "_sym"))
+    "thread_safe_generator", "DisableTorchFunction", "DisableTorchFunctionSubclass"), "_sym"))
 _LAZY_NAMES.update(dict.fromkeys(("Stream", "Event", "get_device_module"), "streams"))
 
 # Note [Lazy layer ops]: torch.*'s forms of the layer ops (torch.conv2d, torch.lstm,
@@ -255,7 +256,8 @@ _LAZY_OPS = {
     "layer_forms": (
         "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",
         "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "native_dropout",
-        "batch_norm", "native_batch_norm", "layer_norm", "native_layer_norm", "group_norm",
+        "batch_norm", "native_batch_norm", "batch_norm_update_stats", "cudnn_is_acceptable",
+        "layer_norm", "native_layer_norm", "group_norm",
         "native_group_norm", "instance_norm", "rms_norm", "binary_cross_entropy_with_logits",
         "cosine_embedding_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
         "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "celu", "celu_", "selu",

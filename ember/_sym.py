@@ -10,7 +10,8 @@ import numpy as np
 __all__ = ["sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite", "sym_sqrt",
            "sym_sum", "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size",
            "classproperty", "get_file_path", "compiled_with_cxx11_abi",
-           "prepare_multiprocessing_environment", "thread_safe_generator"]
+           "prepare_multiprocessing_environment", "thread_safe_generator",
+           "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
 _NUMBERS = (np.integer, np.floating, int, float)
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
@@ -142,3 +143,27 @@ def thread_safe_generator():
     are processes (in torch's public DataLoader as in ember's), so this is None: functions given
     generator=None use the global generator, as torch's do."""
     return None
+
+
+class DisableTorchFunction:
+    """Within the block torch skips __torch_function__ overrides. ember's ops dispatch to no
+    overrides at all, so the block runs as it would anyway: entering returns None, as torch's."""
+    __slots__ = ()
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return None
+
+
+class DisableTorchFunctionSubclass:
+    """As DisableTorchFunction, for Tensor subclasses' overrides only (a class of its own, as
+    in torch)."""
+    __slots__ = ()
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return None

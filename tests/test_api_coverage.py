@@ -34,9 +34,11 @@ TENSOR_EXCLUDED = [
 TORCH_EXCLUDED = [
     # ---- not yet
     # ---- outside a CPU, dense, float/int library
-    (r"cudnn_\w+|miopen_\w+|batch_norm_(backward_elemt|backward_reduce|elemt|gather_stats|"
-     r"gather_stats_with_counts|stats|update_stats)|"
-     r"profiler_allow_cudagraph_cupti_lazy_reinit_cuda12", CUDA),
+    (r"cudnn_(?!is_acceptable)\w+|miopen_\w+|profiler_allow_cudagraph_cupti_lazy_reinit_cuda12",
+     CUDA),
+    (r"batch_norm_(backward_elemt|backward_reduce|elemt|gather_stats|gather_stats_with_counts|"
+     r"stats)", "SyncBatchNorm's multi-process kernels: torch has no CPU kernel for them "
+                "(NotImplementedError on CPU tensors)"),
     (r"mkldnn_\w+", MKLDNN),
     (r"sparse_\w+_tensor|sparse_compressed_tensor|hsmm|hspmm|saddmm|smm|dsmm|spmm|sspaddmm|"
      r"resize_as_sparse_|\w+_indices_copy|values_copy|indices_copy", SPARSE),
@@ -54,19 +56,19 @@ TORCH_EXCLUDED = [
      r"BenchmarkExecutionStats|Block|BoolType|CallStack|Capsule|ClassType|Code|"
      r"CompilationUnit|CompleteArgumentSpec|ComplexType|ConcreteModuleType(Builder)?|"
      r"DeepCopyMemoTable|DeserializationStorageContext|DeviceObjType|DictType|"
-     r"DisableTorchFunction(Subclass)?|DispatchKey(Set)?|EnumType|ErrorReport|"
+     r"DispatchKey(Set)?|EnumType|ErrorReport|"
      r"ExcludeDispatchKeyGuard|ExecutionPlan|FatalError|FileCheck|FloatType|FunctionSchema|"
      r"Future|FutureType|Gradient|Graph|GraphExecutorState|IODescriptor|InferredType|IntType|"
      r"InterfaceType|JITException|ListType|LiteScriptModule|LockingLogger|LoggerBase|Node|"
      r"NoneType|NoopLogger|NumberType|OperatorInfo|OptionalType|PyObjectType|"
      r"PyTorchFileReader|PyTorchFileWriter|RRefType|Script\w+|SerializationStorageContext|"
      r"StaticModule|StreamObjType|StringType|Tag|TensorType|ThroughputBenchmark|"
-     r"TracingState|TupleType|Type|UnionType|Use|Value|Storage|StorageBase|"
+     r"TracingState|TupleType|Type|UnionType|Use|Value|"
      r"BufferDict|ModuleDict|ParameterDict", JIT),
     (r"hash_tensor", HASH),
     (r"segment_reduce", "prototype op (torch documents it as unstable)"),
     (r"lobpcg|pca_lowrank|svd_lowrank", "not yet: randomized low-rank solvers (torch._lowrank)"),
-    (r"native_norm", "torch has no CPU kernel for it (raises NotImplementedError)"),
+    (r"native_norm", "torch has no CPU kernel for it (NotImplementedError on CPU tensors)"),
 ]
 
 

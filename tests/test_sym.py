@@ -113,3 +113,72 @@ def test_lazy_names_are_the_modules_all():
 def test_assert_int_or_pair(arg):
     t, e = _both(lambda m: m.nn.functional.assert_int_or_pair(arg, "kernel_size", "bad {}"))
     assert e == t
+
+
+def test_disable_torch_function_blocks():
+    for m in (torch, ember):
+        for cls in (m.DisableTorchFunction, m.DisableTorchFunctionSubclass):
+            d = cls()
+            with d as r:
+                with d:
+                    assert r is None
+                    assert m.ones(2).add(1).tolist() == [2.0, 2.0]
+            assert d.__exit__(None, None, None) is None
+        assert not issubclass(m.DisableTorchFunctionSubclass, m.DisableTorchFunction)
+
+
+def test_storage_names():
+    for m in (torch, ember):
+        assert m.Storage is m.FloatStorage
+        assert isinstance(m.UntypedStorage(2), m.StorageBase)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = m.Storage(3)
+            assert not isinstance(s, m.StorageBase)
+            assert s.size() == 3 and s.dtype == m.float32
+        with pytest.raises(RuntimeError, match="Cannot directly construct StorageBase; subclass "
+                                               "it and then construct that"):
+            m.StorageBase(3)
+
+        class Sub(m.StorageBase):
+            pass
+        assert isinstance(Sub(), m.StorageBase)
+
+
+def test_cudnn_is_acceptable():
+    for case in (lambda m: m.cudnn_is_acceptable(m.ones(2)),
+                 lambda m: m.cudnn_is_acceptable(3)):
+        t, e = _both(case)
+        assert e == t
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (2, 3, 2, 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batch_norm_update_stats(shape, dtype):
+    a = np.random.RandomState(2).randn(*shape).astype(dtype)
+    res = []
+    for m in (torch, ember):
+        rm, rv = m.zeros(3, dtype=getattr(m, dtype)), m.ones(3, dtype=getattr(m, dtype))
+        mean, var = m.batch_norm_update_stats(m.tensor(a), rm, rv, 0.1)
+        mean2, var2 = m.batch_norm_update_stats(m.tensor(a), None, None, 0.3)
+        res.append([v.numpy() for v in (mean, var, rm, rv, mean2, var2)] + [str(mean.dtype)])
+    for t, e in zip(*res):
+        if isinstance(t, str):
+            assert e.replace("ember", "torch") == t
+        else:
+            np.testing.assert_allclose(e, t, rtol=1e-6 if dtype == "float32" else 1e-13)
+
+
+def test_batch_norm_update_stats_grad_and_errors():
+    for m in (torch, ember):
+        x = m.randn(4, 3, requires_grad=True)
+        mean, var = m.batch_norm_update_stats(x, None, None, 0.1)
+        assert type(mean.grad_fn).__name__ == "NotImplemented" and var.requires_grad
+        with pytest.raises(RuntimeError, match="derivative for aten::batch_norm_update_stats is "
+                                               "not implemented"):
+            mean.sum().backward()
+    for case in (lambda m: m.batch_norm_update_stats(m.ones(2, 2, dtype=m.int64), None, None,
+                                                     0.1),
+                 lambda m: m.batch_norm_update_stats(m.ones(2), None, None, 0.1)):
+        t, e = _both(case)
+        assert e == t
