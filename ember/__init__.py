@@ -252,6 +252,7 @@ _LAZY_OPS = {
         "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy", "unfold_copy",
         "unsqueeze_copy", "view_copy", "view_as_real_copy", "view_as_complex_copy",
         "slice_inverse"),
+    "segment": ("segment_reduce",),
     "grid": ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"),
     "layer_forms": (
         "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",

@@ -66,7 +66,6 @@ TORCH_EXCLUDED = [
      r"TracingState|TupleType|Type|UnionType|Use|Value|"
      r"BufferDict|ModuleDict|ParameterDict", JIT),
     (r"hash_tensor", HASH),
-    (r"segment_reduce", "prototype op (torch documents it as unstable)"),
     (r"lobpcg|pca_lowrank|svd_lowrank", "not yet: randomized low-rank solvers (torch._lowrank)"),
     (r"native_norm", "torch has no CPU kernel for it (NotImplementedError on CPU tensors)"),
 ]
