@@ -12,10 +12,18 @@ CUDA = "CUDA/ROCm/accelerator-only (ember computes on the CPU with NumPy)"
 SPARSE = "sparse layouts (ember's tensors are dense)"
 QUANT = "quantization (ember has no quantized dtypes)"
 JIT = "TorchScript/JIT/compiler internals (no graph compiler in ember)"
-AUTOCAST = "autocast/mixed precision (ember has no lower-precision kernels to switch to)"
-DTYPES = "dtypes ember does not have (bfloat16, complex32)"
-MKLDNN = "oneDNN (mkldnn) and nested layouts and kernels (ember's tensors are dense strided)"
-HASH = "torch's content hash of a tensor (an implementation detail of its compiler caches)"
+COMPILED_CONTROL = ("torch.cond/while_loop: with a tensor predicate torch traces the branches "
+                    "with torch.compile (dynamo), whose restrictions (no aliased or non-tensor "
+                    "outputs) and nodes (CondAutogradOpBackward) come from the compiler")
+ARCHIVE = ("torch's C++ zip-archive reader/writer (TorchScript's serialization layer); "
+           "ember.save/ember.load read and write that archive format in Python")
+AUTOCAST = ("autocast/GradScaler: mixed precision switches ops to bfloat16 kernels (CPU "
+            "autocast's only dtype), and NumPy has no bfloat16 dtype")
+DTYPES = "needs a bfloat16 or complex32 (chalf) dtype, which NumPy does not have"
+MKLDNN = ("oneDNN (mkldnn) layouts and kernels, and nested (jagged) tensors' padding: "
+          "ember's tensors are dense strided")
+HASH = ("torch's content hash for its compiler caches: its result is a uint64 tensor, a dtype "
+        "ember does not have")
 ISSUE12 = ("not yet: issue 12 (vmap, per-tensor gradient dtype: the forward-mode/vmap "
            "helper's part)")
 
@@ -49,7 +57,9 @@ TORCH_EXCLUDED = [
     (r"BFloat16Storage|BFloat16Tensor", DTYPES),
     (r"autocast|autocast_decrement_nesting|autocast_increment_nesting|clear_autocast_cache|"
      r"(get|set)_autocast_\w+|is_autocast_\w+|set_autocast_\w+|GradScaler", AUTOCAST),
-    (r"compile|cond|while_loop|fork|wait|parse_ir|parse_schema|parse_type_comment|"
+    (r"cond|while_loop", COMPILED_CONTROL),
+    (r"PyTorchFileReader|PyTorchFileWriter", ARCHIVE),
+    (r"compile|fork|wait|parse_ir|parse_schema|parse_type_comment|"
      r"merge_type_from_type_comment|unify_type_list|import_ir_module(_from_buffer)?|"
      r"Sym\w+|"
      r"AggregationType|AliasDb|AnyType|Argument|ArgumentSpec|AwaitType|BenchmarkConfig|"
@@ -61,7 +71,7 @@ TORCH_EXCLUDED = [
      r"Future|FutureType|Gradient|Graph|GraphExecutorState|IODescriptor|InferredType|IntType|"
      r"InterfaceType|JITException|ListType|LiteScriptModule|LockingLogger|LoggerBase|Node|"
      r"NoneType|NoopLogger|NumberType|OperatorInfo|OptionalType|PyObjectType|"
-     r"PyTorchFileReader|PyTorchFileWriter|RRefType|Script\w+|SerializationStorageContext|"
+     r"RRefType|Script\w+|SerializationStorageContext|"
      r"StaticModule|StreamObjType|StringType|Tag|TensorType|ThroughputBenchmark|"
      r"TracingState|TupleType|Type|UnionType|Use|Value|"
      r"BufferDict|ModuleDict|ParameterDict", JIT),
