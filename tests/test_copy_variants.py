@@ -256,3 +256,34 @@ def test_slice_inverse_errors():
                                                r"of self. src size = \[3, 2\], slice size = "
                                                r"\[3, 3\]"):
             r.backward(m.ones(3, 4))
+
+
+@pytest.mark.parametrize("f", [
+    lambda m, x: m.transpose_copy(x, 0, 1), lambda m, x: m.view_copy(x, (6,)),
+    lambda m, x: m.split_copy(x, 1)[0], lambda m, x: m.unbind_copy(x)[1],
+    lambda m, x: m.as_strided_copy(x, (2,), (2,)), lambda m, x: m.expand_copy(x[:1], (3, 3)),
+    lambda m, x: m.diagonal_copy(x), lambda m, x: m.squeeze_copy(x[:1], 0),
+])
+def test_forward_ad_tangents_are_copied_too(f):
+    res = []
+    for m in (torch, ember):
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(m.arange(6.).reshape(2, 3), m.arange(10., 16.).reshape(2, 3))
+            p, t = fw.unpack_dual(f(m, x))
+            assert t.is_contiguous()
+            shares = t.data_ptr() == fw.unpack_dual(x).tangent.data_ptr()
+            res.append((p.numpy(), t.numpy(), shares))
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(b, a)      # (and the tangent shares memory as torch's)
+
+
+def test_forward_ad_detach_copy_refuses():
+    for m in (torch, ember):
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(m.ones(2), m.ones(2))
+            with pytest.raises(NotImplementedError, match="Trying to use forward AD with "
+                                                          "aten::detach_copy that does not "
+                                                          "support it"):
+                m.detach_copy(x)

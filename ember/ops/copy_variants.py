@@ -8,6 +8,7 @@ which adds nothing but the name) to the copies. Loaded lazily (Note [Lazy layer 
 import numpy as np
 
 from .. import dtypes as D
+from ..autograd.forward import LEVELS, dual, set_tangent, tangent
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, NotImplementedBackward, link
 from ..tensor import Tensor, wrap
@@ -122,6 +123,10 @@ def _fresh(view):
         res._grad_fn = node
         res._output_nr = view._output_nr
         res._requires_grad = True
+    for lv in LEVELS:           # forward AD: the view's tangent, copied likewise
+        tan = tangent(view, lv)
+        if tan is not None:
+            set_tangent(res, lv, wrap(np.array(tan._data, order="C", copy=True)))
     return res
 
 
@@ -197,6 +202,9 @@ def detach_copy(input, *, out=None):
     """input's values, detached, in fresh memory; torch defines no derivative for it, so a
     copy of a tensor that requires grad gets the NotImplemented node."""
     res = wrap(np.array(_data(input), order="C", copy=True))
+    if LEVELS and dual(input):
+        raise NotImplementedError("Trying to use forward AD with aten::detach_copy that does "
+                                  "not support it.")
     if STATE.enabled and input._requires_grad:
         node = NotImplementedBackward()
         node._op = "detach_copy"
@@ -273,7 +281,7 @@ def view_copy(input, size, *, out=None):
         raise invalid_args("view_copy", (input, size))
     shape = S.infer_size(S.size_args((size,), "view_copy"), x.size)
     res = wrap(np.array(np.reshape(x, shape), order="C", copy=True))
-    if STATE.enabled and input._requires_grad:
+    if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = ViewBackward0_copy()
         node._saved_self_sym_sizes = x.shape
         link(res, node, input)
