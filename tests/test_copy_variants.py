@@ -287,3 +287,16 @@ def test_forward_ad_detach_copy_refuses():
                                                           "aten::detach_copy that does not "
                                                           "support it"):
                 m.detach_copy(x)
+
+
+def test_slice_inverse_forward_ad():
+    res = []
+    for m in (torch, ember):
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(m.arange(6.).reshape(2, 3), m.arange(10., 16.).reshape(2, 3))
+            for y in (m.slice_inverse(x[:, 1:], x, 1, 1), m.slice_inverse(x[1:], x[1:], 0)):
+                p, t = fw.unpack_dual(y)
+                res.append((t.tolist(), t.storage_offset(), t.stride(),
+                            t.data_ptr() - fw.unpack_dual(x).tangent.data_ptr()))
+    assert res[2:] == res[:2]

@@ -332,4 +332,9 @@ def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
         node._saved_dim, node._saved_start, node._saved_end = dim, start, end
         node._saved_step, node._self_sizes = step, x.shape
         link(res, node, input, src)
+    for lv in LEVELS:           # forward AD: the same view of input's tangent
+        tan = tangent(input, lv)
+        if tan is not None:
+            set_tangent(res, lv, wrap(S._strided_view(tan, src._data.shape, src.stride(),
+                                                      src.storage_offset())))
     return res
