@@ -7,6 +7,9 @@ import os
 
 import numpy as np
 
+from .creation import tensor
+from .ops._args import check_args
+
 __all__ = ["sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite", "sym_sqrt",
            "sym_sum", "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size",
            "classproperty", "get_file_path", "compiled_with_cxx11_abi",
@@ -80,14 +83,21 @@ def _check_range(size, lo, hi):
         raise RuntimeError(f"Invalid value range for {size} between [{lo}, {hi}].")
 
 
+def _check_bounds(op, size, min, max):
+    check_args(op, ("size", 1, "Number", size), ("min", None, "int", min, True),
+               ("max", None, "int", max, True))
+
+
 def sym_constrain_range(size, *, min=None, max=None):
     """Eagerly: check that size lies in [min, max] (int64's range where not given)."""
+    _check_bounds("sym_constrain_range", size, min, max)
     _check_range(int(size), _INT64_MIN if min is None else min,
                  _INT64_MAX if max is None else max)
 
 
 def sym_constrain_range_for_size(size, *, min=None, max=None):
     """sym_constrain_range for a size: min defaults to 0, and a max must exceed 2."""
+    _check_bounds("sym_constrain_range_for_size", size, min, max)
     if max is not None and max <= 2:
         raise RuntimeError(f"Max value to constrain_range_for_size must be greater than 2. "
                            f"got: {max}")
@@ -96,7 +106,6 @@ def sym_constrain_range_for_size(size, *, min=None, max=None):
 
 def sym_fresh_size(expr):
     """Eagerly: the value of expr, as tensor(expr).item() gives it."""
-    from . import tensor
     return tensor(expr).item()
 
 

@@ -4,6 +4,8 @@ for nothing. Other device types get a CPU-only torch's errors. Loaded on first u
 subpackages])."""
 import importlib
 
+from .tensor import device as _dev
+
 __all__ = ["Stream", "Event", "get_device_module"]
 
 _NO_EVENTS = "cpu backend doesn't support events."
@@ -22,7 +24,6 @@ def _parse(cls, args, kwargs, allowed):
 
 
 def _device(device):
-    from .tensor import device as _dev
     d = _dev("cpu") if device is None else device if isinstance(device, _dev) else None
     if d is None:
         if isinstance(device, str):
@@ -52,8 +53,7 @@ class Stream:
 
     @property
     def device(self):
-        from .tensor import device
-        return device(self._type)
+        return _dev(self._type)
 
     def query(self):
         return True
@@ -112,8 +112,7 @@ class Event:
 
     @property
     def device(self):
-        from .tensor import device
-        return device(self._device_type)
+        return _dev(self._device_type)
 
     def query(self):
         return True
@@ -149,7 +148,6 @@ class Event:
 def get_device_module(device=None):
     """The module for a device type: ember.cpu (also with no device: there is no
     accelerator) or ember.cuda; other types have no module in ember."""
-    from .tensor import device as _dev
     if device is None:
         name = "cpu"
     elif isinstance(device, _dev):
@@ -157,6 +155,7 @@ def get_device_module(device=None):
     elif isinstance(device, str):
         name = _dev(device).type
     else:
+        hash(device)            # (torch looks the value up first: a list is unhashable)
         raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or "
                            f"None")
     if name not in ("cpu", "cuda"):

@@ -217,10 +217,12 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
 
 
 def expand_copy(input, size, *, implicit=False, out=None):
+    check_args("expand_copy", ("size", 2, "tuple of ints", size))
     return _one(S.expand(input, size, implicit=implicit), out, "expand_copy", input)
 
 
 def permute_copy(input, dims, *, out=None):
+    check_args("permute_copy", ("dims", 2, "tuple of ints", dims))
     return _one(S.permute(input, dims), out, "permute_copy", input)
 
 
@@ -247,6 +249,11 @@ def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
 
 
 def squeeze_copy(input, dim=S.OMITTED, *, out=None):
+    if dim is not S.OMITTED and not (
+            isinstance(dim, (int, np.integer)) and not isinstance(dim, bool) or
+            isinstance(dim, (tuple, list)) and all(isinstance(d, (int, np.integer)) and
+                                                   not isinstance(d, bool) for d in dim)):
+        raise invalid_args("squeeze_copy", (input, dim))
     return _one(S.squeeze(input, dim), out, "squeeze_copy", input)
 
 
@@ -277,7 +284,8 @@ def view_copy(input, size, *, out=None):
     x = _data(input)
     if isinstance(size, D.dtype):
         return _one(S.view(input, size), out, "view_copy", input)
-    if not isinstance(size, (tuple, list)):
+    if not isinstance(size, (tuple, list)) or not all(
+            isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in size):
         raise invalid_args("view_copy", (input, size))
     shape = S.infer_size(S.size_args((size,), "view_copy"), x.size)
     res = wrap(np.array(np.reshape(x, shape), order="C", copy=True))

@@ -8,7 +8,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, NotImplementedBackward, link
 from ..dtypes import type_name
 from ..tensor import wrap
-from ._args import not_tensor, wrap_dim
+from ._args import check_args, not_tensor, wrap_dim
 
 __all__ = ["segment_reduce"]
 
@@ -106,6 +106,7 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
         x = data._data
     except AttributeError as e:
         raise not_tensor(e) from None
+    check_args("segment_reduce", ("reduce", 2, "str", reduce))
     if reduce not in _EMPTY:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
