@@ -14,7 +14,7 @@ from ..autograd.graph import Node, NotImplementedBackward, link
 from ..tensor import Tensor, wrap
 from ._args import check_args, invalid_args, not_tensor, wrap_dim, write_out
 from ._views import AsStridedBackward0, make_view
-from .complex import ViewAsComplexBackward0, ViewAsRealBackward0, view_as_complex, view_as_real
+from .complex import ViewAsRealBackward0, view_as_complex, view_as_real
 from .join import SliceBackward0, SplitBackward0, SplitWithSizesBackward0, slice_dim
 from .join import split, split_with_sizes
 from . import shape as S
@@ -99,17 +99,13 @@ class ViewAsRealBackward0_copy(ViewAsRealBackward0):
     __slots__ = ()
 
 
-class ViewAsComplexBackward0_copy(ViewAsComplexBackward0):
-    __slots__ = ()
-
-
 _COPY_NODES = {c.__mro__[1]: c for c in (
     AliasBackward0_copy, AsStridedBackward0_copy, ExpandBackward0_copy, PermuteBackward0_copy,
     SelectBackward0_copy, SliceBackward0_copy, SplitBackward0_copy,
     SplitWithSizesBackward0_copy, SqueezeBackward0_copy, SqueezeBackward1_copy,
     SqueezeBackward2_copy, TBackward0_copy, TransposeBackward0_copy, UnbindBackward0_copy,
     UnfoldBackward0_copy, UnsqueezeBackward0_copy, ViewBackward0_copy,
-    ViewAsRealBackward0_copy, ViewAsComplexBackward0_copy)}
+    ViewAsRealBackward0_copy)}
 _COPY_NODES[S.DiagonalBackward0] = S.DiagonalBackward0_copy
 
 
