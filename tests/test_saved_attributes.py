@@ -257,6 +257,12 @@ KNOWN = {
     ('VarBackward0', '_saved_dim', 'value'): _FORM,
     ('VarMeanBackward0', '_saved_dim', 'value'): _FORM,
     ('XlogyBackward1', '_raw_saved_self', 'ember only'): _EMBER_ONLY,
+    # the functionalization *_copy nodes save what their view's node saves (copy_variants.py)
+    ('AsStridedBackward0_copy', '_saved_size', 'torch only'): _NOT_SAVED,
+    ('AsStridedBackward0_copy', '_saved_storage_offset', 'torch only'): _NOT_SAVED,
+    ('AsStridedBackward0_copy', '_saved_stride', 'torch only'): _NOT_SAVED,
+    ('SliceBackward0_copy', '_saved_end', 'value'): _FORM,
+    ('SplitWithSizesBackward0_copy', '_saved_split_sizes', 'value'): _FORM,
 }
 
 
