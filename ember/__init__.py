@@ -125,7 +125,8 @@ from .ops.matrix import (_solve_removed as solve, _lstsq_removed as lstsq,  # no
 from .storage import (UntypedStorage, TypedStorage, FloatStorage, DoubleStorage,  # noqa: E402
                       HalfStorage, LongStorage, IntStorage, ShortStorage, CharStorage,
                       ByteStorage, BoolStorage, ComplexFloatStorage, ComplexDoubleStorage,
-                      is_storage)
+                      is_storage, StorageBase)
+Storage = FloatStorage                     # torch.Storage is torch.FloatStorage
 from .tensor import (layout, memory_format, strided, sparse_coo, sparse_csr,  # noqa: E402
                      sparse_csc, sparse_bsr, sparse_bsc, jagged, contiguous_format,
                      channels_last, channels_last_3d, preserve_format)
@@ -221,10 +222,17 @@ autograd.gradgradcheck = _gradcheck.gradgradcheck
 # program that only uses autograd never needs them.
 import importlib as _importlib  # noqa: E402
 
-_LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing"))
+_LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing",
+                           "cpu"))
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
                "install_as_torch": "_torch_alias", "svd_lowrank": "ops.lowrank",
                "pca_lowrank": "ops.lowrank", "lobpcg": "ops.lobpcg"}
+_LAZY_NAMES.update(dict.fromkeys((        # ember/_sym.py's __all__ (tests/test_sym.py checks)
+    "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite", "sym_sqrt", "sym_sum",
+    "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size", "classproperty",
+    "get_file_path", "compiled_with_cxx11_abi", "prepare_multiprocessing_environment",
+    "thread_safe_generator", "DisableTorchFunction", "DisableTorchFunctionSubclass"), "_sym"))
+_LAZY_NAMES.update(dict.fromkeys(("Stream", "Event", "get_device_module"), "streams"))
 
 # Note [Lazy layer ops]: torch.*'s forms of the layer ops (torch.conv2d, torch.lstm,
 # torch.grid_sampler, torch.dropout(input, p, train), torch.max_pool2d, ...) live in ops modules
@@ -232,17 +240,26 @@ _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
 # pool.py, loss.py, normalization.py and embedding.py. They are loaded on the first use of one
 # of their names (~0.8 MB of W8's import RSS). The names are listed here so that nothing is
 # imported to find them; tests/test_lazy_imports.py checks each list against its module's
-# __all__ and that `import ember` loads none of these modules.
+# __all__ and that `import ember` loads none of these modules. copy_variants.py holds the
+# functionalization *_copy ops (torch.view_copy, ...; Note [Copy variants]).
 _LAZY_OPS = {
     "conv": ("convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
              "conv_transpose2d", "conv_transpose3d", "conv_tbc"),
     "rnn": ("rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "rnn_tanh", "rnn_relu",
             "lstm", "gru"),
+    "copy_variants": (
+        "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy",
+        "permute_copy", "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy",
+        "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy", "unfold_copy",
+        "unsqueeze_copy", "view_copy", "view_as_real_copy", "view_as_complex_copy",
+        "slice_inverse"),
+    "segment": ("segment_reduce",),
     "grid": ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"),
     "layer_forms": (
         "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",
         "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "native_dropout",
-        "batch_norm", "native_batch_norm", "layer_norm", "native_layer_norm", "group_norm",
+        "batch_norm", "native_batch_norm", "batch_norm_update_stats", "cudnn_is_acceptable",
+        "layer_norm", "native_layer_norm", "group_norm",
         "native_group_norm", "instance_norm", "rms_norm", "binary_cross_entropy_with_logits",
         "cosine_embedding_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
         "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "celu", "celu_", "selu",

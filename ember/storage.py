@@ -86,7 +86,19 @@ class _OnCPU:
         return iter(self.tolist())
 
 
-class UntypedStorage(_OnCPU):
+class StorageBase:
+    """torch.StorageBase: the base class of UntypedStorage (isinstance checks use it); it is
+    only constructed through a subclass."""
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        if cls is StorageBase:
+            raise RuntimeError("Cannot directly construct StorageBase; subclass it and then "
+                               "construct that")
+        return super().__new__(cls)
+
+
+class UntypedStorage(_OnCPU, StorageBase):
     """torch.UntypedStorage: bytes on the CPU."""
     __slots__ = ("_bytes", "__weakref__")
 

@@ -538,6 +538,14 @@ T.resize_as_ = storage.resize_as_
 T.resize = storage.resize
 T.resize_as = storage.resize_as
 T.is_set_to = storage.is_set_to
+
+
+def _slice_inverse(self, src, dim=0, start=None, end=None, step=1):
+    from .ops.copy_variants import slice_inverse      # (lazy: Note [Copy variants])
+    return slice_inverse(self, src, dim, start, end, step)
+
+
+T.slice_inverse = _slice_inverse
 T.share_memory_ = storage.share_memory_
 T.is_shared = storage.is_shared
 T.nonzero_static = index.nonzero_static

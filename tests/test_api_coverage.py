@@ -12,11 +12,18 @@ CUDA = "CUDA/ROCm/accelerator-only (ember computes on the CPU with NumPy)"
 SPARSE = "sparse layouts (ember's tensors are dense)"
 QUANT = "quantization (ember has no quantized dtypes)"
 JIT = "TorchScript/JIT/compiler internals (no graph compiler in ember)"
-FUNCTIONAL = "functionalization *_copy variants for compilers (use the view op and .clone())"
-AUTOCAST = "autocast/mixed precision (ember has no lower-precision kernels to switch to)"
-DTYPES = "dtypes ember does not have (bfloat16, complex32)"
-MKLDNN = "oneDNN (mkldnn) and nested layouts and kernels (ember's tensors are dense strided)"
-HASH = "torch's content hash of a tensor (an implementation detail of its compiler caches)"
+COMPILED_CONTROL = ("torch.cond/while_loop: with a tensor predicate torch traces the branches "
+                    "with torch.compile (dynamo), whose restrictions (no aliased or non-tensor "
+                    "outputs) and nodes (CondAutogradOpBackward) come from the compiler")
+ARCHIVE = ("torch's C++ zip-archive reader/writer (TorchScript's serialization layer); "
+           "ember.save/ember.load read and write that archive format in Python")
+AUTOCAST = ("autocast/GradScaler: mixed precision switches ops to bfloat16 kernels (CPU "
+            "autocast's only dtype), and NumPy has no bfloat16 dtype")
+DTYPES = "needs a bfloat16 or complex32 (chalf) dtype, which NumPy does not have"
+MKLDNN = ("oneDNN (mkldnn) layouts and kernels, and nested (jagged) tensors' padding: "
+          "ember's tensors are dense strided")
+HASH = ("torch's content hash for its compiler caches: its result is a uint64 tensor, a dtype "
+        "ember does not have")
 ISSUE12 = ("not yet: issue 12 (vmap, per-tensor gradient dtype: the forward-mode/vmap "
            "helper's part)")
 
@@ -29,16 +36,17 @@ TENSOR_EXCLUDED = [
     (r"dequantize|int_repr|q_per_channel_\w+|q_scale|q_zero_point|qscheme", QUANT),
     (r"to_mkldnn|to_padded_tensor", MKLDNN),
     (r"index", "functorch's first-class dimensions (Tensor.index binds Dim objects)"),
-    (r"slice_inverse", FUNCTIONAL),
     (r"hash_tensor", HASH),
 ]
 
 TORCH_EXCLUDED = [
     # ---- not yet
     # ---- outside a CPU, dense, float/int library
-    (r"cudnn_\w+|miopen_\w+|batch_norm_(backward_elemt|backward_reduce|elemt|gather_stats|"
-     r"gather_stats_with_counts|stats|update_stats)|Stream|Event|"
-     r"profiler_allow_cudagraph_cupti_lazy_reinit_cuda12|get_device_module", CUDA),
+    (r"cudnn_(?!is_acceptable)\w+|miopen_\w+|profiler_allow_cudagraph_cupti_lazy_reinit_cuda12",
+     CUDA),
+    (r"batch_norm_(backward_elemt|backward_reduce|elemt|gather_stats|gather_stats_with_counts|"
+     r"stats)", "SyncBatchNorm's multi-process kernels: torch has no CPU kernel for them "
+                "(NotImplementedError on CPU tensors)"),
     (r"mkldnn_\w+", MKLDNN),
     (r"sparse_\w+_tensor|sparse_compressed_tensor|hsmm|hspmm|saddmm|smm|dsmm|spmm|sspaddmm|"
      r"resize_as_sparse_|\w+_indices_copy|values_copy|indices_copy", SPARSE),
@@ -47,32 +55,28 @@ TORCH_EXCLUDED = [
      r"q_scale|q_zero_point|qscheme|fbgemm_\w+|QInt8Storage|QInt32Storage|QUInt8Storage|"
      r"QUInt4x2Storage|QUInt2x4Storage", QUANT),
     (r"BFloat16Storage|BFloat16Tensor", DTYPES),
-    (r"(alias|as_strided|detach|diagonal|expand|permute|select|slice|split|"
-     r"split_with_sizes|squeeze|t|transpose|unbind|unfold|unsqueeze|view|view_as_complex|"
-     r"view_as_real)_copy", FUNCTIONAL),
-    (r"slice_inverse", FUNCTIONAL),
     (r"autocast|autocast_decrement_nesting|autocast_increment_nesting|clear_autocast_cache|"
      r"(get|set)_autocast_\w+|is_autocast_\w+|set_autocast_\w+|GradScaler", AUTOCAST),
-    (r"compile|cond|while_loop|fork|wait|parse_ir|parse_schema|parse_type_comment|"
+    (r"cond|while_loop", COMPILED_CONTROL),
+    (r"PyTorchFileReader|PyTorchFileWriter", ARCHIVE),
+    (r"compile|fork|wait|parse_ir|parse_schema|parse_type_comment|"
      r"merge_type_from_type_comment|unify_type_list|import_ir_module(_from_buffer)?|"
-     r"sym_\w+|Sym\w+|get_file_path|prepare_multiprocessing_environment|classproperty|"
-     r"compiled_with_cxx11_abi|thread_safe_generator|"
+     r"Sym\w+|"
      r"AggregationType|AliasDb|AnyType|Argument|ArgumentSpec|AwaitType|BenchmarkConfig|"
      r"BenchmarkExecutionStats|Block|BoolType|CallStack|Capsule|ClassType|Code|"
      r"CompilationUnit|CompleteArgumentSpec|ComplexType|ConcreteModuleType(Builder)?|"
      r"DeepCopyMemoTable|DeserializationStorageContext|DeviceObjType|DictType|"
-     r"DisableTorchFunction(Subclass)?|DispatchKey(Set)?|EnumType|ErrorReport|"
+     r"DispatchKey(Set)?|EnumType|ErrorReport|"
      r"ExcludeDispatchKeyGuard|ExecutionPlan|FatalError|FileCheck|FloatType|FunctionSchema|"
      r"Future|FutureType|Gradient|Graph|GraphExecutorState|IODescriptor|InferredType|IntType|"
      r"InterfaceType|JITException|ListType|LiteScriptModule|LockingLogger|LoggerBase|Node|"
      r"NoneType|NoopLogger|NumberType|OperatorInfo|OptionalType|PyObjectType|"
-     r"PyTorchFileReader|PyTorchFileWriter|RRefType|Script\w+|SerializationStorageContext|"
+     r"RRefType|Script\w+|SerializationStorageContext|"
      r"StaticModule|StreamObjType|StringType|Tag|TensorType|ThroughputBenchmark|"
-     r"TracingState|TupleType|Type|UnionType|Use|Value|Storage|StorageBase|"
+     r"TracingState|TupleType|Type|UnionType|Use|Value|"
      r"BufferDict|ModuleDict|ParameterDict", JIT),
     (r"hash_tensor", HASH),
-    (r"segment_reduce", "prototype op (torch documents it as unstable)"),
-    (r"native_norm", "torch has no CPU kernel for it (raises NotImplementedError)"),
+    (r"native_norm", "torch has no CPU kernel for it (NotImplementedError on CPU tensors)"),
 ]
 
 
@@ -170,12 +174,8 @@ F_EXCLUDED = {
     "has_torch_function_unary": OVERRIDES, "has_torch_function_variadic": OVERRIDES,
     "boolean_dispatch": "torch._jit_internal's helper that builds F's max_pool functions "
                         "(TorchScript)",
-    "assert_int_or_pair": "torch.nn.functional's private argument check left public",
 }
-NN_EXCLUDED = {
-    "DataParallel": CUDA + " (replicates a module over GPUs)",
-    "SyncBatchNorm": CUDA + " (batch statistics synchronized across processes by NCCL)",
-}
+NN_EXCLUDED = {}      # (none left: DataParallel and SyncBatchNorm, tests/test_parallel.py)
 
 
 def _public(mod, pred):

@@ -179,6 +179,19 @@ EXTRA = {
     "unique": (lambda L, x: (L.unique(x), L.unique_consecutive(x),
                              L.unique(x.view(3, 2), dim=0)), [_r(6)]),
     "geqrf": (lambda L, x: L.geqrf(x)[0], [_r(3, 2)]),
+    "copy_variants": (lambda L, x: (
+        L.alias_copy(x), L.as_strided_copy(x, (2, 2), (1, 2), 1), L.expand_copy(x[:1], (2, 3, 4)),
+        L.permute_copy(x, (1, 0)), L.select_copy(x, 1, -1), L.slice_copy(x, 1, 1, None, 2),
+        *L.split_copy(x, 2, 1), *L.split_with_sizes_copy(x, [1, 2]), L.squeeze_copy(x[:1]),
+        L.squeeze_copy(x[:1], 0), L.squeeze_copy(x[:1, :1], (0, 1)), L.t_copy(x),
+        L.transpose_copy(x, 0, 1), *L.unbind_copy(x, 1), L.unfold_copy(x, 1, 2, 1),
+        L.unsqueeze_copy(x, 0), L.view_copy(x, (12,)), L.diagonal_copy(x, 1),
+        L.view_as_real_copy(L.view_as_complex(x.reshape(6, 2)))), [_r(3, 4)]),
+    "slice_inverse": (lambda L, x, y: L.slice_inverse(x[:, 1:3], y, 1, 1, 3) * 1,
+                      [_r(3, 4), _r(3, 4, seed=1)]),
+    "segment_reduce": (lambda L, x: tuple(L.segment_reduce(x, r, lengths=L.tensor([2, 1, 3]))
+                                          for r in ("sum", "mean", "max", "min", "prod")),
+                       [_u(0.5, 2, 6)]),
 }
 
 
@@ -248,6 +261,11 @@ TORCH_FAILS_TOO = {
                                "is not implemented",
     "extra:unique": "torch: the derivative for '_unique2' is not implemented",
     "extra:geqrf": "torch: the derivative for 'geqrf' is not implemented",
+    "extra:segment_reduce": "torch: derivative for aten::_segment_reduce_backward is not "
+                            "implemented",
+    "extra:slice_inverse": "the output reads input's memory in src's geometry, while the "
+                           "formula assumes input is src's slice (functionalization's case): "
+                           "finite differences see input alone",
     "extra:zeta_x": "torch: the derivative for 'zeta' is not implemented (in x)",
 }
 

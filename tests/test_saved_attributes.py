@@ -172,6 +172,11 @@ KNOWN = {
     ('SliceScatterBackward0', '_saved_step', 'torch only'): _NOT_SAVED,
     ('TriangularSolveBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('TriangularSolveBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
+    # the functionalization *_copy nodes save what their view's node saves (copy_variants.py)
+    ('AsStridedBackward0_copy', '_saved_size', 'torch only'): _NOT_SAVED,
+    ('AsStridedBackward0_copy', '_saved_storage_offset', 'torch only'): _NOT_SAVED,
+    ('AsStridedBackward0_copy', '_saved_stride', 'torch only'): _NOT_SAVED,
+    ('SliceBackward0_copy', '_saved_end', 'value'): _FORM,
 }
 
 

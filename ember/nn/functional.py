@@ -1245,3 +1245,10 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
                                        return_indices=False, _random_samples=None):
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
                                  _random_samples)
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """torch.nn.functional's argument check left public: arg is an int or has two items (a
+    length-2 sequence); otherwise AssertionError(message.format(arg_name))."""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))

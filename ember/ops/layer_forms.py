@@ -4,7 +4,7 @@ positional signatures over the ops nn.functional uses. A loss's reduction is an 
 2 sum, anything else none) and defaults to none, as torch's top-level bindings do."""
 __all__ = ["dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout",
            "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "native_dropout",
-           "batch_norm", "native_batch_norm", "layer_norm", "native_layer_norm", "group_norm",
+           "batch_norm", "native_batch_norm", "batch_norm_update_stats", "cudnn_is_acceptable", "layer_norm", "native_layer_norm", "group_norm",
            "native_group_norm", "instance_norm", "rms_norm",
            "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
            "kl_div", "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss",
@@ -119,6 +119,38 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         return out, wrap(np.empty(0, x.dtype)), wrap(np.empty(0, x.dtype))
     return (out, wrap(mean.reshape(-1).astype(x.dtype)),
             wrap(_invstd(var, eps).reshape(-1).astype(x.dtype)))
+
+
+def batch_norm_update_stats(input, running_mean, running_var, momentum):
+    """(mean, biased variance) per channel of an (N, C, *) input, and the running statistics
+    moved toward them in place as batch_norm's training step does. torch defines no derivative:
+    the statistics of an input that requires grad get the NotImplemented node."""
+    try:
+        x = input._data
+    except AttributeError as e:
+        raise not_tensor(e) from None
+    if x.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got 1)")
+    _norm._float_kernel(x, "batch_norm_update_stats_cpu")
+    c = x.shape[1]
+    mean, var = _stats(x, (0,) + tuple(range(2, x.ndim)))
+    if running_mean is not None or running_var is not None:
+        _norm._update_running(running_mean, running_var, mean, var, x.size // c if c else 0,
+                              momentum)
+    outs = (wrap(mean.reshape(c).astype(x.dtype)), wrap(var.reshape(c).astype(x.dtype)))
+    if STATE.enabled and input._requires_grad:
+        for o in outs:
+            node = NotImplementedBackward()
+            node._op = "batch_norm_update_stats"
+            link(o, node, input)
+    return outs
+
+
+def cudnn_is_acceptable(input):
+    """Whether cuDNN could run an op on input: never, for a tensor on the CPU."""
+    check_args("cudnn_is_acceptable", ("input", 1, "Tensor", input))
+    return False
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
