@@ -2373,3 +2373,20 @@ def test_cat_and_stack_of_transposed_inputs_are_contiguous_as_torchs():
                 [L.stack([a, a], d).stride() for d in (0, 1, 2)],
                 L.cat([cl, L.ones(2, 3, 4, 5)], 1).stride())
     assert run(ember) == run(torch)
+
+
+def test_tensor_broadcast_to_takes_spread_sizes_as_torchs_method():
+    # x.broadcast_to(2, 2, 3) works in torch (a TypeError in ember), with its errors
+    def run(L):
+        x = L.ones(2, 1, 3, requires_grad=True)
+        out = []
+        for args, kw in (((2, 2, 3), {}), (((2, 2, 3),), {}), (([2, 2, 3],), {}),
+                         ((), {"size": (2, 2, 3)}), ((), {}), ((2.0, 2, 3), {}), ((3,), {}),
+                         ((1, 2, 2, 3), {}), ((True, 2), {})):
+            try:
+                r = x.broadcast_to(*args, **kw)
+                out.append((tuple(r.shape), r.grad_fn.name()))
+            except Exception as e:                  # the type and first line of the message
+                out.append((type(e).__name__, str(e).split("\n")[0]))
+        return out
+    assert run(ember) == run(torch)

@@ -659,6 +659,21 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
+def _broadcast_to_method(self, *size, **kwargs):
+    """Tensor.broadcast_to: the sizes as one sequence, or spread as ints (torch's method
+    accepts `x.broadcast_to(2, 2, 3)`), or size=."""
+    if "size" in kwargs and not size:
+        return broadcast_to(self, kwargs.pop("size"), **kwargs)
+    if not size:
+        raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+    if len(size) > 1:
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in size):
+            raise TypeError(f"broadcast_to() takes 1 positional argument but {len(size)} were "
+                            f"given")
+        size = (size,)
+    return broadcast_to(self, *size, **kwargs)
+
+
 def broadcast_shapes(*shapes):
     out = []
     for k, shp in enumerate(shapes):
