@@ -19,7 +19,7 @@ from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, scalar_tensor, write_out, torch_layout, layout2)
 from ._args import (floating, not_tensor, wrong_type, invalid_args, half_opmath, half_scalar,
-                    checked_half, check_int_scalar, int_overflow)
+                    checked_half, check_int_scalar, int_overflow, wrap_int)
 from ._views import inplace, inplace_source, inplace_binary
 from .logical import where
 
@@ -295,7 +295,7 @@ def _scalar_self(value, other):
     elif type(value) is int and isinstance(other, Tensor) and other._data.dtype.kind in "iu" \
             and -(1 << 63) <= value < 1 << 63:
         # an int takes an integral tensor's dtype, even a 0-d one's (1 % int32 is int32)
-        return wrap(np.asarray(value, np.int64).astype(other._data.dtype))
+        return wrap(wrap_int(value, other._data.dtype))
     return t
 
 
@@ -779,10 +779,8 @@ def pow(input, exponent, *, out=None):
 def _check_int_exponent(v, dt):
     """torch's checks of a Python int exponent for an integral tensor, in its order: the
     value must fit int64, be non-negative, and fit the tensor's dtype (NumPy would wrap it)."""
-    if v < -(1 << 63):                                  # (torch's argument parser)
-        raise OverflowError("can't convert negative int to unsigned")
-    if v >= 1 << 64:
-        raise OverflowError("int too big to convert")
+    if not -(1 << 63) <= v < 1 << 64:
+        raise int_overflow(v)                           # (torch's argument parser)
     if v >= 1 << 63:
         raise RuntimeError("value cannot be converted to type int64_t without overflow")
     if v < 0:
@@ -809,8 +807,7 @@ def _scalar_pow(base, exponent):
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     y = exponent._data.astype(rt.np, copy=False)
     if type(base) is int and rt.category < D.FLOAT and -(1 << 63) <= base < 1 << 64:
-        # torch converts the number to the exponent's integral dtype as C does (wrapping)
-        b = np.asarray(base & ((1 << 64) - 1), np.uint64).astype(rt.np)
+        b = wrap_int(base, rt.np)   # (torch converts it to the exponent's dtype as C does)
     else:
         b = np.asarray(half_scalar(base) if rt is D.float16 and type(base) is not complex
                        else base, dtype=rt.np)
