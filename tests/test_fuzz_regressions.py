@@ -2390,3 +2390,14 @@ def test_tensor_broadcast_to_takes_spread_sizes_as_torchs_method():
                 out.append((type(e).__name__, str(e).split("\n")[0]))
         return out
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("n", [5, 20])
+def test_logit_tangent_at_signed_zero_is_torchs(n):
+    # forward AD keeps the plain formula: -0.0 gives -inf (the backward's loops differ)
+    def run(L):
+        x = L.tensor([-0.0, 0.0] + [0.5] * (n - 2))
+        with L.autograd.forward_ad.dual_level():
+            d = L.autograd.forward_ad.make_dual(x, L.ones(n))
+            return repr(L.autograd.forward_ad.unpack_dual(d.logit()).tangent.tolist())
+    assert run(ember) == run(torch)

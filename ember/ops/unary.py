@@ -693,7 +693,7 @@ class LogitBackward0(_SavesSelf):
 
     def jvp(self, ts, xs, out):
         s, eps = xs[0], self._saved_eps
-        g = ts[0] / (s * (1 - s) + 0.0)
+        g = ts[0] / (s * (1 - s))          # (torch's tangent: -inf at -0.0, in any loop)
         if eps is None:
             return where((s < 0) | (s > 1), math.nan, g)
         return where((s >= eps) & (s <= 1 - eps), g, 0.0)
