@@ -1097,7 +1097,7 @@ def _softmax_backward_data(grad_output, output, dim):
 def _backward_data(r, node_cls, grad_output, output, dim):
     """r, the NumPy value of a _*softmax_backward_data op, as its result: linked to its node
     (edges grad_output, output) when either requires grad."""
-    res = wrap(np.asarray(r, output._data.dtype))
+    res = wrap(np.asarray(r, output._data.dtype, order="C"))    # (torch's kernels: C order)
     if requires(grad_output, output):
         node = node_cls()
         node._saved_dim = dim
@@ -1108,8 +1108,9 @@ def _backward_data(r, node_cls, grad_output, output, dim):
 
 def _softmax_result(y, x, input, d, node_cls, out, dim):
     """y, the NumPy value of (log_)softmax of x (input's array) over dim d, as its result:
-    linked to node_cls (which saves the result) when input requires grad."""
-    res = wrap(np.asarray(y, x.dtype))
+    linked to node_cls (which saves the result) when input requires grad. C-contiguous
+    whatever the input's layout, as torch's kernels write it (and so is the gradient)."""
+    res = wrap(np.asarray(y, x.dtype, order="C"))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         node._dim, node._dim_arg = d if x.ndim else None, dim
