@@ -849,6 +849,9 @@ class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_no
 
 def _norm_values(x, p, axis, keepdim):
     a = np.abs(x)
+    dt = a.dtype
+    if dt == np.float16:        # torch computes a Half norm in float and rounds once
+        a = a.astype(np.float32)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if p == 2:
             r = np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
@@ -863,7 +866,7 @@ def _norm_values(x, p, axis, keepdim):
             r = np.sum(a, axis=axis, keepdims=keepdim)
         else:
             r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
-    return np.asarray(r, dtype=a.dtype)
+    return np.asarray(r, dtype=dt)
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
