@@ -321,8 +321,22 @@ class Node:
     _freed_cls = None   # the class a node takes once freed (Note [Freed reads])
     _zero_runs = None   # Note [Zero gradients]: the inputs whose gradient a ZERO runs for
 
+    # ember's engine protocol, which torch's nodes do not show (a custom Function's node
+    # shows apply, as torch's does)
+    _dir_hidden = frozenset(("apply", "jvp", "np_apply", "release"))
+
     def name(self):
         return type(self).__name__
+
+    def __dir__(self):
+        """dir() as torch shows a node: the public API and the `_saved_`/`_raw_saved_`
+        attributes, without ember's private slots (`_saved_names` among them, which a
+        search for torch's saved attributes would otherwise find) or engine protocol. (A
+        custom Function's private ctx attributes are left out with them.)"""
+        hidden = self._dir_hidden
+        return [n for n in object.__dir__(self)
+                if n.startswith(("__", "_saved_", "_raw_saved_")) and n != "_saved_names"
+                or not n.startswith("_") and n not in hidden]
 
     def __lt__(self, other):        # Note [Sink order]: equal sequence numbers tie
         return False
