@@ -266,3 +266,33 @@ def test_dir_of_a_custom_function_node_keeps_its_ctx_api():
             "needs_input_grad", "next_functions", "register_hook"} <= names
     assert not {n for n in names if n.startswith("_") and not n.startswith("__")} - {
         "_raw_saved_tensors"} - {n for n in names if n.startswith("_saved_")}
+
+
+_ALIAS_WRITES = {
+    "detach": lambda L, t: t.detach().mul_(4),
+    "detach_view": lambda L, t: t.detach().view(-1).mul_(4),
+    "view_detach": lambda L, t: t.view(-1).detach().mul_(4),
+    "detach_setitem": lambda L, t: t.detach().__setitem__(0, 5.),
+    "detach_copy_": lambda L, t: t.detach().copy_(L.ones(2, dtype=L.float64)),
+    "torch.detach": lambda L, t: L.detach(t).add_(1),
+    "data": lambda L, t: t.data.mul_(4),        # (.data shares no counter: no error)
+}
+
+
+@pytest.mark.parametrize("op", ["tanh", "exp", "relu", "sigmoid", "sqrt"])
+@pytest.mark.parametrize("write", sorted(_ALIAS_WRITES))
+def test_write_through_a_detached_alias_of_a_saved_output_fails_backward(write, op):
+    """Found by the fuzzer (seed 500): exp, tanh and relu save their result as a plain
+    tensor on their hot path, so a write through `out.detach()` went unseen and backward
+    returned a wrong gradient silently; torch raises its version error."""
+    res = []
+    for L in (torch, ember):
+        x = L.tensor([3.0, 1.0], dtype=L.float64, requires_grad=True)
+        y = getattr(L, op)(x)
+        _ALIAS_WRITES[write](L, y)
+        try:
+            y.sum().backward()
+            res.append(("ran", x.grad.tolist()))
+        except RuntimeError as e:
+            res.append(("raised", str(e)))
+    assert res[0] == res[1]

@@ -121,9 +121,14 @@ def make_view(res, input, multi=False):
 
 
 def make_alias(t):
-    """A tensor over t's array that shares t's version counter and no history (detach)."""
-    res = wrap(t._data)
+    """A tensor over t's array that shares t's version counter and no history (detach).
+    The outputs t's history saved share that counter from now on too: a write through the
+    alias must make their node refuse to run, as a write to t itself does (the hot paths
+    of exp, tanh and relu save their result as a plain tensor, linked only when needed)."""
     x = t._x
+    if t._grad_fn is not None or x is not None and "base" in x:
+        _alias_saved_outputs(t)
+    res = wrap(t._data)
     res._x = {"vroot": vroot(t)} if x is None or "inference" not in x else \
         inference_x({"vroot": vroot(t)})
     return res
