@@ -296,3 +296,28 @@ def test_write_through_a_detached_alias_of_a_saved_output_fails_backward(write, 
         except RuntimeError as e:
             res.append(("raised", str(e)))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("write", [
+    lambda L, t: L.exp(L.ones(2, dtype=L.float64), out=t.detach()),
+    lambda L, t: L.add(L.ones(2, dtype=L.float64), 1, out=t.detach()),
+    lambda L, t: L.sum(L.ones(3, 2, dtype=L.float64), 0, out=t.detach()),
+    lambda L, t: L.cumsum(L.ones(2, dtype=L.float64), 0, out=t.detach()),
+])
+@pytest.mark.parametrize("saves", ["output", "input"])
+def test_an_out_write_into_a_saved_tensor_fails_backward(saves, write):
+    """out= writes count in out's version, as torch's: a node that saved the tensor (as its
+    output, or as an input) then refuses to run; before, backward used the new values."""
+    res = []
+    for L in (torch, ember):
+        x = L.tensor([0.5, 2.0], dtype=L.float64, requires_grad=True)
+        c = x * 1
+        y = c.exp() if saves == "output" else c * c
+        t = y if saves == "output" else c
+        write(L, t)
+        try:
+            y.sum().backward()
+            res.append(("ran", x.grad.tolist(), t._version))
+        except RuntimeError as e:
+            res.append(("raised", str(e), t._version))
+    assert res[0] == res[1]

@@ -122,6 +122,8 @@ def test_out_sweep():
             for x, y, xo, yo in zip(tl, el, tol, eol):
                 if (x is xo) != (y is yo):
                     bad.append(f"{n}: out not returned")
+                if xo._version != yo._version and n not in VERSION_COUNT_DIFFERS:
+                    bad.append(f"{n}: version {xo._version} vs {yo._version}")
                 if tuple(xo.shape) != tuple(yo.shape) or str(xo.dtype) != str(yo.dtype):
                     bad.append(f"{n}: out {tuple(xo.shape)} {xo.dtype} vs {tuple(yo.shape)} "
                                f"{yo.dtype}")
@@ -132,6 +134,17 @@ def test_out_sweep():
             break
     assert not bad, bad
     assert tried > 150, tried
+
+
+# An out= write counts once in out's version (so that a node that saved out refuses to run).
+# torch's kernels for these write more than once or through a view whose writes it does
+# not count; ember keeps the one count:
+VERSION_COUNT_DIFFERS = {
+    "nanmean": "torch's nanmean is nansum into out, then an in-place divide: version 2",
+    "unbind_copy": "torch resizes each empty out, then copies: version 2",
+    "svd": "torch writes V, then transposes it in place: version 2 or 3",
+    "kron": "torch writes through a view it does not count: version 0",
+}
 
 
 def _run(L, fn):

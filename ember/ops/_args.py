@@ -553,6 +553,8 @@ def write_out(res, out, name=None):
                           f"it, inplace, to zero elements with t.resize_(0).", stacklevel=3)
         out._data = np.empty(res._data.shape, out._data.dtype)
     np.copyto(out._data, res._data, casting="unsafe")
+    from ._views import mark_written       # (a write: out's version counter counts it, and
+    mark_written(out)                       # a node that saved out then refuses to run)
     return out
 
 
