@@ -432,6 +432,8 @@ def _strided_check(b, dt, offset, size, stride, what):
 
 
 def resize_(self, *sizes, memory_format=None):
+    if not sizes:
+        raise TypeError('resize_() missing 1 required positional arguments: "size"')
     single = len(sizes) == 1
     if single and isinstance(sizes[0], (tuple, list)):
         sizes, single = tuple(sizes[0]), False

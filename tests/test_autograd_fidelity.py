@@ -5,6 +5,7 @@ autograd.Function under vmap, set_multithreading_enabled, NestedIOFunction,
 allow_mutation_on_saved_tensors."""
 import warnings
 
+import numpy as np
 import pytest
 import torch
 
@@ -320,4 +321,62 @@ def test_an_out_write_into_a_saved_tensor_fails_backward(saves, write):
             res.append(("ran", x.grad.tolist(), t._version))
         except RuntimeError as e:
             res.append(("raised", str(e), t._version))
+    assert res[0] == res[1]
+
+
+_INPLACE_ARGS = [(), (0.5,), (2,), ("T",), ("T", "T"), (0.5, 0.5), (0, "I", "T"), (0, "I", 0.5),
+                 ("M", 0.5), ("M", "T"), (0, "I"), (1,), ("T", 0.5)]
+
+
+def _first_inplace_call(L, name):
+    """The version and values after t.<name>(...) with the first argument pattern the
+    library accepts (None if none)."""
+    for args in _INPLACE_ARGS:
+        L.manual_seed(0)
+        t = L.tensor([[0.5, 1.5, 2.5], [3.5, 0.25, 0.75]], dtype=L.float64)
+        named = {"T": L.tensor([[1.0, 2.0, 0.5], [0.5, 1.0, 2.0]], dtype=L.float64),
+                 "I": L.tensor([1, 0]), "M": L.tensor([[True, False, True],
+                                                       [False, True, False]])}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                getattr(t, name)(*[named.get(a, a) if isinstance(a, str) else a
+                                   for a in args])
+        except Exception:   # noqa: BLE001 - not this pattern
+            continue
+        return args, t._version, t.tolist()
+    return None
+
+
+_INPLACE = sorted(n for n in dir(torch.Tensor) if n.endswith("_") and not n.startswith("_")
+                  and hasattr(ember.Tensor, n) and "sparse" not in n)
+
+
+@pytest.mark.parametrize("name", _INPLACE)
+def test_every_inplace_method_counts_its_write(name):
+    """Each in-place method takes the same first argument pattern as torch's and counts one
+    write in _version (conj_physical_ of a real tensor skipped its write before)."""
+    t, e = (_first_inplace_call(L, name) for L in (torch, ember))
+    assert (t is None) == (e is None)
+    if t is not None:
+        assert t[:2] == e[:2]
+        # (the random fills too: the same seed gives torch's draws)
+        np.testing.assert_allclose(np.asarray(e[2], float), np.asarray(t[2], float),
+                                   rtol=1e-12, atol=0)
+
+
+def test_conj_physical_of_a_real_tensor_is_a_write_as_torchs():
+    res = []
+    for L in (torch, ember):
+        x = L.ones(2, requires_grad=True)
+        y = x * 2
+        y.conj_physical_()
+        w = x.exp()
+        w.conj_physical_()
+        try:
+            w.sum().backward()
+            out = "ran"
+        except RuntimeError as e:
+            out = str(e)
+        res.append((y.grad_fn.name(), y._version, out))
     assert res[0] == res[1]

@@ -102,13 +102,22 @@ def conj_physical(input, *, out=None):
     return write_out(res, out)
 
 
+class ConjPhysicalBackward1(ConjPhysicalBackward0):   # derivatives.yaml: conj_physical_
+    __slots__ = ()
+
+
 def conj_physical_(self):
+    """In place, a real tensor too: torch writes it (a version bump, the leaf check, its
+    own node ConjPhysicalBackward1), though the values stay."""
     try:
-        if self._data.dtype.kind != "c":
-            return self
+        x = self._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    return inplace(self, conj_physical(inplace_source(self)))
+    src = inplace_source(self)
+    res = wrap(np.conj(src._data) if x.dtype.kind == "c" else src._data.copy())
+    if STATE.enabled and src._requires_grad or LEVELS and dual(src):
+        link(res, ConjPhysicalBackward1(), src)
+    return inplace(self, res)
 
 
 def resolve_conj(input):
