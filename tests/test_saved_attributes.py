@@ -108,21 +108,12 @@ KNOWN = {
     ('AddmmBackward0', '_saved_mat1_sym_strides', 'torch only'): _META,
     ('AddmmBackward0', '_saved_mat2_sym_sizes', 'torch only'): _META,
     ('AddmmBackward0', '_saved_mat2_sym_strides', 'torch only'): _META,
-    ('AsStridedBackward0', '_saved_size', 'torch only'): _NOT_SAVED,
-    ('AsStridedBackward0', '_saved_storage_offset', 'torch only'): _NOT_SAVED,
-    ('AsStridedBackward0', '_saved_stride', 'torch only'): _NOT_SAVED,
-    ('AsStridedScatterBackward0', '_saved_size', 'torch only'): _NOT_SAVED,
-    ('AsStridedScatterBackward0', '_saved_storage_offset', 'torch only'): _NOT_SAVED,
-    ('AsStridedScatterBackward0', '_saved_stride', 'torch only'): _NOT_SAVED,
     ('CholeskySolveBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('CholeskySolveBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('ComplexBackward0', '_raw_saved_imag', 'torch only'): _NOT_SAVED,
     ('ComplexBackward0', '_raw_saved_real', 'torch only'): _NOT_SAVED,
     ('ComplexBackward0', '_saved_imag', 'torch only'): _NOT_SAVED,
     ('ComplexBackward0', '_saved_real', 'torch only'): _NOT_SAVED,
-    ('DiagonalScatterBackward0', '_saved_dim1', 'torch only'): _NOT_SAVED,
-    ('DiagonalScatterBackward0', '_saved_dim2', 'torch only'): _NOT_SAVED,
-    ('DiagonalScatterBackward0', '_saved_offset', 'torch only'): _NOT_SAVED,
     ('FftR2CBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('FftR2CBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('IndexBackward0', '_raw_saved_indices', 'torch only'): _NOT_SAVED,
@@ -164,18 +155,9 @@ KNOWN = {
     ('NextafterBackward0', '_saved_other', 'torch only'): _NOT_SAVED,
     ('NextafterBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('RreluWithNoiseBackward1', '_saved_noise', 'value'): _UNINITIALIZED,
-    ('SelectScatterBackward0', '_saved_dim', 'torch only'): _NOT_SAVED,
-    ('SelectScatterBackward0', '_saved_index', 'torch only'): _NOT_SAVED,
-    ('SliceScatterBackward0', '_saved_dim', 'torch only'): _NOT_SAVED,
-    ('SliceScatterBackward0', '_saved_end', 'torch only'): _NOT_SAVED,
-    ('SliceScatterBackward0', '_saved_start', 'torch only'): _NOT_SAVED,
-    ('SliceScatterBackward0', '_saved_step', 'torch only'): _NOT_SAVED,
     ('TriangularSolveBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
     ('TriangularSolveBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     # the functionalization *_copy nodes save what their view's node saves (copy_variants.py)
-    ('AsStridedBackward0_copy', '_saved_size', 'torch only'): _NOT_SAVED,
-    ('AsStridedBackward0_copy', '_saved_storage_offset', 'torch only'): _NOT_SAVED,
-    ('AsStridedBackward0_copy', '_saved_stride', 'torch only'): _NOT_SAVED,
     ('SliceBackward0_copy', '_saved_end', 'value'): _FORM,
 }
 
@@ -327,4 +309,37 @@ def test_negative_arguments_read_as_torch_reads_them():
             (L.linalg.vector_norm(x, 2, -1).grad_fn, "_saved_ord"),
             (L.nn.functional.nll_loss(x[:, :, 0], L.tensor([0, 1])).grad_fn,
              "_saved_ignore_index"))]
+    assert saved(ember) == saved(torch)
+
+
+def test_view_arguments_saved_as_given():
+    # the *_scatter ops and as_strided save their view's arguments as the caller gave them
+    # (negative ones unsigned, None kept); a view regenerated after an in-place write to its
+    # base is an AsStridedBackward0 whose geometry counts elements of the base's memory
+    def saved(L):
+        x = L.rand(3, 4, requires_grad=True)
+
+        def r(*shape):
+            return L.rand(*shape, requires_grad=True)
+        nodes = [L.select_scatter(x, r(4), 0, -1), L.select_scatter(x, r(3), -1, 2),
+                 L.slice_scatter(x, r(1, 4), 0, -1), L.slice_scatter(x, r(3, 2), 1, 0, 4, 2),
+                 L.slice_scatter(x, r(3, 2), 1, None, 10, 2), L.slice_scatter(x, r(3, 4)),
+                 L.slice_scatter(x, r(3, 2), -1, -2), L.diagonal_scatter(x, r(3)),
+                 L.diagonal_scatter(x, r(1), 2, -1, 0), L.as_strided(x, (2, 2), (1, 2)),
+                 L.as_strided(x, [2, 2], [1, 2], 1), L.as_strided(x[1:], [2, 2], [1, 2]),
+                 L.as_strided(x, L.Size([2, 2]), L.Size([1, 2]), L.tensor(1)),
+                 L.as_strided_copy(x, (2, 2), (1, 2), 1),
+                 L.as_strided_scatter(x, r(2, 2), (2, 2), (1, 2)),
+                 L.as_strided_scatter(x, r(2, 2), [2, 2], [1, 2], 3),
+                 L.as_strided_scatter(x[1:], r(2, 2), [2, 2], [1, 2])]
+        b = x.clone()
+        v, w, u = b[1:, ::2], b.t(), b[1][1:]
+        b.mul_(2)
+        nodes += [v, w, u]
+        out = []
+        for n in nodes:
+            n = n.grad_fn
+            out.append((type(n).__name__, sorted((a, getattr(n, a)) for a in dir(n)
+                                                 if a.startswith("_saved_") and a not in INTERNAL)))
+        return out
     assert saved(ember) == saved(torch)

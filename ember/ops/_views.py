@@ -270,9 +270,26 @@ def _overlaps(arr):
 
 
 class AsStridedBackward0(Node):
-    """A view regenerated after its base's history changed: its gradient goes into the view's
-    region of the base (summed where the view's elements overlap, as in an expand)."""
-    __slots__ = ("_view", "_base")
+    """as_strided, and a view regenerated after its base's history changed: its gradient goes
+    into the view's region of the base (summed where the view's elements overlap, as in an
+    expand). _given: as_strided's (size, stride, storage_offset) as the caller gave them, for
+    torch's _saved_size / _saved_stride / _saved_storage_offset; a regenerated view has none
+    and reads its geometry off the arrays (in elements of the base's memory, as torch's)."""
+    __slots__ = ("_view", "_base", "_given")
+
+    def _geometry(self):
+        try:
+            return self._given
+        except AttributeError:
+            v = self._view
+            isz = v.itemsize
+            start = v.__array_interface__["data"][0] - \
+                _memory(self._base).__array_interface__["data"][0]
+            return v.shape, tuple(s // isz for s in v.strides), start // isz
+
+    _saved_size = property(lambda self: self._geometry()[0])
+    _saved_stride = property(lambda self: self._geometry()[1])
+    _saved_storage_offset = property(lambda self: self._geometry()[2])
 
     def apply(self, grad):
         ids = _region(self._view, self._base)
