@@ -108,14 +108,6 @@ KNOWN = {
     ('AddmmBackward0', '_saved_mat1_sym_strides', 'torch only'): _META,
     ('AddmmBackward0', '_saved_mat2_sym_sizes', 'torch only'): _META,
     ('AddmmBackward0', '_saved_mat2_sym_strides', 'torch only'): _META,
-    ('CholeskySolveBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
-    ('CholeskySolveBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
-    ('ComplexBackward0', '_raw_saved_imag', 'torch only'): _NOT_SAVED,
-    ('ComplexBackward0', '_raw_saved_real', 'torch only'): _NOT_SAVED,
-    ('ComplexBackward0', '_saved_imag', 'torch only'): _NOT_SAVED,
-    ('ComplexBackward0', '_saved_real', 'torch only'): _NOT_SAVED,
-    ('FftR2CBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
-    ('FftR2CBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('IndexBackward0', '_raw_saved_indices', 'torch only'): _NOT_SAVED,
     ('IndexBackward0', '_saved_indices', 'torch only'): _NOT_SAVED,
     ('IndexPutBackward0', '_raw_saved_indices', 'torch only'): _NOT_SAVED,
@@ -150,13 +142,7 @@ KNOWN = {
     ('MmBackward0', '_saved_self_sym_strides', 'torch only'): _META,
     ('NativeBatchNormBackward0', '_raw_saved_running_mean', 'torch only'): _NOT_SAVED,
     ('NativeBatchNormBackward0', '_raw_saved_running_var', 'torch only'): _NOT_SAVED,
-    ('NextafterBackward0', '_raw_saved_other', 'torch only'): _NOT_SAVED,
-    ('NextafterBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
-    ('NextafterBackward0', '_saved_other', 'torch only'): _NOT_SAVED,
-    ('NextafterBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     ('RreluWithNoiseBackward1', '_saved_noise', 'value'): _UNINITIALIZED,
-    ('TriangularSolveBackward0', '_raw_saved_self', 'torch only'): _NOT_SAVED,
-    ('TriangularSolveBackward0', '_saved_self', 'torch only'): _NOT_SAVED,
     # the functionalization *_copy nodes save what their view's node saves (copy_variants.py)
     ('SliceBackward0_copy', '_saved_end', 'value'): _FORM,
 }
@@ -343,3 +329,107 @@ def test_view_arguments_saved_as_given():
                                                  if a.startswith("_saved_") and a not in INTERNAL)))
         return out
     assert saved(ember) == saved(torch)
+
+
+def _rand(*shape):
+    return lambda L: L.rand(*shape, dtype=L.float64)
+
+
+def _triangular(upper):
+    def make(L):
+        t = L.rand(3, 3, dtype=L.float64, generator=L.Generator().manual_seed(1))
+        return (t.triu() if upper else t.tril()) + 2 * L.eye(3, dtype=L.float64)
+    return make
+
+
+# Ops whose node keeps an input only because torch's does (its formula reads another form of
+# it): (name, fn(L, *inputs), input makers). Each input that can be differentiated is tried
+# with and without requires_grad.
+SAVED_FOR_TORCH = [
+    ("complex", lambda L, a, b: L.complex(a, b), [_rand(2, 3), _rand(3)]),
+    ("nextafter", lambda L, a, b: L.nextafter(a, b), [_rand(3), _rand(3)]),
+    ("cholesky_solve", lambda L, b, u: L.cholesky_solve(b, u), [_rand(3, 2), _triangular(False)]),
+    ("cholesky_solve_upper", lambda L, b, u: L.cholesky_solve(b, u, upper=True),
+     [_rand(3, 2), _triangular(True)]),
+    ("triangular_solve", lambda L, b, a: L.triangular_solve(b, a), [_rand(3, 2), _triangular(True)]),
+    ("triangular_solve_t", lambda L, b, a: L.triangular_solve(b, a, False, True),
+     [_rand(3, 2), _triangular(False)]),
+    ("rfft", lambda L, a: L.fft.rfft(a), [_rand(4)]),
+    ("rfft_pad", lambda L, a: L.fft.rfft(a, n=6), [_rand(4)]),
+    ("rfft_trim", lambda L, a: L.fft.rfft(a, n=3), [_rand(4)]),
+    ("rfftn_t", lambda L, a: L.fft.rfftn(a.t()), [_rand(3, 4)]),
+    ("fft_real", lambda L, a: L.fft.fft(a), [_rand(4)]),
+]
+
+
+def _outcome(f):
+    try:
+        f()
+    except Exception as e:      # noqa: BLE001 (the error itself is what is compared)
+        return f"{type(e).__name__}: {e}"
+    return "ok"
+
+
+def _saved_and_versions(L, fn, makers):
+    """For each subset of the inputs requiring grad: the node's _saved_* values, then whether
+    backward runs after an in-place write (under no_grad) to each input, with its error."""
+    import itertools
+    report = []
+    for mask in itertools.product((False, True), repeat=len(makers)):
+        if not any(mask):
+            continue
+
+        def build():
+            xs = []
+            for m, make in zip(mask, makers):
+                L.manual_seed(0)
+                x = make(L)
+                xs.append(x.detach().requires_grad_() * 1 if m else x)
+            outs = fn(L, *xs)
+            outs = [o for o in (outs if isinstance(outs, (tuple, list)) else (outs,))
+                    if isinstance(o, L.Tensor) and o.requires_grad]
+            return xs, outs
+
+        def back(xs, outs):
+            leaves = [x for x in xs if x.requires_grad]
+            L.autograd.grad([(o.abs() if o.is_complex() else o).sum() for o in outs], leaves,
+                            allow_unused=True)
+        xs, outs = build()
+        node = outs[0].grad_fn
+        report.append((mask, type(node).__name__, sorted(
+            (a, _value(getattr(node, a))) for a in dir(node)
+            if a.startswith("_saved_") and a not in INTERNAL), _outcome(lambda: back(*build()))))
+        for i in range(len(makers)):
+            def write(i=i):
+                xs, outs = build()
+                with L.no_grad():
+                    xs[i].mul_(1) if xs[i].is_floating_point() else xs[i].add_(0)
+                back(xs, outs)
+            report.append((mask, i, _outcome(write)))
+    return report
+
+
+def _same_report(a, b):
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if len(x) != len(y):
+            return False
+        if len(x) == 4:
+            if x[:2] != y[:2] or x[3] != y[3] or [k for k, _ in x[2]] != [k for k, _ in y[2]] \
+                    or not all(_same(u, v) for (_, u), (_, v) in zip(x[2], y[2])):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("case", SAVED_FOR_TORCH, ids=[c[0] for c in SAVED_FOR_TORCH])
+def test_saved_for_torch_with_its_version_errors(case):
+    # the values torch saves, and an in-place write to a saved input fails backward with
+    # torch's error exactly where torch's does (and nowhere else)
+    _, fn, makers = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e, t = _saved_and_versions(ember, fn, makers), _saved_and_versions(torch, fn, makers)
+    assert _same_report(e, t), (e, t)
