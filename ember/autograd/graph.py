@@ -132,6 +132,13 @@ def increment_version(tensor):
         bump_version(t)
 
 
+def _legacy_type(dt):
+    """torch's legacy name of a CPU tensor type, as its version error prints it: a complex
+    one (which has no torch.*Tensor class) is CPUComplexFloatType, the rest torch.FloatTensor."""
+    name = type_name(dt)
+    return f"CPU{name}Type" if dt.kind == "c" else f"torch.{name}Tensor"
+
+
 def check_versions(node, names=None):
     """Note [Versions]: refuse a node whose saved tensors were written after it was made
     (or, saved as inputs with a history, detached in place since: mark_detached). names:
@@ -179,7 +186,7 @@ def check_versions(node, names=None):
                     "check_nan=False).")
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [torch.{type_name(t._data.dtype)}Tensor "
+            f"inplace operation: [{_legacy_type(t._data.dtype)} "
             f"{list(t._data.shape)}]{what} is at version {vc.version}; expected version "
             f"{vc.version - later} instead. {hint}")
 
