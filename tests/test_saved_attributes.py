@@ -138,8 +138,6 @@ KNOWN = {
     ('MmBackward0', '_saved_self', 'value'): _CHAIN_ORDER,
     ('MmBackward0', '_saved_self_sym_sizes', 'torch only'): _META,
     ('MmBackward0', '_saved_self_sym_strides', 'torch only'): _META,
-    ('NativeBatchNormBackward0', '_raw_saved_running_mean', 'torch only'): _NOT_SAVED,
-    ('NativeBatchNormBackward0', '_raw_saved_running_var', 'torch only'): _NOT_SAVED,
     ('RreluWithNoiseBackward1', '_saved_noise', 'value'): _UNINITIALIZED,
     # the functionalization *_copy nodes save what their view's node saves (copy_variants.py)
     ('SliceBackward0_copy', '_saved_end', 'value'): _FORM,
@@ -468,5 +466,43 @@ def test_version_error_names_complex_types_as_torch():
             y = x.exp()
             y.mul_(1)
             out.append(_outcome(lambda: y.abs().sum().backward()))
+        return out
+    assert run(ember) == run(torch)
+
+
+def test_batch_norm_running_stats_saved_with_their_version():
+    # torch saves running_mean / running_var (in both modes); its kernel updates them without
+    # counting a version, so a second forward leaves the first graph runnable, while a write
+    # by the user fails its backward
+    def run(L):
+        F = L.nn.functional
+        out = []
+        for training in (True, False):
+            for case in ("plain", "second_forward", "write_mean", "write_var"):
+                x = L.rand(4, 3, dtype=L.float64, requires_grad=True)
+                rm, rv = L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64)
+                y = F.batch_norm(x, rm, rv, training=training)
+                n = y.grad_fn
+                out.append((n._raw_saved_running_mean is not None, rm._version, rv._version))
+                if case == "second_forward":
+                    F.batch_norm(x * 2, rm, rv, training=training)
+                elif case == "write_mean":
+                    rm.add_(1)
+                elif case == "write_var":
+                    rv.add_(1)
+                out.append(_outcome(lambda: y.sum().backward()))
+                if case == "plain":
+                    out.append(_outcome(lambda: n._saved_running_var))
+        x = L.rand(4, 3, 5)
+        rm, rv = L.zeros(3), L.ones(3)
+        L.batch_norm_update_stats(x, rm, rv, 0.1)
+        L.native_batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5)
+        out.append((rm._version, rv._version))
+        F.instance_norm(x, rm, rv, use_input_stats=True)
+        out.append((rm._version, rv._version))
+        m = L.nn.BatchNorm1d(3)
+        m(x)
+        m(x)
+        out.append((m.running_mean._version, m.num_batches_tracked._version))
         return out
     assert run(ember) == run(torch)
