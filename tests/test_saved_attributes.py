@@ -457,8 +457,9 @@ def test_slogdet_saves_its_sign_output():
                                     for a, b in zip(e, t)), (e, t)
 
 
-def test_version_error_names_complex_types_as_torch():
-    # torch prints a complex tensor's type by its legacy name in the version error
+def test_version_error_names_types_as_torch():
+    # torch prints a tensor type by its legacy name in the version error (torch.LongTensor,
+    # CPUBoolType, CPUComplexFloatType)
     def run(L):
         out = []
         for dt in (L.float16, L.float64, L.complex64, L.complex128):
@@ -466,6 +467,12 @@ def test_version_error_names_complex_types_as_torch():
             y = x.exp()
             y.mul_(1)
             out.append(_outcome(lambda: y.abs().sum().backward()))
+        for dt in (L.bool, L.uint8, L.int8, L.int16, L.int32, L.int64, L.float32):
+            x = L.rand(3, dtype=L.float64, requires_grad=True)
+            y = L.ones(3, dtype=dt)
+            z = x * y
+            y.zero_()
+            out.append(_outcome(lambda: z.sum().backward()))
         return out
     assert run(ember) == run(torch)
 

@@ -133,10 +133,14 @@ def increment_version(tensor):
 
 
 def _legacy_type(dt):
-    """torch's legacy name of a CPU tensor type, as its version error prints it: a complex
-    one (which has no torch.*Tensor class) is CPUComplexFloatType, the rest torch.FloatTensor."""
+    """torch's legacy name of a CPU tensor type, as its version error prints it: the eight
+    types of the old torch.*Tensor classes by that name (torch.FloatTensor), the others
+    (bool, complex, ...) as CPUComplexFloatType."""
     name = type_name(dt)
-    return f"CPU{name}Type" if dt.kind == "c" else f"torch.{name}Tensor"
+    return f"torch.{name}Tensor" if name in _LEGACY else f"CPU{name}Type"
+
+
+_LEGACY = {"Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"}
 
 
 def check_versions(node, names=None):
