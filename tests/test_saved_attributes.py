@@ -108,10 +108,6 @@ KNOWN = {
     ('AddmmBackward0', '_saved_mat1_sym_strides', 'torch only'): _META,
     ('AddmmBackward0', '_saved_mat2_sym_sizes', 'torch only'): _META,
     ('AddmmBackward0', '_saved_mat2_sym_strides', 'torch only'): _META,
-    ('IndexBackward0', '_raw_saved_indices', 'torch only'): _NOT_SAVED,
-    ('IndexBackward0', '_saved_indices', 'torch only'): _NOT_SAVED,
-    ('IndexPutBackward0', '_raw_saved_indices', 'torch only'): _NOT_SAVED,
-    ('IndexPutBackward0', '_saved_indices', 'torch only'): _NOT_SAVED,
     ('IndexReduceBackward0', '_raw_saved_source', 'torch only'): _NOT_SAVED,
     ('IndexReduceBackward0', '_raw_saved_src', 'ember only'): _EMBER_ONLY,
     ('IndexReduceBackward0', '_saved_index', 'value'): _FORM,
@@ -331,6 +327,19 @@ def _rand(*shape):
     return lambda L: L.rand(*shape, dtype=L.float64)
 
 
+def _long(v):
+    return lambda L: L.tensor(v)
+
+
+def _bool(v):
+    return lambda L: L.tensor(v)
+
+
+def _setitem(z, i, v):
+    z[i] = v
+    return z
+
+
 def _triangular(upper):
     def make(L):
         t = L.rand(3, 3, dtype=L.float64, generator=L.Generator().manual_seed(1))
@@ -355,6 +364,21 @@ SAVED_FOR_TORCH = [
     ("rfft_trim", lambda L, a: L.fft.rfft(a, n=3), [_rand(4)]),
     ("rfftn_t", lambda L, a: L.fft.rfftn(a.t()), [_rand(3, 4)]),
     ("fft_real", lambda L, a: L.fft.fft(a), [_rand(4)]),
+    ("getitem", lambda L, x, i: x[i], [_rand(3, 4), _long([0, 2])]),
+    ("getitem_pair", lambda L, x, i, j: x[i, j], [_rand(3, 4), _long([0, 2]), _long([1, 1])]),
+    ("getitem_slice", lambda L, x, j: x[1:, j], [_rand(3, 4), _long([1, 3])]),
+    ("getitem_ellipsis", lambda L, x, j: x[None, ..., j], [_rand(2, 3, 4), _long([1, 3])]),
+    ("getitem_mask", lambda L, x, m: x[m], [_rand(3, 4), _bool([True, False, True])]),
+    ("getitem_int32", lambda L, x, i: x[i.int()], [_rand(3, 4), _long([0, 2])]),
+    ("getitem_list", lambda L, x: x[[0, 2]], [_rand(3, 4)]),
+    ("index_put", lambda L, x, i, v: L.index_put(x, (i,), v),
+     [_rand(3, 4), _long([0, 2]), _rand(2, 4)]),
+    ("index_put_acc", lambda L, x, i, j, v: L.index_put(x, (i, j), v, accumulate=True),
+     [_rand(3, 4), _long([0, 0]), _long([1, 1]), _rand(2)]),
+    ("index_put_mask", lambda L, x, m, v: x.index_put((m,), v),
+     [_rand(3, 4), _bool([True, False, True]), _rand(4)]),
+    ("setitem", lambda L, x, i, v: _setitem(x.clone(), i, v),
+     [_rand(3, 4), _long([0, 2]), _rand(2, 4)]),
 ]
 
 
@@ -372,7 +396,8 @@ def _saved_and_versions(L, fn, makers):
     import itertools
     report = []
     for mask in itertools.product((False, True), repeat=len(makers)):
-        if not any(mask):
+        if not any(mask) or any(m and not make(L).is_floating_point()
+                                for m, make in zip(mask, makers)):
             continue
 
         def build():
@@ -399,7 +424,7 @@ def _saved_and_versions(L, fn, makers):
             def write(i=i):
                 xs, outs = build()
                 with L.no_grad():
-                    xs[i].mul_(1) if xs[i].is_floating_point() else xs[i].add_(0)
+                    xs[i].copy_(xs[i].clone())
                 back(xs, outs)
             report.append((mask, i, _outcome(write)))
     return report
