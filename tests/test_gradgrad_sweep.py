@@ -471,11 +471,6 @@ SECOND_ORDER_NAMES_DIFFER = {
     "extra:as_strided_scatter": "as extra:as_strided (AsStridedBackward0 in torch; index_fill "
                                 "and indexing of the flat input in ember)",
     "extra:conv_tbc": _COPY_SLICES.format("ConvTbcBackward0, ConstantPadNdBackward0"),
-    "index:index_reduce_amin_ni": "ember takes index_reduce's derivative as scatter_reduce's "
-                                  "with the index spread over source's shape (ScatterBackward1,"
-                                  " GatherBackward0); torch's index form uses index_fill and "
-                                  "index_select (IndexFillBackward0, IndexSelectBackward0)",
-    "index:index_reduce_mean_ni": "as index:index_reduce_amin_ni",
     "nn:batch_norm": _FUSED.format("NativeBatchNormBackwardBackward0"),
     "nn:layer_norm": _FUSED.format("NativeLayerNormBackwardBackward0"),
     "reduce:cumprod_zeros_gg": _COPY_SLICES.format("CatBackward0"),

@@ -91,10 +91,6 @@ INTERNAL = {"_saved_names"}
 _META = ("torch saves sizes / strides / numel for its kernels; ember's formula reads the "
          "shape from the gradient or the saved tensors")
 _LU = "ember's backward solves with A again instead of saving the LU factors and pivots"
-_NOT_SAVED = ("ember's formula does not read this argument (it saves another form of it, or "
-              "recomputes it), so it is not saved")
-_EMBER_ONLY = "an input of ember's own formula kept in a slot under torch's _saved_ prefix"
-_ENUM = "torch saves reduction / normalization as its int enum; ember saves the string"
 _SVD_SIGNS = "the singular vectors' signs are LAPACK's choice (both valid); the values agree"
 _UNINITIALIZED = "torch's eval-mode rrelu noise buffer is uninitialized memory"
 _CHAIN_ORDER = "ember multiplies the matrix chain in another order (same product)"
@@ -108,11 +104,6 @@ KNOWN = {
     ('AddmmBackward0', '_saved_mat1_sym_strides', 'torch only'): _META,
     ('AddmmBackward0', '_saved_mat2_sym_sizes', 'torch only'): _META,
     ('AddmmBackward0', '_saved_mat2_sym_strides', 'torch only'): _META,
-    ('IndexReduceBackward0', '_raw_saved_source', 'torch only'): _NOT_SAVED,
-    ('IndexReduceBackward0', '_raw_saved_src', 'ember only'): _EMBER_ONLY,
-    ('IndexReduceBackward0', '_saved_index', 'value'): _FORM,
-    ('IndexReduceBackward0', '_saved_source', 'torch only'): _NOT_SAVED,
-    ('IndexReduceBackward0', '_saved_src', 'ember only'): _EMBER_ONLY,
     ('LinalgDetBackward0', '_raw_saved_LU', 'torch only'): _LU,
     ('LinalgDetBackward0', '_raw_saved_pivots', 'torch only'): _LU,
     ('LinalgDetBackward0', '_saved_LU', 'torch only'): _LU,
@@ -379,6 +370,10 @@ SAVED_FOR_TORCH = [
      [_rand(3, 4), _bool([True, False, True]), _rand(4)]),
     ("setitem", lambda L, x, i, v: _setitem(x.clone(), i, v),
      [_rand(3, 4), _long([0, 2]), _rand(2, 4)]),
+    ("index_reduce_amax", lambda L, x, i, s: x.index_reduce(-1, i, s, "amax", include_self=False),
+     [_rand(3, 4), _long([1, 1]), _rand(3, 2)]),
+    ("index_reduce_mean", lambda L, x, i, s: x.index_reduce(0, i.int(), s, "mean"),
+     [_rand(3, 4), _long([2, 0]), _rand(2, 4)]),
 ]
 
 
