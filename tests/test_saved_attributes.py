@@ -94,16 +94,12 @@ _LU = "ember's backward solves with A again instead of saving the LU factors and
 _SVD_SIGNS = "the singular vectors' signs are LAPACK's choice (both valid); the values agree"
 _UNINITIALIZED = "torch's eval-mode rrelu noise buffer is uninitialized memory"
 _CHAIN_ORDER = "ember multiplies the matrix chain in another order (same product)"
+_INV_LAYOUT = ("torch's linalg.inv returns its matrix column-major (LAPACK's layout, strides "
+               "(1, n)), ember's is row-major: the strides torch saves for an inverse differ")
 _FORM = ("ember saves the argument in another form (a float for an int, a list for a tuple, "
          "the dims filled in or wrapped, an index array)")
 
 KNOWN = {
-    ('AddbmmBackward0', '_saved_batch1_sym_argsize_1', 'torch only'): _META,
-    ('AddbmmBackward0', '_saved_batch2_sym_argsize_2', 'torch only'): _META,
-    ('AddmmBackward0', '_saved_mat1_sym_sizes', 'torch only'): _META,
-    ('AddmmBackward0', '_saved_mat1_sym_strides', 'torch only'): _META,
-    ('AddmmBackward0', '_saved_mat2_sym_sizes', 'torch only'): _META,
-    ('AddmmBackward0', '_saved_mat2_sym_strides', 'torch only'): _META,
     ('LinalgDetBackward0', '_raw_saved_LU', 'torch only'): _LU,
     ('LinalgDetBackward0', '_raw_saved_pivots', 'torch only'): _LU,
     ('LinalgDetBackward0', '_saved_LU', 'torch only'): _LU,
@@ -116,15 +112,14 @@ KNOWN = {
     ('LinalgSolveExBackward0', '_raw_saved_pivots', 'torch only'): _LU,
     ('LinalgSolveExBackward0', '_saved_LU', 'torch only'): _LU,
     ('LinalgSolveExBackward0', '_saved_pivots', 'torch only'): _LU,
-    ('LinalgSvdBackward0', '_saved_S_sym_argsize_minus_1', 'torch only'): _META,
     ('LinalgSvdBackward0', '_saved_U', 'value'): _SVD_SIGNS,
     ('LinalgSvdBackward0', '_saved_Vh', 'value'): _SVD_SIGNS,
     ('MmBackward0', '_saved_mat2', 'value'): _CHAIN_ORDER,
-    ('MmBackward0', '_saved_mat2_sym_sizes', 'torch only'): _META,
-    ('MmBackward0', '_saved_mat2_sym_strides', 'torch only'): _META,
     ('MmBackward0', '_saved_self', 'value'): _CHAIN_ORDER,
-    ('MmBackward0', '_saved_self_sym_sizes', 'torch only'): _META,
-    ('MmBackward0', '_saved_self_sym_strides', 'torch only'): _META,
+    ('MmBackward0', '_saved_mat2_sym_sizes', 'value'): _CHAIN_ORDER,
+    ('MmBackward0', '_saved_mat2_sym_strides', 'value'): _INV_LAYOUT,
+    ('MmBackward0', '_saved_self_sym_sizes', 'value'): _CHAIN_ORDER,
+    ('MmBackward0', '_saved_self_sym_strides', 'value'): _CHAIN_ORDER,
     ('RreluWithNoiseBackward1', '_saved_noise', 'value'): _UNINITIALIZED,
     # the functionalization *_copy nodes save what their view's node saves (copy_variants.py)
     ('SliceBackward0_copy', '_saved_end', 'value'): _FORM,
@@ -531,5 +526,39 @@ def test_batch_norm_running_stats_saved_with_their_version():
         m(x)
         m(x)
         out.append((m.running_mean._version, m.num_batches_tracked._version))
+        return out
+    assert run(ember) == run(torch)
+
+
+def test_matrix_product_geometry_as_torch():
+    # mm / addmm / addbmm / svd: the sizes torch saves, and the strides of the matrices whose
+    # gradient is needed (() for the others), also after backward (they are not tensors)
+    def run(L):
+        out = []
+
+        def note(y):
+            n = y.grad_fn
+            names = sorted(a for a in dir(n) if a.startswith("_saved_") and "_sym_" in a)
+            out.append((type(n).__name__, [(a, getattr(n, a)) for a in names]))
+            y.abs().sum().backward()
+            out.append([(a, getattr(n, a)) for a in names])
+        for ra, rb in ((True, True), (True, False), (False, True)):
+            for layout in ("plain", "t", "sliced"):
+                a = L.rand(3, 4, dtype=L.float64, requires_grad=ra)
+                b = L.rand(4, 10, dtype=L.float64, requires_grad=rb)
+                if layout == "t":
+                    a = a.t().contiguous().t() if ra else a
+                    b = L.rand(10, 4, dtype=L.float64, requires_grad=rb).t()
+                b = b[:, ::2] if layout == "sliced" else b[:, :5]
+                note(L.mm(a, b))
+                note(a @ b)
+                note(L.addmm(L.rand(5, dtype=L.float64, requires_grad=True), a, b, alpha=2))
+                note(L.addbmm(L.rand(3, 5, dtype=L.float64), a.expand(2, 3, 4),
+                              b.expand(2, 4, 5)))
+        note(L.nn.functional.linear(L.rand(3, 4, requires_grad=True),
+                                    L.rand(5, 4, requires_grad=True), L.rand(5)))
+        note(L.nn.functional.linear(L.rand(2, 3, 4, requires_grad=True),
+                                    L.rand(5, 4, requires_grad=True)))
+        note(L.linalg.svdvals(L.rand(3, 4, dtype=L.float64, requires_grad=True)))
         return out
     assert run(ember) == run(torch)
