@@ -562,3 +562,36 @@ def test_matrix_product_geometry_as_torch():
         note(L.linalg.svdvals(L.rand(3, 4, dtype=L.float64, requires_grad=True)))
         return out
     assert run(ember) == run(torch)
+
+
+_VAR_FORMS = ["x.{op}()", "x.{op}(None)", "x.{op}(dim=None)", "x.{op}(correction=None)",
+              "x.{op}(0)", "x.{op}(0, correction=None)", "x.{op}(dim=None, correction=None)",
+              "x.{op}(unbiased=True)", "x.{op}(True)", "x.{op}(False)", "x.{op}(0, True)",
+              "x.{op}(keepdim=True)", "x.{op}(dim=None, keepdim=True)", "x.{op}(correction=0)",
+              "x.{op}(None, correction=2)", "x.{op}(dim=None, unbiased=False)",
+              "x.{op}([0, 1])", "x.{op}(correction=1.5)", "x.{op}(axis=None)", "x.{op}(axis=0)",
+              "L.{op}(x, None, True, True)", "x.{op}(None, None)", "x.{op}(0, unbiased=None)",
+              "x.{op}(unbiased=True, correction=1)"]
+
+
+@pytest.mark.parametrize("op", ["var", "std", "var_mean", "std_mean"])
+def test_var_saved_correction_follows_the_overload(op):
+    # torch picks its overload by what was given: correction= (even None) saves the correction
+    # as given, a dim (even None) or unbiased saves unbiased's 1 / 0, neither saves None;
+    # unbiased=None matches no overload
+    def run(L):
+        x = L.rand(3, 4, requires_grad=True)
+        out = []
+        for form in _VAR_FORMS:
+            call = form.format(op=op)
+            if op.endswith("_mean"):
+                call = call.replace(f"x.{op}(", f"L.{op}(x, ").replace(", )", ")")
+            try:
+                y = eval(call, {"L": L, "x": x})
+            except TypeError as e:
+                out.append((call, str(e).split(" - got")[0]))
+                continue
+            n = (y[0] if isinstance(y, tuple) else y).grad_fn
+            out.append((call, n._saved_correction, n._saved_dim))
+        return out
+    assert run(ember) == run(torch)
