@@ -88,16 +88,12 @@ def _differences(name):
 # for after the concurrent clean-ups of ember/ops land.)
 INTERNAL = {"_saved_names"}
 
-_META = ("torch saves sizes / strides / numel for its kernels; ember's formula reads the "
-         "shape from the gradient or the saved tensors")
 _LU = "ember's backward solves with A again instead of saving the LU factors and pivots"
 _SVD_SIGNS = "the singular vectors' signs are LAPACK's choice (both valid); the values agree"
 _UNINITIALIZED = "torch's eval-mode rrelu noise buffer is uninitialized memory"
 _CHAIN_ORDER = "ember multiplies the matrix chain in another order (same product)"
 _INV_LAYOUT = ("torch's linalg.inv returns its matrix column-major (LAPACK's layout, strides "
                "(1, n)), ember's is row-major: the strides torch saves for an inverse differ")
-_FORM = ("ember saves the argument in another form (a float for an int, a list for a tuple, "
-         "the dims filled in or wrapped, an index array)")
 
 KNOWN = {
     ('LinalgDetBackward0', '_raw_saved_LU', 'torch only'): _LU,
@@ -121,8 +117,6 @@ KNOWN = {
     ('MmBackward0', '_saved_self_sym_sizes', 'value'): _CHAIN_ORDER,
     ('MmBackward0', '_saved_self_sym_strides', 'value'): _CHAIN_ORDER,
     ('RreluWithNoiseBackward1', '_saved_noise', 'value'): _UNINITIALIZED,
-    # the functionalization *_copy nodes save what their view's node saves (copy_variants.py)
-    ('SliceBackward0_copy', '_saved_end', 'value'): _FORM,
 }
 
 
@@ -277,9 +271,10 @@ def test_negative_arguments_read_as_torch_reads_them():
 
 
 def test_view_arguments_saved_as_given():
-    # the *_scatter ops and as_strided save their view's arguments as the caller gave them
-    # (negative ones unsigned, None kept); a view regenerated after an in-place write to its
-    # base is an AsStridedBackward0 whose geometry counts elements of the base's memory
+    # the *_scatter ops, as_strided and slice_copy save their view's arguments as the caller
+    # gave them (negative ones unsigned, None kept); a view regenerated after an in-place
+    # write to its base is an AsStridedBackward0 whose geometry counts elements of the base's
+    # memory
     def saved(L):
         x = L.rand(3, 4, requires_grad=True)
 
@@ -295,7 +290,9 @@ def test_view_arguments_saved_as_given():
                  L.as_strided_copy(x, (2, 2), (1, 2), 1),
                  L.as_strided_scatter(x, r(2, 2), (2, 2), (1, 2)),
                  L.as_strided_scatter(x, r(2, 2), [2, 2], [1, 2], 3),
-                 L.as_strided_scatter(x[1:], r(2, 2), [2, 2], [1, 2])]
+                 L.as_strided_scatter(x[1:], r(2, 2), [2, 2], [1, 2]),
+                 L.slice_copy(x, 1, 1, None, 2), L.slice_copy(x, 0), L.slice_copy(x, 1, -3, -1),
+                 L.slice_copy(x, 1, None, 100), L.slice_copy(x, 1, 5, 10)]
         b = x.clone()
         v, w, u = b[1:, ::2], b.t(), b[1][1:]
         b.mul_(2)
