@@ -258,6 +258,15 @@ def writable(arr):
     return np.ndarray(arr.shape, arr.dtype, buffer=mem, offset=off, strides=arr.strides)
 
 
+def _c_strides(shape):
+    """The element strides of a C-contiguous tensor of this shape."""
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(out))
+
+
 def _overlaps(arr):
     """Whether some elements of arr may share memory (an expanded dim, overlapping unfold
     windows): false only when each dim's stride clears the extent of the smaller ones."""
@@ -299,7 +308,9 @@ class AsStridedBackward0(Node):
         if not inside.all():
             g, ids = g[wrap(np.nonzero(inside)[0])], ids[inside]
         flat = grad.new_zeros(n).index_put((wrap(ids),), g, accumulate=True)
-        return flat.reshape(self._base.shape),
+        # (torch's formula ends in an as_strided view of its zeros with the input's geometry:
+        # so does this one, the base's C-ordered one over the fresh flat tensor)
+        return flat.as_strided(self._base.shape, _c_strides(self._base.shape)),
 
     def np_apply(self, grad):
         ids = _region(self._view, self._base)

@@ -24,9 +24,9 @@ from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type, check_args, invalid_args
 from ._args import OVERLOADED, OMITTED
-from ._views import (AsStridedBackward0, _memory, check_inplace, inplace, inplace_source,
-                     make_view, masked, mark_written, reshaped_in_place, _alias_saved_outputs,
-                     OVERLAP)
+from ._views import (AsStridedBackward0, _c_strides, _memory, check_inplace, inplace,
+                     inplace_source, make_view, masked, mark_written, reshaped_in_place,
+                     _alias_saved_outputs, OVERLAP)
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -1741,9 +1741,12 @@ class AsStridedScatterBackward0(Node):       # derivatives.yaml: as_strided_scat
     def apply(self, grad):
         flat = grad.reshape(-1)
         idx = wrap(self._idx.reshape(-1))
-        g0 = flat.index_fill(0, idx, 0).reshape(grad.shape) if self.next_functions[0][0] \
-            else None
-        g1 = flat[idx].reshape(self._idx.shape) if self.next_functions[1][0] else None
+        # (torch's formula ends in as_strided views of its geometry: so do these, C-ordered
+        # over the fresh flat tensors)
+        g0 = flat.index_fill(0, idx, 0).as_strided(grad.shape, _c_strides(grad.shape)) \
+            if self.next_functions[0][0] else None
+        g1 = flat[idx].as_strided(self._idx.shape, _c_strides(self._idx.shape)) \
+            if self.next_functions[1][0] else None
         return g0, g1
 
 
