@@ -464,21 +464,9 @@ _FUSED = ("torch's double backward of this op is one fused node ({}); ember diff
 _COPY_SLICES = ("torch's backward formula writes into slices of a zeros tensor in place "
                 "(CopySlices nodes); ember's assembles the same values out of place ({})")
 SECOND_ORDER_NAMES_DIFFER = {
-    "extra:as_strided": "torch's as_strided_backward works on the input's storage geometry "
-                        "(an as_strided view written in place: AsStridedBackward0 over "
-                        "CopySlices); ember scatters into the flat input (IndexPutBackward0) "
-                        "and views it back",
-    "extra:as_strided_scatter": "as extra:as_strided (AsStridedBackward0 in torch; index_fill "
-                                "and indexing of the flat input in ember)",
     "extra:conv_tbc": _COPY_SLICES.format("ConvTbcBackward0, ConstantPadNdBackward0"),
-    "index:index_reduce_amin_ni": "ember takes index_reduce's derivative as scatter_reduce's "
-                                  "with the index spread over source's shape (ScatterBackward1,"
-                                  " GatherBackward0); torch's index form uses index_fill and "
-                                  "index_select (IndexFillBackward0, IndexSelectBackward0)",
-    "index:index_reduce_mean_ni": "as index:index_reduce_amin_ni",
     "nn:batch_norm": _FUSED.format("NativeBatchNormBackwardBackward0"),
     "nn:layer_norm": _FUSED.format("NativeLayerNormBackwardBackward0"),
-    "reduce:cumprod_zeros_gg": _COPY_SLICES.format("CatBackward0"),
     "unary:sgn": "torch's input buffer adds sgn's zero gradient of a real input to x * 0's "
                  "(AddBackward0); ember's engine passes that zero on as its ZERO marker without "
                  "an op (Note [Zero gradients] in engine.py)",

@@ -132,6 +132,17 @@ def increment_version(tensor):
         bump_version(t)
 
 
+def _legacy_type(dt):
+    """torch's legacy name of a CPU tensor type, as its version error prints it: the eight
+    types of the old torch.*Tensor classes by that name (torch.FloatTensor), the others
+    (bool, complex, ...) as CPUComplexFloatType."""
+    name = type_name(dt)
+    return f"torch.{name}Tensor" if name in _LEGACY else f"CPU{name}Type"
+
+
+_LEGACY = {"Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"}
+
+
 def check_versions(node, names=None):
     """Note [Versions]: refuse a node whose saved tensors were written after it was made
     (or, saved as inputs with a history, detached in place since: mark_detached). names:
@@ -140,48 +151,61 @@ def check_versions(node, names=None):
     for name in node._saved_names if names is None else names:
         t = getattr(node, name, None)
         if type(t) is not Tensor and not isinstance(t, Tensor):
+            if type(t) is tuple:    # a saved list of tensors (torch's Tensor?[]: indices)
+                for u in t:
+                    if isinstance(u, Tensor):
+                        x = vroot(u)._x
+                        vc = x.get("vc") if x else None
+                        if vc is not None and vc.stamps[-1] > seq:
+                            _check_written(seq, u, vc)
             continue
         x = vroot(t)._x
         vc = x.get("vc") if x else None
         if vc is None or vc.stamps[-1] <= seq:
             continue
-        later = sum(1 for m in vc.stamps if m > seq)
-        tx = t._x
-        if vc.quiet:            # detach_() calls (mark_detached)
-            if t._grad_fn is None and tx and "detached" in tx and "saver" not in tx:
-                raise RuntimeError(DETACHED)
-            later -= sum(1 for m in vc.stamps if m > seq and m in vc.quiet)
-            if not later:
-                continue
-        fn = tx.get("saver") if tx else None
-        nr = 0
-        if fn is None:
-            fn, nr = t._grad_fn, t._output_nr if t._grad_fn is not None else 0
-        if fn is None:
-            what = ""
-        else:
-            name = fn.name()
-            head, _, tail = name.rpartition("Backward")     # PowBackward1 -> Pow1
-            what = head + tail.lstrip("0") if head else "torch::autograd::" + name
-            what = f", which is output {nr} of {what},"
-        if ANOMALY.enabled:
-            hint = ("Hint: the backtrace further above shows the operation that failed to "
-                    "compute its gradient. The variable in question was changed in there or "
-                    "anywhere later. Good luck!")
-            first = min((m for m in vc.stamps if m > seq), default=None)
-            where = vc.where.get(first) if vc.where else None
-            if where:
-                hint += (" The first in-place write after it was saved:\n" +
-                         "".join(traceback.format_list(where)).rstrip())
-        else:
-            hint = ("Hint: enable anomaly detection to find the operation that failed to "
-                    "compute its gradient, with torch.autograd.set_detect_anomaly(True, "
-                    "check_nan=False).")
-        raise RuntimeError(
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [torch.{type_name(t._data.dtype)}Tensor "
-            f"{list(t._data.shape)}]{what} is at version {vc.version}; expected version "
-            f"{vc.version - later} instead. {hint}")
+        _check_written(seq, t, vc)
+
+
+def _check_written(seq, t, vc):
+    """check_versions for a saved tensor t (of a node made at sequence number seq) whose
+    version counter vc has stamps after seq."""
+    later = sum(1 for m in vc.stamps if m > seq)
+    tx = t._x
+    if vc.quiet:            # detach_() calls (mark_detached)
+        if t._grad_fn is None and tx and "detached" in tx and "saver" not in tx:
+            raise RuntimeError(DETACHED)
+        later -= sum(1 for m in vc.stamps if m > seq and m in vc.quiet)
+        if not later:
+            return
+    fn = tx.get("saver") if tx else None
+    nr = 0
+    if fn is None:
+        fn, nr = t._grad_fn, t._output_nr if t._grad_fn is not None else 0
+    if fn is None:
+        what = ""
+    else:
+        name = fn.name()
+        head, _, tail = name.rpartition("Backward")     # PowBackward1 -> Pow1
+        what = head + tail.lstrip("0") if head else "torch::autograd::" + name
+        what = f", which is output {nr} of {what},"
+    if ANOMALY.enabled:
+        hint = ("Hint: the backtrace further above shows the operation that failed to "
+                "compute its gradient. The variable in question was changed in there or "
+                "anywhere later. Good luck!")
+        first = min((m for m in vc.stamps if m > seq), default=None)
+        where = vc.where.get(first) if vc.where else None
+        if where:
+            hint += (" The first in-place write after it was saved:\n" +
+                     "".join(traceback.format_list(where)).rstrip())
+    else:
+        hint = ("Hint: enable anomaly detection to find the operation that failed to "
+                "compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+                "check_nan=False).")
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{_legacy_type(t._data.dtype)} "
+        f"{list(t._data.shape)}]{what} is at version {vc.version}; expected version "
+        f"{vc.version - later} instead. {hint}")
 
 
 # Note [Zero gradients]: a formula returns ZERO for an input whose gradient is zero whatever

@@ -263,6 +263,15 @@ def writable(arr):
     return np.ndarray(arr.shape, arr.dtype, buffer=mem, offset=off, strides=arr.strides)
 
 
+def _c_strides(shape):
+    """The element strides of a C-contiguous tensor of this shape."""
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(out))
+
+
 def _overlaps(arr):
     """Whether some elements of arr may share memory (an expanded dim, overlapping unfold
     windows): false only when each dim's stride clears the extent of the smaller ones."""
@@ -275,9 +284,26 @@ def _overlaps(arr):
 
 
 class AsStridedBackward0(Node):
-    """A view regenerated after its base's history changed: its gradient goes into the view's
-    region of the base (summed where the view's elements overlap, as in an expand)."""
-    __slots__ = ("_view", "_base")
+    """as_strided, and a view regenerated after its base's history changed: its gradient goes
+    into the view's region of the base (summed where the view's elements overlap, as in an
+    expand). _given: as_strided's (size, stride, storage_offset) as the caller gave them, for
+    torch's _saved_size / _saved_stride / _saved_storage_offset; a regenerated view has none
+    and reads its geometry off the arrays (in elements of the base's memory, as torch's)."""
+    __slots__ = ("_view", "_base", "_given")
+
+    def _geometry(self):
+        try:
+            return self._given
+        except AttributeError:
+            v = self._view
+            isz = v.itemsize
+            start = v.__array_interface__["data"][0] - \
+                _memory(self._base).__array_interface__["data"][0]
+            return v.shape, tuple(s // isz for s in v.strides), start // isz
+
+    _saved_size = property(lambda self: self._geometry()[0])
+    _saved_stride = property(lambda self: self._geometry()[1])
+    _saved_storage_offset = property(lambda self: self._geometry()[2])
 
     def apply(self, grad):
         ids = _region(self._view, self._base)
@@ -287,7 +313,9 @@ class AsStridedBackward0(Node):
         if not inside.all():
             g, ids = g[wrap(np.nonzero(inside)[0])], ids[inside]
         flat = grad.new_zeros(n).index_put((wrap(ids),), g, accumulate=True)
-        return flat.reshape(self._base.shape),
+        # (torch's formula ends in an as_strided view of its zeros with the input's geometry:
+        # so does this one, the base's C-ordered one over the fresh flat tensor)
+        return flat.as_strided(self._base.shape, _c_strides(self._base.shape)),
 
     def np_apply(self, grad):
         ids = _region(self._view, self._base)

@@ -626,7 +626,10 @@ def heaviside(input, values, *, out=None):
 
 
 class NextafterBackward0(Node):              # derivatives.yaml: nextafter
-    __slots__ = ()
+    # torch saves both inputs where self's gradient is needed (its formula does not read them:
+    # an in-place write to either still fails backward, as torch's)
+    __slots__ = ("_saved_self", "_saved_other")
+    _saved_names = ("_saved_self", "_saved_other")
 
     def apply(self, grad):
         return (grad if needs(self, 0) else None,
@@ -641,7 +644,12 @@ def nextafter(input, other, *, out=None):
                                   f"'{type_name(x.dtype)}'")
     res = wrap(layout2(_binary_np(np.nextafter, x, y), input, other))
     if _grad_needed(input, other):
-        link(res, NextafterBackward0(), input, other)
+        node = NextafterBackward0()
+        if input._requires_grad:
+            node._saved_self, node._saved_other = input, other
+        else:
+            node._saved_self = node._saved_other = None
+        link(res, node, input, other)
     return write_out(res, out)
 
 

@@ -236,7 +236,10 @@ def _parts(name, a, b, first, second):
 
 
 class ComplexBackward0(Node):                # derivatives.yaml: complex
-    __slots__ = ()
+    # torch saves each part whose gradient is needed (its formula reads the part's dtype), so
+    # an in-place write to it fails backward there; ember's formula reads neither
+    __slots__ = ("_saved_real", "_saved_imag")
+    _saved_names = ("_saved_real", "_saved_imag")
 
     def apply(self, grad):
         return grad.real if needs(self, 0) else None, grad.imag if needs(self, 1) else None
@@ -253,7 +256,10 @@ def complex(real, imag, *, out=None):
     res = wrap(r)
     if STATE.enabled and (real._requires_grad or imag._requires_grad) or \
             LEVELS and dual(real, imag):
-        link(res, ComplexBackward0(), real, imag)
+        node = ComplexBackward0()
+        node._saved_real = real if real._requires_grad else None
+        node._saved_imag = imag if imag._requires_grad else None
+        link(res, node, real, imag)
     return write_out(res, out)
 
 

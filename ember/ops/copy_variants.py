@@ -231,7 +231,8 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     d = wrap_dim(dim, x.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    return _one(slice_dim(input, d, start, end, step), out, "slice_copy", input)
+    return _one(slice_dim(input, d, start, end, step, (dim, start, end)), out, "slice_copy",
+                input)
 
 
 def split_copy(input, split_size, dim=0, *, out=None):

@@ -253,7 +253,8 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 
 class LinalgSvdBackward0(Node):              # derivatives.yaml: _linalg_svd
-    __slots__ = ("_saved_U", "_saved_S", "_saved_Vh", "_saved_full_matrices")
+    __slots__ = ("_saved_U", "_saved_S", "_saved_Vh", "_saved_full_matrices",
+                 "_saved_S_sym_argsize_minus_1")
     _saved_names = ("_saved_U", "_saved_S", "_saved_Vh")
     _n_outputs = 3
 
@@ -322,6 +323,7 @@ def _svd(A, full_matrices, fn, outputs=3):
         node = LinalgSvdBackward0()
         node._saved_U, node._saved_S, node._saved_Vh = U.detach(), S.detach(), Vh.detach()
         node._saved_full_matrices = full_matrices
+        node._saved_S_sym_argsize_minus_1 = s.shape[-1]
         if outputs == 3:
             link_multi([U, S, Vh], node, A)
         else:

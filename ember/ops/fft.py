@@ -83,7 +83,10 @@ def fft_c2c(input, dims, norm, forward):
 
 
 class FftR2CBackward0(Node):                 # derivatives.yaml: _fft_r2c
-    __slots__ = ("_norm", "_saved_dim", "_saved_onesided", "_self_size")
+    # (_saved_self: torch saves the transformed signal, so an in-place write to it fails
+    # backward; the formula reads only its size)
+    __slots__ = ("_norm", "_saved_dim", "_saved_onesided", "_self_size", "_saved_self")
+    _saved_names = ("_saved_self",)
     _saved_normalization = property(lambda self: _norm_enum(self._norm, True))
 
     def apply(self, grad):
@@ -119,6 +122,7 @@ def fft_r2c(input, dims, norm, onesided):
         node = FftR2CBackward0()
         node._saved_dim, node._norm = dims, norm
         node._saved_onesided, node._self_size = onesided, a.shape
+        node._saved_self = input
         link(res, node, input)
     return res
 

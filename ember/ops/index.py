@@ -53,8 +53,38 @@ class _Index:
     steps: the view ops torch applies for the basic part, in order, each (op, dim, arg) with
     op "select", "slice" or "unsqueeze" and dim counted in the tensor it applies to; basic:
     the same, as one NumPy basic index on the original array (ends with Ellipsis, so it is a
-    view even when 0-dim); adv: None or the advanced index applied to that view."""
-    __slots__ = ("steps", "basic", "adv")
+    view even when 0-dim); adv: None or the advanced index applied to that view. given: the
+    `indices` torch's index / index_put_ receives (torch_indices), or None where they are
+    made from `parsed` (the index items, their kinds and the tensor's ndim) when needed."""
+    __slots__ = ("steps", "basic", "adv", "given", "parsed")
+
+
+def torch_indices(P):
+    """The indices torch's index / index_put_ saves (grad_fn._saved_indices): one entry per
+    index item past the basic part: None for each dim a slice, None or Ellipsis keeps before
+    the last indexed one, each index tensor as given (a bool mask once, however many dims it
+    covers; a list or a Python bool as the tensor it becomes)."""
+    if P.given is not None:
+        return P.given
+    items, kinds, ndim = P.parsed
+    used = sum(1 if k in "isa" else v.ndim if k == "m" else 0 for k, v in kinds)
+    out = []
+    ell = False
+    for item, (k, v) in zip(items, kinds):
+        if k in "sn":
+            out.append(None)
+        elif k == "e":
+            if not ell:
+                ell = True
+                out.extend([None] * (ndim - used))
+        elif k == "b":
+            out.append(wrap(np.zeros(1 if v else 0, np.int64)))
+        elif k in "am":
+            out.append(item if isinstance(item, Tensor) else wrap(v))
+    while out and out[-1] is None:
+        out.pop()
+    P.given = tuple(out)
+    return P.given
 
 
 def _seq_as_tuple(seq):
@@ -134,6 +164,7 @@ def _parse(shape, index, getitem=True):
             if -size <= index < size:
                 P = _Index()
                 P.basic, P.adv, P.steps = (index, Ellipsis), None, (("select", 0, index),)
+                P.given = P.parsed = None
                 return P
         elif t is Tensor:
             a = index._data
@@ -142,6 +173,7 @@ def _parse(shape, index, getitem=True):
                 if a.max() < size and a.min() >= -size:
                     P = _Index()
                     P.basic, P.adv, P.steps = (Ellipsis,), (a,), ()
+                    P.given, P.parsed = (index,), None
                     return P
     single = t is not tuple
     if single:
@@ -231,6 +263,7 @@ def _parse(shape, index, getitem=True):
     P = _Index()
     P.basic = tuple(basic)
     P.steps = tuple(steps)
+    P.given, P.parsed = None, (items, kinds, ndim)
     if adv:
         for pos, m in masks:
             for j in range(m.ndim):
@@ -264,8 +297,10 @@ def _parse(shape, index, getitem=True):
 
 class IndexBackward0(Node):                  # derivatives.yaml: index.Tensor
     """Backward of advanced indexing: the gradient summed into zeros at the indexed places."""
-    __slots__ = ("_indices", "_self_sym_sizes")
-    _saved_names = ("_indices",)        # torch saves the index tensors: freed after backward
+    # _indices: the NumPy index the formula reads; _saved_indices: torch's (the index tensors
+    # as given, torch_indices: an in-place write to one fails backward, as in torch)
+    __slots__ = ("_indices", "_self_sym_sizes", "_saved_indices")
+    _saved_names = ("_indices", "_saved_indices")
     _saved_self_sym_sizes = property(lambda self: tuple(self._self_sym_sizes))
 
     def apply(self, grad):
@@ -291,16 +326,23 @@ class IndexPutImplBackward0(Node):           # derivatives.yaml: _index_put_impl
         return _index_grad(ts[0], out._data.shape, self._indices)
 
 
-def _advanced(x, indices):
-    """x[indices] for a tuple of NumPy index arrays (and full slices): a copy."""
+def _advanced(x, indices, P=None):
+    """x[indices] for a tuple of NumPy index arrays (and full slices): a copy. P: the parsed
+    index they come from (torch's saved indices), if any."""
     # (C-contiguous, as torch's result: NumPy lays out some out of order, x[:, [0, 1]])
     res = wrap(np.ascontiguousarray(x._data[indices]))
     if STATE.enabled and x._requires_grad or LEVELS and dual(x):
         node = IndexBackward0()
         node._indices = indices
+        node._saved_indices = _array_indices(indices) if P is None else torch_indices(P)
         node._self_sym_sizes = x._data.shape
         link(res, node, x)
     return res
+
+
+def _array_indices(indices):
+    """torch's saved indices for a NumPy index (of a formula): tensors, None for a slice."""
+    return tuple(None if type(a) is slice else wrap(a) for a in indices)
 
 
 def _index_grad(grad, shape, indices):
@@ -331,7 +373,7 @@ def _basic(x, P):
 def _get(x, P):
     if P.adv is None:
         return _basic(x, P) if P.steps else alias(x)
-    return _advanced(_basic(x, P), P.adv)
+    return _advanced(_basic(x, P), P.adv, P)
 
 
 def _getitem(self, index):
@@ -345,8 +387,10 @@ def _getitem(self, index):
 # [In-place writes] in _views.py). A 0-d tensor written whole takes copy_.
 
 class IndexPutBackward0(Node):               # derivatives.yaml: index_put / _index_put_impl_
-    __slots__ = ("_P", "_vshape", "_saved_accumulate")
-    _saved_names = ("_P",)      # (torch saves the indices: a second backward is refused)
+    # _P: the parsed index the formula reads; _saved_indices: torch's (the index tensors as
+    # given: an in-place write to one fails backward, as in torch)
+    __slots__ = ("_P", "_vshape", "_saved_accumulate", "_saved_indices")
+    _saved_names = ("_P", "_saved_indices")
 
     def apply(self, grad):
         P = self._P
@@ -523,6 +567,7 @@ def _set(self, P, value, fill=False, expanded_ok=False):
         _check_put_shape(target._data, P.adv, vt._data)
         Q = _Index()                        # the advanced part, applied to the view
         Q.steps, Q.basic, Q.adv = (), (Ellipsis,), P.adv
+        Q.given, Q.parsed = P.given, P.parsed
         inplace(target, _index_put(inplace_source(target), Q, vt, False),
                 written=_put_writer(Q, vt, False), expanded_ok=expanded_ok,
                 warn="index_put_")
@@ -786,6 +831,7 @@ def _put_index(x, indices):
         else:
             raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
     P = _parse(x.shape, tuple(items), getitem=False)
+    P.given = tuple(indices)
     return P
 
 
@@ -809,6 +855,7 @@ def _index_put(input, P, values, accumulate):
             LEVELS and dual(input, values):
         node = IndexPutBackward0()
         node._P = P
+        node._saved_indices = torch_indices(P)
         node._vshape = values._data.shape
         node._saved_accumulate = accumulate
         link(res, node, input, values)

@@ -314,12 +314,13 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     except AttributeError as e:
         raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim)
+    given = dim, start, end, step
     start, end, step = slice(start, end, step).indices(x.shape[d])
     end = max(end, start)
     idx = (slice(None),) * d + (slice(start, end, step),)
     return write_out(scatter_into(input, src, lambda a: a[idx], SliceScatterBackward0,
                                   lambda g, z: slice_scatter(g, z, d, start, end, step),
-                                  lambda g: slice_dim(g, d, start, end, step)), out)
+                                  lambda g: slice_dim(g, d, start, end, step), given), out)
 
 
 # ------------------------------------------------------------------ block_diag / cartesian_prod

@@ -40,12 +40,38 @@ def _check_mm(a, b):
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 
-def _transposed(x):
-    """A matrix stored transposed (e.g. `weight.t()` in linear): its gradient is computed as
-    the transpose of a C-ordered product, so that after TBackward0 the leaf receives a
-    C-contiguous array that AccumulateGrad can take without a copy. Same FLOPs either way."""
-    f = x.flags
-    return f.f_contiguous and not f.c_contiguous
+class _MatrixGeometry:
+    """torch's _saved_<a>_sym_sizes / _sym_strides of a two-matrix product node (mm, addmm),
+    computed when read from what the node holds: its output's shape (_meta) and `_t` = (the
+    byte strides of the first matrix where it requires grad, else None; the same for the
+    second; the inner size k), set in the forward without computing anything. torch saves the
+    strides of the matrices whose gradient is needed, () for the others."""
+    __slots__ = ()
+
+    def _sizes(self, i):
+        n, p = self._meta[0]
+        k = self._t[2]
+        return (n, k) if i == 0 else (k, p)
+
+    def _strides(self, i):
+        st = self._t[i]
+        if st is None:
+            return ()
+        isz = self._meta[1].itemsize
+        return tuple(s // isz for s in st)
+
+    def _flags(self):
+        """(whether the first matrix is stored transposed, the second): e.g. `weight.t()` in
+        linear, whose gradient is then computed as the transpose of a C-ordered product, so
+        that after TBackward0 the leaf receives a C-contiguous array that AccumulateGrad can
+        take without a copy (same FLOPs either way). Transposed: Fortran-contiguous and not
+        C-contiguous by NumPy's rules, which for an (r, c) matrix is r > 1, c > 1 and byte
+        strides (itemsize, r * itemsize)."""
+        sa, sb, k = self._t
+        (n, p), dt = self._meta
+        isz = dt.itemsize
+        return (sa is not None and n > 1 and k > 1 and sa[0] == isz and sa[1] == n * isz,
+                sb is not None and k > 1 and p > 1 and sb[0] == isz and sb[1] == k * isz)
 
 
 def _scaled(t, c):
@@ -93,9 +119,13 @@ def _mm_grads_np(g, a, b, na, nb, ta, tb):
     return ga, gb
 
 
-class MmBackward0(Node):                     # derivatives.yaml: mm
+class MmBackward0(_MatrixGeometry, Node):    # derivatives.yaml: mm
     __slots__ = ("_saved_self", "_saved_mat2", "_t")
     _saved_names = ("_saved_self", "_saved_mat2")
+    _saved_self_sym_sizes = property(lambda self: self._sizes(0))
+    _saved_mat2_sym_sizes = property(lambda self: self._sizes(1))
+    _saved_self_sym_strides = property(lambda self: self._strides(0))
+    _saved_mat2_sym_strides = property(lambda self: self._strides(1))
 
     def apply(self, grad):
         s, m = self._saved_self, self._saved_mat2
@@ -104,7 +134,7 @@ class MmBackward0(Node):                     # derivatives.yaml: mm
 
     def np_apply(self, g):
         s, m = self._saved_self, self._saved_mat2
-        ta, tb = self._t
+        ta, tb = self._flags()
         return _mm_grads_np(g, s._data if s is not None else None,
                             m._data if m is not None else None,
                             needs(self, 0), needs(self, 1), ta, tb)
@@ -138,7 +168,8 @@ def mm(input, mat2, *, out=None):
         node = MmBackward0()
         node._saved_self = input if mat2._requires_grad else None
         node._saved_mat2 = mat2 if input._requires_grad else None
-        node._t = (input._requires_grad and _transposed(a), mat2._requires_grad and _transposed(b))
+        node._t = (a.strides if input._requires_grad else None,
+                   b.strides if mat2._requires_grad else None, a.shape[1])
         link(res, node, input, mat2)
     return write_out(res, out)
 
@@ -417,8 +448,8 @@ def matmul(input, other, *, out=None):
             node = MmBackward0()
             node._saved_self = input if other._requires_grad else None
             node._saved_mat2 = other if input._requires_grad else None
-            node._t = (input._requires_grad and _transposed(a),
-                       other._requires_grad and _transposed(b))
+            node._t = (a.strides if input._requires_grad else None,
+                       b.strides if other._requires_grad else None, k)
             link(res, node, input, other)
         return res if out is None else write_out(res, out)
     if d1 == 0 or d2 == 0:
@@ -524,9 +555,13 @@ def _tH(m):
     return m.t().conj() if m._data.dtype.kind == "c" else m.t()
 
 
-class AddmmBackward0(Node):                  # derivatives.yaml: addmm
+class AddmmBackward0(_MatrixGeometry, Node):     # derivatives.yaml: addmm
     __slots__ = ("_saved_mat1", "_saved_mat2", "_saved_alpha", "_saved_beta", "_t")
     _saved_names = ("_saved_mat1", "_saved_mat2")
+    _saved_mat1_sym_sizes = property(lambda self: self._sizes(0))
+    _saved_mat2_sym_sizes = property(lambda self: self._sizes(1))
+    _saved_mat1_sym_strides = property(lambda self: self._strides(0))
+    _saved_mat2_sym_strides = property(lambda self: self._strides(1))
 
     def apply(self, grad):
         alpha, beta = self._saved_alpha, self._saved_beta
@@ -549,7 +584,7 @@ class AddmmBackward0(Node):                  # derivatives.yaml: addmm
         if needs(self, 0):
             gs = grad if beta == 1 else grad * scalar_array(beta, grad.dtype)
         g = grad if alpha == 1 else grad * scalar_array(alpha, grad.dtype)
-        ta, tb = self._t
+        ta, tb = self._flags()
         g1, g2 = _mm_grads_np(g, m1._data if m1 is not None else None,
                               m2._data if m2 is not None else None,
                               needs(self, 1), needs(self, 2), ta, tb)
@@ -585,7 +620,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         node._saved_alpha, node._saved_beta = alpha, beta
         node._saved_mat1 = mat1 if mat2._requires_grad else None
         node._saved_mat2 = mat2 if mat1._requires_grad else None
-        node._t = (mat1._requires_grad and _transposed(a), mat2._requires_grad and _transposed(b))
+        node._t = (a.strides if mat1._requires_grad else None,
+                   b.strides if mat2._requires_grad else None, a.shape[1])
         link(res, node, input, mat1, mat2)
     return write_out(res, out)
 
@@ -685,6 +721,9 @@ class AddbmmBackward0(Node):                 # derivatives.yaml: addbmm
     __slots__ = ("_saved_batch1", "_saved_batch2", "_saved_alpha", "_saved_beta",
                  "_saved_batch1_sym_argsize_0")
     _saved_names = ("_saved_batch1", "_saved_batch2")
+    # (batch1's rows and batch2's columns: the output's shape)
+    _saved_batch1_sym_argsize_1 = property(lambda self: self._meta[0][0])
+    _saved_batch2_sym_argsize_2 = property(lambda self: self._meta[0][1])
 
     def apply(self, grad):
         alpha, beta = self._saved_alpha, self._saved_beta

@@ -78,8 +78,8 @@ def det(A, *, out=None):
 
 
 class LinalgSlogdetBackward0(Node):          # derivatives.yaml: _linalg_slogdet
-    __slots__ = ("_saved_A", "_sign")
-    _saved_names = ("_saved_A",)
+    __slots__ = ("_saved_A", "_saved_sign")
+    _saved_names = ("_saved_A", "_saved_sign")
     _n_outputs = 2
 
     def apply(self, grads):
@@ -88,7 +88,7 @@ class LinalgSlogdetBackward0(Node):          # derivatives.yaml: _linalg_slogdet
         if A._data.dtype.kind == "c":
             # d sign = i sign Im tr(A^-1 dA):  g = g_logabs + i Im(conj(sign) g_sign)
             if gs is not None:
-                sign = wrap(self._sign)
+                sign = wrap(self._saved_sign._data)
                 t = (sign.conj() * gs).imag * 1j
                 g = t if g is None else g + t
         if g is None:
@@ -130,7 +130,7 @@ def _slogdet(A):
     if STATE.enabled and A._requires_grad or LEVELS and dual(A):
         node = LinalgSlogdetBackward0()
         node._saved_A = A
-        node._sign = sign._data
+        node._saved_sign = sign.detach()
         link_multi([sign, logabs], node, A)
     return sign, logabs
 

@@ -75,7 +75,10 @@ def _live_stats(x, axes, eps):
 class NativeBatchNormBackward0(Node):        # derivatives.yaml: native_batch_norm
     __slots__ = ("_saved_input", "_saved_weight", "_saved_running_mean", "_saved_running_var",
                  "_saved_result1", "_saved_result2", "_saved_training", "_saved_eps")
-    _saved_names = ("_saved_input", "_saved_weight", "_saved_result1", "_saved_result2")
+    # (the running statistics are saved in both modes, as torch's: an in-place write to them
+    # fails backward, the forward's own update of them does not: _update_running)
+    _saved_names = ("_saved_input", "_saved_weight", "_saved_running_mean", "_saved_running_var",
+                    "_saved_result1", "_saved_result2")
 
     def apply(self, grad):
         x, w = self._saved_input, self._saved_weight
@@ -178,19 +181,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def _update_running(running_mean, running_var, mean, var, n, momentum):
     """running = (1 - momentum) * running + momentum * batch statistic (the variance
-    unbiased), written in place (torch does it under no_grad)."""
+    unbiased), written in place. torch's kernel writes them without counting a version (their
+    _version stays, and a node that saved them from an earlier forward still runs)."""
     if running_mean is not None:
         rm = running_mean._data
         new = (1 - momentum) * rm.astype(np.float64) + momentum * mean.reshape(-1)
         np.copyto(rm, new, casting="unsafe")
-        mark_written(running_mean)
     if running_var is not None:
         rv = running_var._data
         with np.errstate(divide="ignore", invalid="ignore"):
             unbiased = var.reshape(-1) * n / (n - 1)
         new = (1 - momentum) * rv.astype(np.float64) + momentum * unbiased
         np.copyto(rv, new, casting="unsafe")
-        mark_written(running_var)
 
 
 # ---------------------------------------------------------------- layer_norm

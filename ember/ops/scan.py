@@ -140,11 +140,14 @@ def _cumprod_grad_graph(g, s, d):
     ones = wrap(np.ones(shape, s._data.dtype))
     sc = conj_if_complex(s)
     before = cat([ones, sc.narrow(d, 0, n - 1)], d).cumprod(d)
-    parts = []
+    # (each slice written into zeros in place, as torch's formula does: its graph ends in
+    # CopySlices nodes)
+    out = wrap(np.zeros(s._data.shape, np.result_type(s._data.dtype, g._data.dtype)))
     for k in range(n):
         w = ones if k == n - 1 else cat([ones, sc.narrow(d, k + 1, n - k - 1).cumprod(d)], d)
-        parts.append(before.narrow(d, k, 1) * (g.narrow(d, k, n - k) * w).sum(d, keepdim=True))
-    return cat(parts, d)
+        out.narrow(d, k, 1).copy_(before.narrow(d, k, 1) *
+                                  (g.narrow(d, k, n - k) * w).sum(d, keepdim=True))
+    return out
 
 
 def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):

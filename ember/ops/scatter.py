@@ -200,8 +200,10 @@ class ScatterReduceBackward0(Node):          # derivatives.yaml: scatter_reduce.
         return gs * ts[0] + scatter_add(out.new_zeros(out._data.shape), d, index, gsrc * st)
 
 
-def _scatter_reduce_grads(grad, d, index, red, x, src, result, inc):
-    """scatter_reduce's derivatives: (self's gradient, src's at index's shape)."""
+def _scatter_reduce_grads(grad, d, index, red, x, src, result, inc, unreduced=None):
+    """scatter_reduce's derivatives: (self's gradient, src's at index's shape). unreduced(gs):
+    self's gradient zeroed where the reduction replaced self (include_self=False; by default
+    scatter of zeros at index)."""
     src_shape = src._data.shape
     if src_shape != index._data.shape:
         src = _get(src, _parse(src_shape, tuple(slice(0, n) for n in index._data.shape)))
@@ -237,7 +239,7 @@ def _scatter_reduce_grads(grad, d, index, red, x, src, result, inc):
         gs = self_is * share
         gsrc = src_is * gather(share, d, index)
     if not inc:
-        gs = scatter(gs, d, index, 0)
+        gs = scatter(gs, d, index, 0) if unreduced is None else unreduced(gs)
     return gs, gsrc
 
 
@@ -297,10 +299,25 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return write_out(res, out)
 
 
-class IndexReduceBackward0(ScatterReduceBackward0):   # derivatives.yaml: index_reduce
-    """index_reduce is scatter_reduce with the index vector spread over source's shape, and
-    so is its derivative."""
-    __slots__ = ()
+class IndexReduceBackward0(Node):            # derivatives.yaml: index_reduce
+    """index_reduce is scatter_reduce with the index vector spread over source's shape
+    (_spread), and so is its derivative, but for self's gradient without include_self, which
+    is zeroed at the index with index_fill, as torch's formula does."""
+    __slots__ = ("_dim", "_dim_arg", "_spread", "_saved_index", "_saved_self", "_saved_source",
+                 "_saved_reduce", "_saved_include_self", "_saved_result")
+    _saved_dim = saved_arg("_dim", "_dim_arg")
+    _saved_names = ("_spread", "_saved_index", "_saved_self", "_saved_source", "_saved_result")
+
+    def apply(self, grad):
+        d, index = self._dim, self._saved_index
+        src = self._saved_source
+        gs, gsrc = _scatter_reduce_grads(grad, d, self._spread, self._saved_reduce,
+                                         self._saved_self, src,
+                                         saved_output(self, self._saved_result),
+                                         self._saved_include_self,
+                                         lambda gs: gs.index_fill(d, index, 0))
+        return (gs if needs(self, 0) else None,
+                _src_grad(gsrc, src._data.shape) if needs(self, 1) else None)
 
     def jvp(self, ts, xs, out):                 # torch has no forward rule for it
         raise jvp_not_implemented(self)
@@ -344,11 +361,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     spread = wrap(np.array(np.broadcast_to(i.reshape(shape), s.shape), np.int64, order="C"))
     res = scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
     if res._grad_fn is not None:
-        old = res._grad_fn
         node = IndexReduceBackward0()
-        for name in ScatterReduceBackward0.__slots__:
-            setattr(node, name, getattr(old, name))
-        node._dim_arg = dim
+        node._dim, node._dim_arg, node._spread = d, dim, spread
+        node._saved_index, node._saved_self, node._saved_source = index, input, source
+        node._saved_reduce, node._saved_include_self = reduce, include_self
+        node._saved_result = res._grad_fn._saved_result
         link(res, node, input, source)
     return write_out(res, out)
 

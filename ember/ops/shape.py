@@ -17,15 +17,16 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, link_multi, sum_to, same_meta, saved_arg, saved_unsigned
+from ..autograd.graph import (Node, link, link_multi, sum_to, same_meta, saved_arg, saved_unsigned,
+                              unsigned)
 from ..dtypes import type_name
 from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type, check_args, invalid_args
 from ._args import OVERLOADED, OMITTED
-from ._views import (AsStridedBackward0, _memory, check_inplace, inplace, inplace_source,
-                     make_view, masked, mark_written, reshaped_in_place, _alias_saved_outputs,
-                     OVERLAP)
+from ._views import (AsStridedBackward0, _c_strides, _memory, check_inplace, inplace,
+                     inplace_source, make_view, masked, mark_written, reshaped_in_place,
+                     _alias_saved_outputs, OVERLAP)
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -1489,7 +1490,7 @@ def atleast_3d(*tensors):
 # (the view op) for src.
 
 class _ScatterNode(Node):
-    __slots__ = ("_op", "_view", "_src_shape")
+    __slots__ = ("_op", "_view", "_src_shape", "_args")   # _args: the view's, as given
 
     def apply(self, grad):
         gi = gs = None
@@ -1503,20 +1504,29 @@ class _ScatterNode(Node):
         return self._op(ts[0], ts[1])
 
 
+def _given(i):
+    """torch's _saved_<name> for the view's argument i, as the caller gave it (unsigned)."""
+    return property(lambda self: unsigned(self._args[i]))
+
+
 class SelectScatterBackward0(_ScatterNode):
     __slots__ = ()
+    _saved_dim, _saved_index = _given(0), _given(1)
 
 
 class SliceScatterBackward0(_ScatterNode):
     __slots__ = ()
+    _saved_dim, _saved_start, _saved_end, _saved_step = (_given(i) for i in range(4))
 
 
 class DiagonalScatterBackward0(_ScatterNode):
     __slots__ = ()
+    _saved_offset, _saved_dim1, _saved_dim2 = (_given(i) for i in range(3))
 
 
-def scatter_into(input, src, region, node_cls, op, view_op):
-    """input.clone() with src written into region(clone's array)."""
+def scatter_into(input, src, region, node_cls, op, view_op, args):
+    """input.clone() with src written into region(clone's array); args: the view's arguments
+    as the caller gave them (torch's saved ones)."""
     out = input._data.copy()
     v = region(out)
     try:
@@ -1531,6 +1541,7 @@ def scatter_into(input, src, region, node_cls, op, view_op):
             LEVELS and dual(input, src):
         node = node_cls()
         node._op, node._view, node._src_shape = op, view_op, src._data.shape
+        node._args = args
         link(res, node, input, src)
     return res
 
@@ -1541,6 +1552,7 @@ def select_scatter(input, src, dim, index):
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.ndim)
     n = x.shape[d]
+    given = dim, index
     index = int(index)
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
@@ -1549,7 +1561,7 @@ def select_scatter(input, src, dim, index):
     idx = (slice(None),) * d + (index,)
     return scatter_into(input, src, lambda a: a[idx], SelectScatterBackward0,
                         lambda g, z: select_scatter(g, z, d, index),
-                        lambda g: select(g, d, index))
+                        lambda g: select(g, d, index), given)
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
@@ -1564,7 +1576,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return scatter_into(input, src, lambda a: _diag_view(a, offset, d1, d2),
                         DiagonalScatterBackward0,
                         lambda g, z: diagonal_scatter(g, z, offset, d1, d2),
-                        lambda g: diagonal(g, offset, d1, d2))
+                        lambda g: diagonal(g, offset, d1, d2), (offset, dim1, dim2))
 
 
 def _tri_indices(name, fn):
@@ -1703,6 +1715,8 @@ def as_strided(input, size, stride, storage_offset=None):
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = AsStridedBackward0()
         node._view, node._base = arr, input._data
+        node._given = arr.shape, tuple(int(_index(s)) for s in stride), \
+            None if storage_offset is None else int(storage_offset)
         link(res, node, input)
     return res
 
@@ -1719,14 +1733,20 @@ def as_strided_(self, size, stride, storage_offset=None):
 
 
 class AsStridedScatterBackward0(Node):       # derivatives.yaml: as_strided_scatter
-    __slots__ = ("_idx",)
+    __slots__ = ("_idx", "_given")      # _given: (size, stride, storage_offset) as torch saves
+    _saved_size = property(lambda self: self._given[0])
+    _saved_stride = property(lambda self: self._given[1])
+    _saved_storage_offset = property(lambda self: self._given[2])
 
     def apply(self, grad):
         flat = grad.reshape(-1)
         idx = wrap(self._idx.reshape(-1))
-        g0 = flat.index_fill(0, idx, 0).reshape(grad.shape) if self.next_functions[0][0] \
-            else None
-        g1 = flat[idx].reshape(self._idx.shape) if self.next_functions[1][0] else None
+        # (torch's formula ends in as_strided views of its geometry: so do these, C-ordered
+        # over the fresh flat tensors)
+        g0 = flat.index_fill(0, idx, 0).as_strided(grad.shape, _c_strides(grad.shape)) \
+            if self.next_functions[0][0] else None
+        g1 = flat[idx].as_strided(self._idx.shape, _c_strides(self._idx.shape)) \
+            if self.next_functions[1][0] else None
         return g0, g1
 
 
@@ -1747,5 +1767,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
             LEVELS and dual(input, src):
         node = AsStridedScatterBackward0()
         node._idx = idx
+        node._given = idx.shape, tuple(int(_index(s)) for s in stride), \
+            None if storage_offset is None else int(storage_offset)
         link(res, node, input, src)
     return res

@@ -220,8 +220,10 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 
 
 class CholeskySolveBackward0(Node):          # derivatives.yaml: cholesky_solve
-    __slots__ = ("_saved_input2", "_saved_result", "_saved_upper")
-    _saved_names = ("_saved_input2", "_saved_result")
+    # (_saved_self: torch saves b too, so an in-place write to it fails backward; the formula
+    # reads the result instead)
+    __slots__ = ("_saved_self", "_saved_input2", "_saved_result", "_saved_upper")
+    _saved_names = ("_saved_self", "_saved_input2", "_saved_result")
 
     def apply(self, grad):
         L = self._saved_input2
@@ -258,7 +260,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     res = wrap(np.asarray(x, b.dtype))
     if requires(input, input2):
         node = CholeskySolveBackward0()
-        node._saved_input2 = input2
+        node._saved_self, node._saved_input2 = input, input2
         node._saved_result = res.detach()
         node._saved_upper = upper
         link(res, node, input, input2)
@@ -311,9 +313,11 @@ _triangular_solve_t = _RT.triangular_solve
 
 
 class TriangularSolveBackward0(Node):        # derivatives.yaml: triangular_solve
-    __slots__ = ("_saved_A", "_saved_solution", "_saved_upper", "_saved_transpose",
-                 "_saved_unitriangular")
-    _saved_names = ("_saved_A", "_saved_solution")
+    # (_saved_self: torch saves b too, so an in-place write to it fails backward; the formula
+    # reads the solution instead)
+    __slots__ = ("_saved_self", "_saved_A", "_saved_solution", "_saved_upper",
+                 "_saved_transpose", "_saved_unitriangular")
+    _saved_names = ("_saved_self", "_saved_A", "_saved_solution")
     _n_outputs = 2
 
     def apply(self, grads):
@@ -364,7 +368,7 @@ def _triangular_solve(input, A, upper=True, transpose=False, unitriangular=False
     C = wrap(a.copy())
     if requires(input, A):
         node = TriangularSolveBackward0()
-        node._saved_A = A
+        node._saved_self, node._saved_A = input, A
         node._saved_solution = X.detach()
         node._saved_upper, node._saved_transpose = upper, transpose
         node._saved_unitriangular = unitriangular

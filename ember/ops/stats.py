@@ -11,7 +11,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, NotImplementedBackward, link, link_multi, saved_dims
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
-from ._args import wrap_dim, write_out, saved_output
+from ._args import wrap_dim, write_out, saved_output, OMITTED
 from ._args import not_tensor, wrong_type, check_args, invalid_args, args_fit
 from .logical import where
 from .reduce import _const, _expand_to, _np_aliases, _pymax, _red_dims, _unsqueeze_dims
@@ -19,22 +19,30 @@ from .reduce import _const, _expand_to, _np_aliases, _pymax, _red_dims, _unsquee
 # ---------------------------------------------------------------- var / std
 
 
-def _var_args(dim, unbiased, correction, name):
+def _var_args(dim, unbiased, correction, name, axis=OMITTED):
+    """(dim, the correction to apply, torch's saved correction) from the arguments as given
+    (OMITTED: not given). torch's overload is chosen by what was given, and so is its
+    grad_fn._saved_correction: correction= (even None) saves the correction as given; a dim
+    (even None) or unbiased saves unbiased's 1 or 0 (default 1); neither saves None."""
+    if axis is not OMITTED:
+        dim = axis
     if isinstance(dim, bool):                # legacy var(input, unbiased)
-        dim, unbiased = None, dim
-    if unbiased is not None and not isinstance(unbiased, bool):
+        dim, unbiased = OMITTED, dim
+    if unbiased is not OMITTED and not isinstance(unbiased, bool):
+        if unbiased is None:                 # (no overload takes unbiased=None)
+            raise TypeError(f"{name}() received an invalid combination of arguments")
         raise wrong_type(unbiased, "bool")
-    check_args(name, ("correction", None, "Number", correction, True))
-    if unbiased is not None and correction is not None:
-        raise TypeError(f"{name}() received an invalid combination of arguments")
-    # torch's grad_fn._saved_correction: the correction as given; the unbiased flag's 1 or 0;
-    # None where neither (and no dim) was given (torch's overload without them; ember cannot
-    # tell var(dim=None) or correction=None given explicitly from the defaults)
-    given = correction if correction is not None else \
-        int(unbiased) if unbiased is not None else None if dim is None else 1
-    if correction is None:
-        correction = 1 if unbiased is None or unbiased else 0
-    return dim, correction, given
+    if correction is not OMITTED:
+        check_args(name, ("correction", None, "Number", correction, True))
+        if unbiased is not OMITTED:
+            raise TypeError(f"{name}() received an invalid combination of arguments")
+        given = correction
+    elif unbiased is not OMITTED:
+        given = int(unbiased)
+    else:
+        given = None if dim is OMITTED else 1
+    correction = given if given is not None else 1
+    return (None if dim is OMITTED else dim), correction, given
 
 
 def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
@@ -174,10 +182,10 @@ class StdBackward0(Node):                    # derivatives.yaml: std.correction
                                                out))
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *,
-        correction=None, out=None, axis=None, keepdims=None):
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    dim, c, given = _var_args(dim, unbiased, correction, "var")
+def var(input, dim=OMITTED, unbiased=OMITTED, keepdim=False, *,
+        correction=OMITTED, out=None, axis=OMITTED, keepdims=None):
+    _, keepdim = _np_aliases(None, keepdim, None, keepdims)
+    dim, c, given = _var_args(dim, unbiased, correction, "var", axis)
     dims, v, _ = _var_forward(input, dim, c, keepdim, "var")
     res = wrap(_narrow(v, input))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
@@ -187,10 +195,10 @@ def var(input, dim=None, unbiased=None, keepdim=False, *,
     return write_out(res, out)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *,
-        correction=None, out=None, axis=None, keepdims=None):
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    dim, c, given = _var_args(dim, unbiased, correction, "std")
+def std(input, dim=OMITTED, unbiased=OMITTED, keepdim=False, *,
+        correction=OMITTED, out=None, axis=OMITTED, keepdims=None):
+    _, keepdim = _np_aliases(None, keepdim, None, keepdims)
+    dim, c, given = _var_args(dim, unbiased, correction, "std", axis)
     dims, v, _ = _var_forward(input, dim, c, keepdim, "std")
     res = wrap(_narrow(np.sqrt(v), input))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
@@ -264,8 +272,8 @@ class StdMeanBackward0(Node):                # derivatives.yaml: std_mean.correc
                 _mean_jvp(self, ts[0])]
 
 
-def _var_mean(input, dim, unbiased, keepdim, correction, name):
-    dim, c, given = _var_args(dim, unbiased, correction, name)
+def _var_mean(input, dim, unbiased, keepdim, correction, name, axis):
+    dim, c, given = _var_args(dim, unbiased, correction, name, axis)
     dims, v, m = _var_forward(input, dim, c, keepdim, name, 4)
     is_std = name == "std_mean"
     first = wrap(_narrow(np.sqrt(v) if is_std else v, input))
@@ -283,16 +291,16 @@ def _var_mean(input, dim, unbiased, keepdim, correction, name):
     return first, mres
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *,
-             correction=None, axis=None, keepdims=None):
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    return _var_mean(input, dim, unbiased, keepdim, correction, "var_mean")
+def var_mean(input, dim=OMITTED, unbiased=OMITTED, keepdim=False, *,
+             correction=OMITTED, axis=OMITTED, keepdims=None):
+    _, keepdim = _np_aliases(None, keepdim, None, keepdims)
+    return _var_mean(input, dim, unbiased, keepdim, correction, "var_mean", axis)
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *,
-             correction=None, axis=None, keepdims=None):
-    dim, keepdim = _np_aliases(dim, keepdim, axis, keepdims)
-    return _var_mean(input, dim, unbiased, keepdim, correction, "std_mean")
+def std_mean(input, dim=OMITTED, unbiased=OMITTED, keepdim=False, *,
+             correction=OMITTED, axis=OMITTED, keepdims=None):
+    _, keepdim = _np_aliases(None, keepdim, None, keepdims)
+    return _var_mean(input, dim, unbiased, keepdim, correction, "std_mean", axis)
 
 
 # ================================================================ surface ops (issue 14):
