@@ -1706,6 +1706,12 @@ def _build():
     # the whole op surface, nn (a lazy subpackage) included: loaded when the first vmap runs
     import ember as E
     from ..nn import functional as F
+    # the lazily loaded ops (Note [Lazy layer ops]) are resolved now, so that each gets its
+    # dispatcher and rule whatever was loaded before the first vmap
+    for n in E._LAZY_OP_NAMES:
+        getattr(E, n)
+    for n in E.linalg._LAZY_LDL:
+        getattr(E.linalg, n)
     from ..ops import activation, arith, binary, logical, unary, special
     global _amax, _amin, _mm_fn, _mul, _add, _stack, _squeeze_fn, _gather_fn, _index_select
     global _where, _cat, _arange, _diag_embed, _diagonal, _sort, _norm, _sub, _tensor_split
