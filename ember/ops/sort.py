@@ -787,6 +787,23 @@ def _search_side(side, right):
     return "right" if right else "left"
 
 
+def _searchsorted_rows(b, v, side):
+    """searchsorted of each row of v (2-D) in the matching row of b (2-D), all rows at once:
+    sort each row's boundaries and values together (ties ordered by side) and count the
+    boundaries before each value."""
+    n = b.shape[1]
+    both = np.concatenate([b, v], axis=1)
+    kind = np.concatenate([np.full(b.shape, 0 if side == "right" else 1),
+                           np.full(v.shape, 1 if side == "right" else 0)], axis=1)
+    order = np.lexsort((kind, both), axis=1)
+    is_b = order < n
+    before = np.cumsum(is_b, axis=1) - is_b
+    pos = np.empty_like(order)
+    np.put_along_axis(pos, order, np.broadcast_to(np.arange(order.shape[1]), order.shape),
+                      axis=1)
+    return np.take_along_axis(before, pos[:, n:], axis=1)
+
+
 def _search_rows(b, v, side):
     """torch's binary search of each row of v (2-D) in the matching row of b (2-D), all rows at
     once: lo/hi halved together, a step to the right where not (b[mid] >= v) (side 'right': not
@@ -831,12 +848,18 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                            f"and input value tensor {list(v.shape)}")
     dt = np.result_type(b.dtype, v.dtype)
     b, v = b.astype(dt, copy=False), v.astype(dt, copy=False)
-    if b.ndim == 1 and (b[1:] >= b[:-1]).all() and (b == b).all():
-        res = np.searchsorted(b, v, side=side)      # (sorted, no NaN: the same answer)
+    if b.ndim == 1:     # (on unsorted boundaries numpy's search may answer otherwise than torch)
+        res = np.searchsorted(b, v, side=side)
     else:
         m = int(np.prod(b.shape[:-1]))
         rows = b.reshape(m, b.shape[-1])
-        res = _search_rows(rows, v.reshape(m, v.size // m if m else 0), side).reshape(v.shape)
+        vs = v.reshape(m, v.size // m if m else 0)
+        # sorted rows without NaN (a NaN fails some comparison, or b == b alone): the joint
+        # sort; any others: torch's binary search step by step
+        ordered = (rows[:, 1:] >= rows[:, :-1]).all() if rows.shape[1] > 1 else \
+            (rows == rows).all()
+        res = (_searchsorted_rows(rows, vs, side) if ordered else
+               _search_rows(rows, vs, side)).reshape(v.shape)
     res = wrap(np.asarray(res, np.int32 if out_int32 else np.int64))
     return write_out(res, out)
 
