@@ -383,19 +383,20 @@ def test_jacrev_jacfwd_in_vmap():
 
 
 def test_fallback_loops_and_warns_once():
-    ember.func._batching._WARNED.discard("histc")
+    ember.func._batching._WARNED.discard("histogram")
     x = _arr((B, 2, 2), 0)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        got = ember.func.vmap(lambda a: ember.histc(a, 3))(ember.tensor(x))
-        ember.func.vmap(lambda a: ember.histc(a.t(), 4))(ember.tensor(x))
+        got = ember.func.vmap(lambda a: ember.histogram(a, 3))(ember.tensor(x))
+        ember.func.vmap(lambda a: ember.histogram(a.t(), 4))(ember.tensor(x))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")         # (torch's fallback loops too, and warns)
-        want = torch.func.vmap(lambda a: torch.histc(a, 3))(torch.tensor(x))
+        want = torch.func.vmap(lambda a: torch.histogram(a, 3))(torch.tensor(x))
     _same(want, got)
     msgs = [str(m.message) for m in w if SLOW in str(m.message)]
     assert msgs == ["There is a performance drop because we have not yet implemented the "
-                    "batching rule for aten::histc. Please file us an issue on GitHub so that "
+                    "batching rule for aten::histogram. Please file us an issue on GitHub so "
+                    "that "
                     "we can prioritize its implementation."]
 
 

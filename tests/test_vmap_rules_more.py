@@ -181,6 +181,10 @@ CASES = {
                          [(3, 2), (3, 3)], ("f", "spd"), {}),
     "norms": (lambda L, x: (L.nuclear_norm(x), L.frobenius_norm(x, (0, 1))), [(3, 3)], "f", {}),
     "pixel_unshuffle": (lambda L, x: F(L).pixel_unshuffle(x, 2), [(2, 4, 4)], "f", {}),
+    "ldl_factor": (lambda L, a: L.linalg.ldl_factor_ex(a + a.mT), [(3, 3)], "f", {}),
+    "histc_range": (lambda L, a: L.histc(a, 4, -1, 1), [(3, 5)], "f", {}),
+    "histc_own_range": (lambda L, a: a.histc(3), [(6,)], "f", {"in_dims": 1}),
+    "bincount": (lambda L, a, w: L.bincount(a, w, minlength=4), [(5,), (5,)], "if", {}),
     "adaptive_avg_pool2d_2d": (lambda L, x: F(L).adaptive_avg_pool2d(x, 1), [(3, 4)], "f", {}),
 }
 
@@ -285,6 +289,26 @@ def test_ops_torch_refuses_raise_its_error(fn):
             lib.func.vmap(lambda a, _lib=lib: fn(_lib, a))(lib.tensor(_arr((B, 3, 3), 1)))
         errs.append(str(e.value))
     assert errs[0] == errs[1]
+
+
+def test_histc_and_bincount_edge_cases():
+    """histc of a sample of one value (the range widened by 1 each way), float32; bincount whose
+    samples' lengths differ: torch's loop stacks them and fails, and so does ember's; a NaN
+    sample's histc range error."""
+    x = np.array([[1.0, 1.0, 1.0], [0.0, 2.0, 5.0]], np.float32)
+    want = torch.func.vmap(lambda a: torch.histc(a, 5))(torch.tensor(x))
+    got = ember.func.vmap(lambda a: ember.histc(a, 5))(ember.tensor(x))
+    _same(want, got, 0)
+    errs = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for a in ([[0, 1], [0, 2]], [[1.0, float("nan")], [0.0, 1.0]]):
+                f = lib.bincount if isinstance(a[0][0], int) else lambda t, _l=lib: _l.histc(t)
+                with pytest.raises(RuntimeError) as e:
+                    lib.func.vmap(f)(lib.tensor(a))
+                errs.append(str(e.value))
+    assert errs[:2] == errs[2:]
 
 
 @pytest.mark.parametrize("shape,out", [((3, 3), 1), ((3, 3), (1, 1)), ((3, 3), 2), ((3,), 1),

@@ -184,21 +184,15 @@ LOOPS = {
     "Tensor.new": "legacy constructor: looped",
     "Tensor.new_tensor": "the data is a batched tensor (new_* rules cover unbatched arguments)",
     "Tensor.resize_as": "deprecated resize: looped",
-    "linalg.ldl_factor": ("no rule yet: ember's Bunch-Kaufman emulation runs LAPACK's steps "
-        "matrix by matrix in any case"),
-    "linalg.ldl_factor_ex": "as linalg.ldl_factor",
     "torch.argwhere": ("data-dependent shape: the loop stacks it where the samples agree, as "
         "torch's fallback does"),
     "torch.asarray": "a conversion, not an op: looped",
-    "torch.bincount": "data-dependent length: looped (torch's fallback too)",
-    "torch.histc": ("no rule yet (torch's fallback loops too): each sample's own range when "
-        "min == max"),
     "torch.histogram": "no rule yet: per-sample bin edges (torch's fallback loops too)",
 }
 
 # the same ops reached through another namespace: the reason given for torch.<name>
 LOOPS.update({k: f"as torch.{k.split('.')[1]}" for k in (
-    "Tensor.argwhere Tensor.bincount Tensor.histc Tensor.histogram").split()})
+    "Tensor.argwhere Tensor.histogram").split()})
 
 
 def test_sweep_reaches_the_surface():

@@ -2217,6 +2217,68 @@ def _fill_diagonal_(fn, lv, args, kwargs):
     return x
 
 
+def _plain_value(x, lv):
+    """x's value when x is batched at lv over a plain tensor that records nothing (a rule may
+    compute on its NumPy data at once), else None."""
+    v, b = _un(x, lv)
+    if not b or type(v) is not Tensor or v._requires_grad or _forward.LEVELS:
+        return None
+    return v
+
+
+def _histc(fn, lv, args, kwargs):
+    """histc: every sample binned at once (its own data range when min == max, as the op
+    takes it), the counts of sample k at k * bins + bin."""
+    from ..ops.stats import _uniform_bins     # (loaded with the op surface, in _build)
+    kw = dict(zip(("input", "bins", "min", "max"), args))
+    kw.update(kwargs)
+    x = kw.get("input")
+    bins, lo, hi = kw.get("bins", 100), kw.get("min", 0), kw.get("max", 0)
+    v = _plain_value(x, lv)
+    if v is None or set(kw) - {"input", "bins", "min", "max"} or \
+            not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0 or \
+            not all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in (lo, hi)) \
+            or lo > hi or not x.dtype.is_floating_point or not x.numel() or \
+            _top(args[1:], kwargs) is not None:
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error, or its data)
+    a = v._data.reshape(v.shape[0], -1)
+    if lo == hi:
+        with np.errstate(all="ignore"):
+            lo, hi = a.min(1).astype(np.float64)[:, None], a.max(1).astype(np.float64)[:, None]
+        same = lo == hi
+        lo, hi = np.where(same, lo - 1, lo), np.where(same, hi + 1, hi)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    idx = _uniform_bins(a, bins, lo, hi)
+    flat = (idx + np.arange(a.shape[0])[:, None] * bins)[idx >= 0]
+    hist = np.bincount(flat, minlength=a.shape[0] * bins).reshape(a.shape[0], bins)
+    return _batched(_wrap(hist.astype(a.dtype)), lv)
+
+
+def _bincount(fn, lv, args, kwargs):
+    """bincount of samples whose counts have one length (torch's loop stacks them; other
+    lengths: its stack error, through the loop): each sample's values offset by k * length."""
+    kw = dict(zip(("input", "weights", "minlength"), args))
+    kw.update(kwargs)
+    x, w, m = kw.get("input"), kw.get("weights"), kw.get("minlength", 0)
+    v = _plain_value(x, lv)
+    if v is None or x.dim() != 1 or x.dtype.is_floating_point or x.dtype.is_complex or \
+            x.dtype is bool_ or not x.numel() or not isinstance(m, int) or m < 0 or \
+            set(kw) - {"input", "weights", "minlength"} or \
+            w is not None and (not isinstance(w, Tensor) or tuple(w.shape) != tuple(x.shape)):
+        return _fallback(fn, lv, args, kwargs)
+    a = v._data
+    if (a < 0).any():
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    lens = np.maximum(a.max(1) + 1, m)
+    if (lens != lens[0]).any():
+        return _fallback(fn, lv, args, kwargs)      # (the samples' stack error)
+    n, size = int(lens[0]), a.shape[0]
+    flat = _wrap((a + np.arange(size)[:, None] * n).reshape(-1))
+    if w is not None:
+        w = _expand_to(w, lv).reshape(-1)
+    return _batched(W(fn)(flat, w, minlength=n * size).reshape(size, n), lv)
+
 def _compositions(E, F, put, put_ns):
     """The rules above, by op (called from _build)."""
     global _searchsorted_fn, _vector_norm, _matrix_norm, _inv
@@ -2282,6 +2344,9 @@ def _compositions(E, F, put, put_ns):
     put("fill_diagonal_", _fill_diagonal_)
     put_ns(E, list(_COPY_VIEWS) + ["slice_copy"], _copy_variant)
     put("chain_matmul histogramdd split_copy slice_inverse", _refused)
+    put_ns(E.linalg, "ldl_factor ldl_factor_ex", _matrices)
+    put("histc", _histc)
+    put("bincount", _bincount)
 
 
 # ---- the tables -----------------------------------------------------------------------------
