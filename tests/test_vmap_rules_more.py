@@ -362,3 +362,38 @@ def test_searchsorted_follows_torchs_binary_search_on_any_boundaries():
             got = ember.func.vmap(ember.searchsorted)(ember.tensor(s), ember.tensor(v))
             each = [ember.searchsorted(ember.tensor(s[i]), ember.tensor(v[i])) for i in range(3)]
             assert got.tolist() == [e.tolist() for e in each]
+
+
+GRAD_OF_VMAP = {
+    "kron": (lambda L, a: L.kron(a, a.t()), (3, 2, 2)),
+    "corrcoef": (lambda L, a: L.corrcoef(a), (3, 2, 4)),
+    "pdist": (lambda L, a: L.pdist(a), (3, 4, 2)),
+    "tensordot": (lambda L, a: L.tensordot(a, a, 1), (3, 2, 2)),
+    "margin_ranking": (lambda L, a: L.nn.functional.margin_ranking_loss(a[0], a[1], L.ones(2)),
+                       (3, 2, 2)),
+    "bce_logits": (lambda L, a: L.nn.functional.binary_cross_entropy_with_logits(a, a.sigmoid()),
+                   (3, 2, 2)),
+    "lstsq": (lambda L, a: L.linalg.lstsq(a + 3 * L.eye(2), a).solution, (3, 2, 2)),
+    "block_diag": (lambda L, a: L.block_diag(a, a[0]), (3, 2, 2)),
+    "diagonal_scatter": (lambda L, a: L.diagonal_scatter(a, a[0] * 2), (3, 2, 2)),
+    "nuclear_norm": (lambda L, a: L.linalg.norm(a, "nuc"), (3, 2, 2)),
+    "multi_margin": (lambda L, a: L.nn.functional.multi_margin_loss(a, L.tensor([1, 0])),
+                     (3, 2, 2)),
+    "gradient": (lambda L, a: L.gradient(a)[1], (3, 2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_OF_VMAP))
+def test_grad_of_vmap(name):
+    """backward through vmap's output: the rules' ops recorded on the batch, against torch."""
+    f, shape = GRAD_OF_VMAP[name]
+    x = _arr(shape, 9)
+    grads = []
+    for lib in (torch, ember):
+        t = lib.tensor(x, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = lib.func.vmap(lambda a, _lib=lib: f(_lib, a))(t)
+        (y * y).sum().backward()
+        grads.append(t.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-7, atol=1e-9)
