@@ -184,6 +184,10 @@ CASES = {
     "ldl_factor": (lambda L, a: L.linalg.ldl_factor_ex(a + a.mT), [(3, 3)], "f", {}),
     "histc_range": (lambda L, a: L.histc(a, 4, -1, 1), [(3, 5)], "f", {}),
     "histc_own_range": (lambda L, a: a.histc(3), [(6,)], "f", {"in_dims": 1}),
+    "histogram": (lambda L, a, w: L.histogram(a, 4, weight=w, density=True), [(2, 5), (2, 5)],
+                  "ff", {"in_dims": (0, None)}),
+    "histogram_range": (lambda L, a, w: a.histogram(3, range=(-1.0, 1.0), weight=w),
+                        [(6,), (6,)], ("f", "prob"), {}),
     "bincount": (lambda L, a, w: L.bincount(a, w, minlength=4), [(5,), (5,)], "if", {}),
     "adaptive_avg_pool2d_2d": (lambda L, x: F(L).adaptive_avg_pool2d(x, 1), [(3, 4)], "f", {}),
 }

@@ -187,12 +187,11 @@ LOOPS = {
     "torch.argwhere": ("data-dependent shape: the loop stacks it where the samples agree, as "
         "torch's fallback does"),
     "torch.asarray": "a conversion, not an op: looped",
-    "torch.histogram": "no rule yet: per-sample bin edges (torch's fallback loops too)",
 }
 
 # the same ops reached through another namespace: the reason given for torch.<name>
 LOOPS.update({k: f"as torch.{k.split('.')[1]}" for k in (
-    "Tensor.argwhere Tensor.histogram").split()})
+    "Tensor.argwhere").split()})
 
 
 def test_sweep_reaches_the_surface():

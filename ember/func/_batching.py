@@ -33,7 +33,7 @@ import warnings
 
 import numpy as np
 
-from .. import autograd as _autograd
+from .. import autograd as _autograd, return_types as _RT
 from ..autograd import forward as _forward, forward_ad as _fad, function as _function
 from ..autograd.grad_mode import STATE as _GRAD_MODE, no_grad as _no_grad
 from ..creation import arange as _arange_plain, ones_like, tensor as _tensor, zeros
@@ -2279,6 +2279,52 @@ def _bincount(fn, lv, args, kwargs):
         w = _expand_to(w, lv).reshape(-1)
     return _batched(W(fn)(flat, w, minlength=n * size).reshape(size, n), lv)
 
+def _histogram(fn, lv, args, kwargs):
+    """histogram with a count of bins: every sample binned at once (its own data range when no
+    range is given, as the op takes it), each with its own bin edges."""
+    from ..ops.stats import _uniform_bins     # (loaded with the op surface, in _build)
+    kw = dict(zip(("input", "bins"), args))
+    kw.update(kwargs)
+    x, bins, rng, w = kw.get("input"), kw.get("bins", 100), kw.get("range"), kw.get("weight")
+    density = kw.get("density", False)
+    v = _plain_value(x, lv)
+    if v is None or set(kw) - {"input", "bins", "range", "weight", "density"} or \
+            not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0 or \
+            not isinstance(density, bool) or not x.dtype.is_floating_point or not x.numel() or \
+            rng is not None and not (isinstance(rng, (tuple, list)) and len(rng) == 2 and all(
+                isinstance(n, (int, float)) and not isinstance(n, bool) for n in rng)) or \
+            w is not None and (not isinstance(w, Tensor) or w.dtype != x.dtype or
+                               tuple(w.shape) != tuple(x.shape) or
+                               _top((w,), {}) is not None and _plain_value(w, lv) is None):
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error, or a batched weight)
+    a = v._data.reshape(v.shape[0], -1)
+    size = a.shape[0]
+    lo, hi = (0, 0) if rng is None else rng
+    if lo == hi:
+        with np.errstate(all="ignore"):
+            lo, hi = a.min(1).astype(np.float64)[:, None], a.max(1).astype(np.float64)[:, None]
+        same = lo == hi
+        lo, hi = np.where(same, lo - 1, lo), np.where(same, hi + 1, hi)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()) or np.any(np.asarray(lo) > hi):
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    if isinstance(lo, np.ndarray):
+        edges = np.linspace(lo[:, 0], hi[:, 0], bins + 1, axis=-1).astype(a.dtype)
+    else:
+        edges = np.broadcast_to(np.linspace(lo, hi, bins + 1).astype(a.dtype),
+                                (size, bins + 1)).copy()
+    idx = _uniform_bins(a, bins, lo, hi)
+    keep = idx >= 0
+    wd = None
+    if w is not None:
+        wd = np.broadcast_to(_expand_to(w, lv)._data.reshape(size, -1), a.shape)[keep]
+    flat = (idx + np.arange(size)[:, None] * bins)[keep]
+    hist = np.bincount(flat, weights=wd, minlength=size * bins).reshape(size, bins)
+    hist = hist.astype(a.dtype)
+    if density:
+        with np.errstate(all="ignore"):
+            hist = (hist / (hist.sum(1, keepdims=True) * np.diff(edges, axis=-1))).astype(a.dtype)
+    return _RT.histogram((_batched(_wrap(hist), lv), _batched(_wrap(edges), lv)))
+
 def _compositions(E, F, put, put_ns):
     """The rules above, by op (called from _build)."""
     global _searchsorted_fn, _vector_norm, _matrix_norm, _inv
@@ -2347,6 +2393,7 @@ def _compositions(E, F, put, put_ns):
     put_ns(E.linalg, "ldl_factor ldl_factor_ex", _matrices)
     put("histc", _histc)
     put("bincount", _bincount)
+    put("histogram", _histogram)
 
 
 # ---- the tables -----------------------------------------------------------------------------
