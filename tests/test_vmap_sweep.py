@@ -180,89 +180,18 @@ def _check(ft, fe, pat, tsample):
 
 # The ops that still run once per sample, and why.
 LOOPS = {
-    "F.adaptive_avg_pool2d": ("the sweep's sample is 2-d: ember's adaptive_avg_pool2d refuses it "
-        "per sample (it wants 3-d or 4-d; torch's takes 2-d), so the pooling rule leaves it to "
-        "the loop's error: a surface gap, not vmap's"),
-    "F.linear_cross_entropy": ("no rule yet: torch 2.13's fused linear + cross_entropy, new "
-        "in ember this session (the cross_entropy rule's kind)"),
-    "linalg.ldl_factor": ("no rule yet: new this session; ember's Bunch-Kaufman emulation runs "
-        "LAPACK's steps matrix by matrix in any case"),
-    "linalg.ldl_factor_ex": "as linalg.ldl_factor",
-    "F.multi_margin_loss": "no rule yet: a class-indexed loss (the cross_entropy rule's kind)",
-    "F.multilabel_soft_margin_loss": "no rule yet: its mean over classes is per row",
-    "F.poisson_nll_loss": ("no rule yet: its signature (log_input, full, eps) is not the "
-        "elementwise losses'"),
-    "F.triplet_margin_with_distance_loss": "takes a distance callable: looped",
-    "Tensor.addmm_": "in-place addmm: no in-place matmul rule (addmm has one)",
-    "Tensor.fill_diagonal_": "in place on a strided view of the diagonal: no rule yet",
     "Tensor.module_load": "not an op (nn.Module loading hook)",
     "Tensor.new": "legacy constructor: looped",
     "Tensor.new_tensor": "the data is a batched tensor (new_* rules cover unbatched arguments)",
     "Tensor.resize_as": "deprecated resize: looped",
-    "linalg.lstsq": "no rule yet: its driver-dependent outputs (rank, singular values) per matrix",
-    "linalg.norm": ("no rule yet: ord/dim decide between vector and matrix norms by the sample's "
-        "rank"),
-    "linalg.tensorinv": "no rule yet: ind splits the sample's dims",
     "torch.argwhere": ("data-dependent shape: the loop stacks it where the samples agree, as "
         "torch's fallback does"),
     "torch.asarray": "a conversion, not an op: looped",
-    "torch.binary_cross_entropy_with_logits": ("no rule yet: the aten form (weight, pos_weight, "
-        "reduction as an int)"),
-    "torch.bincount": "data-dependent length: looped (torch's fallback too)",
-    "torch.block_diag": "no rule yet: rare under vmap",
-    "torch.bucketize": "batched boundaries (the rule covers one set of boundaries for the batch)",
-    "torch.cartesian_prod": "no rule yet: rare under vmap",
-    "torch.chain_matmul": "no rule yet: rare under vmap (deprecated; torch refuses it under vmap)",
-    "torch.cholesky_solve": ("no rule yet: two batched matrices (the single-matrix linalg ops "
-        "have one)"),
-    "torch.combinations": "no rule yet: rare under vmap",
-    "torch.corrcoef": "no rule yet: rare under vmap",
-    "torch.cov": "no rule yet: rare under vmap",
-    "torch.cross": ("dim=None: torch's deprecated default (the first dim of size 3) is per "
-        "sample; with dim given it has a rule"),
-    "torch.cumulative_trapezoid": "no rule yet: rare under vmap",
-    "torch.diagonal_scatter": "no scatter rule yet (the source is batched)",
-    "torch.embedding": "a batched weight (the rule covers a batch of indices into one table)",
-    "torch.frobenius_norm": "no rule yet: rare under vmap",
-    "torch.gradient": "no rule yet: rare under vmap",
-    "torch.hinge_embedding_loss": "no rule yet: the aten form (reduction as an int)",
-    "torch.histc": "no rule yet (torch's fallback loops too)",
-    "torch.histogram": "no rule yet: per-sample bin edges",
-    "torch.histogramdd": "no rule yet (torch refuses it under vmap)",
-    "torch.isin": "batched test elements (the rule covers one set for the batch)",
-    "torch.kl_div": "no rule yet: the aten form (reduction as an int; F.kl_div has its rule)",
-    "torch.kron": "no rule yet: rare under vmap",
-    "torch.margin_ranking_loss": "no rule yet: the aten form (reduction as an int)",
-    "torch.meshgrid": "no rule yet: rare under vmap",
-    "torch.norm_except_dim": "no rule yet: rare under vmap",
-    "torch.nuclear_norm": "no rule yet: rare under vmap",
-    "torch.pdist": "no rule yet: rare under vmap",
-    "torch.pixel_unshuffle": "no rule yet: rare under vmap",
-    "torch.repeat_interleave": "no rule yet: rare under vmap",
-    "torch.searchsorted": "no rule yet: batched sorted sequences",
-    "torch.slice_scatter": "no scatter rule yet (the source is batched)",
-    "torch.tensordot": "no rule yet: rare under vmap",
-    "torch.trapezoid": "no rule yet: rare under vmap",
-    "torch.trapz": "no rule yet: rare under vmap",
-    "torch.triangular_solve": ("no rule yet: two batched matrices (the single-matrix linalg ops "
-        "have one)"),
-    "torch.triplet_margin_loss": "no rule yet: the aten form (reduction as an int)",
-    "torch.vander": "no rule yet: rare under vmap",
 }
 
 # the same ops reached through another namespace: the reason given for torch.<name>
 LOOPS.update({k: f"as torch.{k.split('.')[1]}" for k in (
-    "F.binary_cross_entropy_with_logits F.hinge_embedding_loss F.margin_ranking_loss F.pdist "
-    "F.pixel_unshuffle F.triplet_margin_loss Tensor.argwhere Tensor.bincount "
-    "Tensor.cholesky_solve Tensor.corrcoef Tensor.cov Tensor.cross Tensor.diagonal_scatter "
-    "Tensor.histc Tensor.histogram Tensor.kron Tensor.repeat_interleave Tensor.slice_scatter "
-    "Tensor.triangular_solve").split()})
-
-LOOPS.update({k: ("no rule yet: new this session (ember/ops/copy_variants.py); the view op's "
-                  "rule followed by a copy would serve") for k in (
-    "torch.alias_copy torch.detach_copy torch.diagonal_copy torch.select_copy torch.slice_copy "
-    "torch.split_copy torch.squeeze_copy torch.t_copy torch.transpose_copy torch.unbind_copy "
-    "torch.unsqueeze_copy torch.slice_inverse Tensor.slice_inverse").split()})
+    "Tensor.argwhere").split()})
 
 
 def test_sweep_reaches_the_surface():

@@ -26,17 +26,18 @@ gradcheck's batched forward-AD check runs under `legacy` (torch's runs under its
 custom Function runs its own forward and jvp on the batched tensors. autograd.grad's
 is_grads_batched pass runs under `grads_batched` (Note [Batched backward] in
 autograd/__init__.py): backward formulas see BatchedTensor gradients."""
+import itertools
 import sys
 import types
 import warnings
 
 import numpy as np
 
-from .. import autograd as _autograd
+from .. import autograd as _autograd, return_types as _RT
 from ..autograd import forward as _forward, forward_ad as _fad, function as _function
 from ..autograd.grad_mode import STATE as _GRAD_MODE, no_grad as _no_grad
-from ..creation import ones_like, zeros
-from ..dtypes import bool_, result_type
+from ..creation import arange as _arange_plain, ones_like, tensor as _tensor, zeros
+from ..dtypes import bool_, promote_types as _promote_types, result_type
 from ..tensor import Size, Tensor, wrap as _wrap
 from . import _tree
 
@@ -1137,6 +1138,13 @@ def _pool(fn, lv, args, kwargs):
     n = _spatial(fn.__name__)
     x = args[0] if args else None
     v, b = _un(x, lv)
+    if b and fn.__name__.startswith("adaptive_avg") and x.dim() not in (n + 1, n + 2) and \
+            x.dim() >= n and _top(args[1:], kwargs) is None:
+        # an output of all 1s is the mean over the last n dims, at any rank (as torch's op)
+        o = args[1] if len(args) > 1 else kwargs.get("output_size")
+        if o == 1 and not isinstance(o, bool) or isinstance(o, (tuple, list)) and \
+                x.dim() > len(o) and all(s == 1 and not isinstance(s, bool) for s in o):
+            return x.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)
     if not b or n is None or _top(args[1:], kwargs) is not None or \
             x.dim() not in (n + 1, n + 2):
         return _fallback(fn, lv, args, kwargs)
@@ -1697,6 +1705,697 @@ def _unpack(fn, lv, args, kwargs):
     return _fad.UnpackedDualTensor(_out(p, lv), None if t is None else _batched(t, lv))
 
 
+# ---- compositions: ops carried through the batched ops they are made of ---------------------
+def _composite(fn, lv, args, kwargs):
+    """Ops written with ember ops that have rules (cov, trapezoid, gradient, poisson_nll_loss,
+    the losses' F and aten forms, ...): the op itself on the batched tensors. An argument form
+    whose code reads a batched tensor's data (a batched weight, say) runs once per sample."""
+    try:
+        return fn(*args, **kwargs)
+    except RuntimeError as e:
+        if not is_no_data_error(e):
+            raise
+    return _fallback(fn, lv, args, kwargs)
+
+
+def _leading(min_rank):
+    """Ops that take leading batch dims themselves (pixel_unshuffle, cholesky_solve,
+    triangular_solve, lstsq): each tensor argument as a batched value, when every sample has
+    at least min_rank dims (else the sample's error)."""
+    def rule(fn, lv, args, kwargs):
+        ts = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
+        if any(t.dim() < min_rank for t in ts) or "out" in kwargs:
+            return _fallback(fn, lv, args, kwargs)
+        a2 = [_expand_to(a, lv) if isinstance(a, Tensor) else a for a in args]
+        k2 = {k: _expand_to(a, lv) if isinstance(a, Tensor) else a for k, a in kwargs.items()}
+        return _out(W(fn)(*a2, **k2), lv)
+    return rule
+
+
+def _lstsq(fn, lv, args, kwargs):
+    """linalg.lstsq: batched values; the outputs a driver leaves empty get the batch dim (torch's
+    (B, 0))."""
+    out = _leading(2)(fn, lv, args, kwargs)
+    if type(out[0]) is not BatchedTensor:
+        return out
+    size = _size(lv)
+    return _rebuild(out, [o if o._value.dim() and o._value.shape[0] == size and
+                          (o.dim() or o._value.numel() == size) else
+                          _batched(o._value.reshape(size, 0), lv) for o in out])
+
+
+_REFUSED = {"chain_matmul": "aten::chain_matmul", "split_copy": "aten::split_copy.Tensor"}
+
+
+def _refused(fn, lv, args, kwargs):
+    """Ops torch's vmap refuses (no rule, and its fallback cannot run them): torch's error."""
+    name = fn.__name__.strip("_")
+    if name == "slice_inverse":
+        raise RuntimeError("Batching rule not implemented for aten::slice_inverse; the "
+                           "fallback path doesn't work on out= or view ops.")
+    if name == "histogramdd":
+        bins = args[1] if len(args) > 1 else kwargs.get("bins", 10)
+        name = "aten::histogramdd" + (".int_bins" if isinstance(bins, int) else
+                                      ".TensorList_bins" if isinstance(bins, (list, tuple)) and
+                                      bins and isinstance(bins[0], Tensor) else "")
+    else:
+        name = _REFUSED[name]
+    raise RuntimeError(f"Batching rule not implemented for {name}. We could not generate a "
+                       f"fallback.")
+
+
+_COPY_VIEWS = {"alias_copy": "view_as", "detach_copy": "detach", "diagonal_copy": "diagonal",
+               "select_copy": "select", "squeeze_copy": "squeeze", "t_copy": "t",
+               "transpose_copy": "transpose", "unbind_copy": "unbind",
+               "unsqueeze_copy": "unsqueeze", "expand_copy": "expand",
+               "permute_copy": "permute", "unfold_copy": "unfold",
+               "split_with_sizes_copy": "split_with_sizes", "view_copy": "reshape"}
+
+
+def _copy_variant(fn, lv, args, kwargs):
+    """The *_copy ops: their view op's rule, then a copy (Note [Copy variants])."""
+    name = fn.__name__
+    if kwargs.get("out") is not None or not args or not isinstance(args[0], Tensor):
+        return _fallback(fn, lv, args, kwargs)
+    kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    x = args[0]
+    if name == "slice_copy":
+        kw = dict(zip(("dim", "start", "end", "step"), args[1:]))
+        kw.update(kwargs)
+        if kw.get("step", 1) <= 0:
+            raise RuntimeError("slice step must be positive")
+        d = _wrap_dim(kw.get("dim", 0), x.dim())
+        out = x[(slice(None),) * d + (slice(kw.get("start"), kw.get("end"), kw.get("step", 1)),)]
+    elif name == "squeeze_copy" and len(args) == 1 and "dim" not in kwargs:
+        out = x.squeeze()
+    elif name == "view_copy" and len(args) > 1 and not isinstance(args[1], (tuple, list, Size)):
+        return _fallback(fn, lv, args, kwargs)      # (a dtype view)
+    elif name == "alias_copy":
+        out = x.view_as(x)
+    else:
+        out = getattr(x, _COPY_VIEWS[name])(*args[1:], **kwargs)
+    if name == "detach_copy":
+        return out.clone()
+    if isinstance(out, (tuple, list)):
+        return tuple(o.clone() for o in out)
+    return out.clone()
+
+
+def _tensordot(fn, lv, args, kwargs):
+    """tensordot as the op composes it (permute, reshape, mm), on the batched tensors."""
+    a, b = args[0], args[1]
+    dims = args[2] if len(args) > 2 else kwargs.get("dims", 2)
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor) or a.dtype != b.dtype or \
+            kwargs.get("out") is not None or len(args) > 3:
+        return _fallback(fn, lv, args, kwargs)
+    na, nb = a.dim(), b.dim()
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        if not 0 <= dims <= min(na, nb):
+            return _fallback(fn, lv, args, kwargs)
+        da, db = list(range(na - dims, na)), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+        if len(da) != len(db) or not all(isinstance(d, int) for d in da + db) or \
+                not all(-na <= d < na for d in da) or not all(-nb <= d < nb for d in db):
+            return _fallback(fn, lv, args, kwargs)
+        da, db = [d % na for d in da], [d % nb for d in db]
+    else:
+        return _fallback(fn, lv, args, kwargs)
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    csize = 1
+    for p, q in zip(da, db):
+        if sb[q] == 1:
+            a = a.sum(p, keepdim=True, dtype=a.dtype)
+        elif sa[p] == 1:
+            b = b.sum(q, keepdim=True, dtype=b.dtype)
+        elif sa[p] != sb[q]:
+            return _fallback(fn, lv, args, kwargs)
+        else:
+            csize *= sa[p]
+    free_a = [d for d in range(na) if d not in da]
+    free_b = [d for d in range(nb) if d not in db]
+    rows = cols = 1
+    for d in free_a:
+        rows *= sa[d]
+    for d in free_b:
+        cols *= sb[d]
+    t1 = a.permute(*(free_a + da)).reshape(rows, csize)
+    t2 = b.permute(*(db + free_b)).reshape(csize, cols)
+    return W(_mm_fn)(t1, t2).reshape(*([sa[d] for d in free_a] + [sb[d] for d in free_b]))
+
+
+def _kron(fn, lv, args, kwargs):
+    """kron as the op composes it: each operand's dims interleaved with 1s, multiplied."""
+    a, b = args[0], args[1]
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor) or kwargs:
+        return _fallback(fn, lv, args, kwargs)
+    nd = max(a.dim(), b.dim())
+    sa = (1,) * (nd - a.dim()) + tuple(a.shape)
+    sb = (1,) * (nd - b.dim()) + tuple(b.shape)
+    r = a.reshape(*[v for n in sa for v in (n, 1)]) * b.reshape(*[v for n in sb for v in (1, n)])
+    return r.reshape(*[p * q for p, q in zip(sa, sb)])
+
+
+def _block_diag(fn, lv, args, kwargs):
+    """block_diag: each block padded with zeros to the full width, the rows joined."""
+    if kwargs or not all(isinstance(t, Tensor) and t.dim() <= 2 for t in args):
+        return _fallback(fn, lv, args, kwargs)
+    rt = args[0].dtype
+    for t in args[1:]:
+        rt = _promote_types(rt, t.dtype)
+    mats = [t.reshape(1, -1) if t.dim() == 1 else t.reshape(1, 1) if t.dim() == 0 else t
+            for t in args]
+    cols = sum(m.shape[1] for m in mats)
+    rows, c = [], 0
+    for m in mats:
+        r, w = m.shape
+        parts = [m.to(rt)]
+        if c:
+            parts.insert(0, zeros((r, c), dtype=rt))
+        if cols - c - w:
+            parts.append(zeros((r, cols - c - w), dtype=rt))
+        rows.append(W(_cat)(parts, 1) if len(parts) > 1 else parts[0])
+        c += w
+    return W(_cat)(rows, 0)
+
+
+def _meshgrid(fn, lv, args, kwargs):
+    """meshgrid: each 0-d or 1-d tensor viewed along its own dim and expanded to the grid."""
+    ts = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    indexing = kwargs.get("indexing")
+    if set(kwargs) - {"indexing"} or indexing not in (None, "ij", "xy") or not ts or \
+            not all(isinstance(t, Tensor) and t.dim() <= 1 for t in ts) or \
+            len({t.dtype for t in ts}) > 1:
+        return _fallback(fn, lv, args, kwargs)
+    if indexing is None:
+        W(fn)(*[zeros(tuple(t.shape), dtype=t.dtype) for t in ts])   # (torch's warning, once)
+    ts = list(ts)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    sizes = [t.numel() for t in ts]
+    out = []
+    for i, t in enumerate(ts):
+        shape = [1] * len(ts)
+        shape[i] = sizes[i]
+        out.append(t.reshape(*shape).expand(*sizes))
+    if swap:
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def _cartesian_prod(fn, lv, args, kwargs):
+    if kwargs or not args or not all(isinstance(t, Tensor) and t.dim() == 1 for t in args):
+        return _fallback(fn, lv, args, kwargs)
+    if len(args) == 1:
+        return args[0]
+    grids = _meshgrid(fn, lv, args, {"indexing": "ij"})
+    return W(_stack)([g.flatten() for g in grids], 1)
+
+
+def _combinations(fn, lv, args, kwargs):
+    """combinations: the input indexed by every combination of positions (data-independent)."""
+    kw = dict(zip(("input", "r", "with_replacement"), args))
+    kw.update(kwargs)
+    x, r, rep = kw.get("input"), kw.get("r", 2), kw.get("with_replacement", False)
+    if not isinstance(x, Tensor) or x.dim() != 1 or not isinstance(r, int) or r <= 0 or \
+            set(kw) - {"input", "r", "with_replacement"}:
+        return _fallback(fn, lv, args, kwargs)
+    pick = itertools.combinations_with_replacement if rep else itertools.combinations
+    idx = list(pick(range(x.shape[0]), r))
+    if not idx:
+        return _fallback(fn, lv, args, kwargs)
+    out = x[_tensor(idx)]
+    return out.reshape(-1) if r == 1 else out
+
+
+def _cross(fn, lv, args, kwargs):
+    """cross / linalg.cross: both operands as batched values of one rank (the op wants equal
+    ranks), the dim as a negative one; torch.cross's deprecated default dim (dim=None) is the
+    first of size 3 of the broadcast samples."""
+    a, b = args[0] if args else kwargs.get("input"), \
+        args[1] if len(args) > 1 else kwargs.get("other")
+    d = args[2] if len(args) > 2 else kwargs.get("dim", -1 if fn in _LINALG_CROSS else None)
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor) or a.dim() != b.dim() or \
+            set(kwargs) - {"input", "other", "dim"} or d is not None and not isinstance(d, int):
+        return _fallback(fn, lv, args, kwargs)
+    shape = _bshape([a, b])
+    if d is None:
+        W(fn)(zeros((3,)), zeros((3,)))      # (the deprecation warning, as the op gives it)
+        d = next((i for i, s in enumerate(shape) if s == 3), None)
+        if d is None:
+            return _fallback(fn, lv, args, kwargs)
+    r = len(shape)
+    if not -max(r, 1) <= d < max(r, 1):
+        return _fallback(fn, lv, args, kwargs)
+    d = _wrap_dim(d, r) - max(r, 1)
+    return _batched(W(fn)(_expand_to(a, lv), _expand_to(b, lv), dim=d), lv)
+
+
+_LINALG_CROSS = set()
+
+
+def _repeat_interleave(fn, lv, args, kwargs):
+    """repeat_interleave with repeats the samples share: one index along the dim for all."""
+    kw = dict(zip(("input", "repeats", "dim"), args))
+    kw.update(kwargs)
+    x, rep, d = kw.get("input"), kw.get("repeats"), kw.get("dim")
+    if not isinstance(x, Tensor) or rep is None or _top((rep,), {}) is not None or \
+            set(kw) - {"input", "repeats", "dim", "output_size"} or \
+            d is not None and not isinstance(d, int):
+        return _fallback(fn, lv, args, kwargs)
+    if d is None:
+        x, d = x.reshape(-1), 0
+    elif x.dim() == 0:
+        return _fallback(fn, lv, args, kwargs)
+    n = x.shape[_wrap_dim(d, x.dim())]
+    idx = W(fn)(_arange_plain(n), rep)           # (the op's own checks of repeats)
+    if kw.get("output_size") is not None and idx.shape[0] != kw["output_size"]:
+        return _fallback(fn, lv, args, kwargs)
+    return W(_index_select)(x, d, idx)
+
+
+def _searchsorted(fn, lv, args, kwargs):
+    """searchsorted(sorted_sequence, input): a batched sequence searched row by row (the op
+    takes leading dims on both that match)."""
+    kw = dict(zip(("sorted_sequence", "input"), args))
+    kw.update(kwargs)
+    seq, x = kw.pop("sorted_sequence", None), kw.pop("input", None)
+    if not isinstance(seq, Tensor) or not isinstance(x, Tensor) or kw.get("out") is not None \
+            or seq.dim() == 0 or x.dim() == 0 or kw.get("sorter") is not None:
+        return _fallback(fn, lv, args, kwargs)
+    if seq.dim() > 1 and tuple(seq.shape)[:-1] != tuple(x.shape)[:-1]:
+        return _fallback(fn, lv, args, kwargs)
+    vs, vx = _expand_to(seq, lv), _expand_to(x, lv)
+    if seq.dim() == 1 and x.dim() > 1:      # one sequence per sample, for all its rows
+        s = tuple(vx.shape)
+        vx = vx.reshape(s[0], -1)
+    out = W(fn)(vs, vx, **kw)
+    return _batched(out.reshape(tuple(_expand_to(x, lv).shape)), lv)
+
+
+def _bucketize_rule(fn, lv, args, kwargs):
+    kw = dict(zip(("input", "boundaries"), args))
+    kw.update(kwargs)
+    x, bnd = kw.pop("input", None), kw.pop("boundaries", None)
+    if not (type(bnd) is BatchedTensor and bnd._level == lv):
+        return _bucketize(fn, lv, args, kwargs)
+    if not isinstance(x, Tensor) or bnd.dim() != 1 or x.dim() == 0 or \
+            kw.get("out") is not None or set(kw) - {"out_int32", "right", "out"}:
+        return _fallback(fn, lv, args, kwargs)
+    kw.pop("out", None)
+    return _searchsorted(_searchsorted_fn, lv, (bnd, x), kw)
+
+
+def _isin(fn, lv, args, kwargs):
+    """isin with batched test elements: each element compared with every test element."""
+    kw = dict(zip(("elements", "test_elements"), args))
+    kw.update(kwargs)
+    e, t = kw.pop("elements", None), kw.pop("test_elements", None)
+    if not (type(t) is BatchedTensor and t._level == lv):
+        return _bucketize(fn, lv, args, kwargs)
+    if not isinstance(e, Tensor) or set(kw) - {"assume_unique", "invert"} or \
+            e.dtype.is_complex or t.dtype.is_complex:
+        return _fallback(fn, lv, args, kwargs)
+    hit = (e.unsqueeze(-1) == t.reshape(-1)).any(-1)
+    return hit.logical_not() if kw.get("invert") else hit
+
+
+def _embedding_weight(fn, lv, args, kwargs):
+    """torch.embedding(weight, indices, padding_idx, ...) with a batched table: each sample's
+    table indexed (the padding row gets no gradient, as the op gives it)."""
+    kw = dict(zip(("weight", "indices", "padding_idx", "scale_grad_by_freq", "sparse"), args))
+    kw.update(kwargs)
+    w, idx = kw.get("weight"), kw.get("indices")
+    if not (type(w) is BatchedTensor and w._level == lv):
+        return _embedding_w_first(fn, lv, args, kwargs)
+    pad = kw.get("padding_idx", -1)
+    if not isinstance(idx, Tensor) or w.dim() != 2 or idx.dtype.is_floating_point or \
+            idx.dtype.is_complex or idx.dtype is bool_ or kw.get("scale_grad_by_freq") or \
+            kw.get("sparse") or not isinstance(pad, int):
+        return _fallback(fn, lv, args, kwargs)
+    out = w[idx]
+    if pad >= 0 and w.requires_grad:
+        keep = (idx != pad).unsqueeze(-1)
+        out = W(_where)(keep, out, out.detach())
+    return out
+
+
+def _pdist(fn, lv, args, kwargs):
+    """pdist: the rows' differences for each pair i < j (positions the samples share), normed."""
+    x = args[0] if args else kwargs.get("input")
+    p = args[1] if len(args) > 1 else kwargs.get("p", 2)
+    if not isinstance(x, Tensor) or x.dim() != 2 or not x.dtype.is_floating_point or \
+            isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0:
+        return _fallback(fn, lv, args, kwargs)
+    i, j = np.triu_indices(x.shape[0], 1)
+    diff = x[_tensor(i)] - x[_tensor(j)]
+    return W(_vector_norm)(diff, float(p), -1)
+
+
+def _elementwise_loss(names, n, same_rank=False, same_shape=False):
+    """Rule for ops/loss.py's losses whose first n arguments broadcast elementwise (or row by
+    row): the loss per element (reduction='none') on the values, then the reduction per
+    sample."""
+    def rule(fn, lv, args, kwargs):
+        kw = dict(zip(names, args))
+        kw.update(kwargs)
+        ts = [kw.get(k) for k in names[:n]]
+        red = kw.get("reduction", "mean")
+        if not all(isinstance(t, Tensor) for t in ts) or red not in ("none", "mean", "sum",
+                                                                    "batchmean") or \
+                same_rank and len({t.dim() for t in ts}) > 1 or \
+                same_shape and len({tuple(t.shape) for t in ts}) > 1:
+            return _fallback(fn, lv, args, kwargs)
+        r = max(t.dim() for t in ts)
+        for k, t in zip(names[:n], ts):
+            kw[k] = _pad(_expand_to(t, lv), t.dim(), r)
+        for k, a in kw.items():
+            if k not in names[:n] and type(a) is BatchedTensor and a._level == lv:
+                kw[k] = _pad(a._value, a.dim(), r)
+        kw["reduction"] = "none"
+        loss = W(fn)(**kw)
+        if red == "none":
+            return _batched(loss, lv)
+        dims = tuple(range(1, loss.dim()))
+        if red == "batchmean":
+            total = loss.sum(dims) if dims else loss
+            return _batched(total / (ts[0].shape[0] if ts[0].dim() else 1), lv)
+        if not dims:
+            return _batched(loss, lv)
+        return _batched(loss.mean(dims) if red == "mean" else loss.sum(dims), lv)
+    return rule
+
+
+def _multi_margin(fn, lv, args, kwargs):
+    """multi_margin_loss: the samples' rows folded into one (N, C) input, loss per row."""
+    kw = dict(zip(("input", "target", "p", "margin", "weight", "reduction"), args))
+    kw.update(kwargs)
+    x, t, red = kw.get("input"), kw.get("target"), kw.get("reduction", "mean")
+    if not isinstance(x, Tensor) or not isinstance(t, Tensor) or x.dim() not in (1, 2) or \
+            t.dim() != x.dim() - 1 or (x.dim() == 2 and t.shape[0] != x.shape[0]) or \
+            red not in ("none", "mean", "sum") or _top((kw.get("weight"),), {}) == lv:
+        return _fallback(fn, lv, args, kwargs)
+    vx, vt = _expand_to(x, lv), _expand_to(t, lv)
+    s = tuple(vx.shape)
+    kw.update(input=vx.reshape(-1, s[-1]), target=vt.reshape(-1), reduction="none")
+    loss = W(fn)(**kw)
+    if x.dim() == 1:
+        return _batched(loss, lv)
+    loss = loss.reshape(s[0], s[1])
+    if red == "none":
+        return _batched(loss, lv)
+    return _batched(loss.mean(1) if red == "mean" else loss.sum(1), lv)
+
+
+def _triplet_distance(fn, lv, args, kwargs):
+    """triplet_margin_with_distance_loss: the distance function (any callable) on the batched
+    tensors, then the op's clamp and reduction."""
+    kw = dict(zip(("anchor", "positive", "negative"), args))
+    kw.update(kwargs)
+    a, p, n = kw.get("anchor"), kw.get("positive"), kw.get("negative")
+    red = kw.get("reduction", "mean")
+    if not all(isinstance(t, Tensor) for t in (a, p, n)) or \
+            len({a.dim(), p.dim(), n.dim()}) > 1 or red not in ("none", "mean", "sum"):
+        return _fallback(fn, lv, args, kwargs)
+    dist = kw.get("distance_function") or W(_pairwise_distance)
+    dp, dn = dist(a, p), dist(a, n)
+    if kw.get("swap", False):
+        dn = W(_minimum)(dn, dist(p, n))
+    out = (kw.get("margin", 1.0) + dp - dn).clamp_min(0)
+    if red == "none":
+        return out
+    return out.mean() if red == "mean" else out.sum()
+
+
+def _norm_linalg(fn, lv, args, kwargs):
+    """linalg.norm: the vector or matrix norm it picks by the sample's rank and ord / dim."""
+    kw = dict(zip(("A", "ord", "dim", "keepdim"), args))
+    kw.update(kwargs)
+    A, ord_, dim = kw.get("A"), kw.get("ord"), kw.get("dim")
+    keep, dtype = kw.get("keepdim", False), kw.get("dtype")
+    if not isinstance(A, Tensor) or kw.get("out") is not None or \
+            set(kw) - {"A", "ord", "dim", "keepdim", "dtype", "out"}:
+        return _fallback(fn, lv, args, kwargs)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and (not isinstance(dim, (tuple, list)) or len(dim) not in (1, 2)):
+        return _fallback(fn, lv, args, kwargs)
+    n = A.dim()
+    if dim is not None and len(dim) == 2 or dim is None and ord_ is not None and n == 2:
+        if dim is not None and not all(-max(n, 1) <= d < max(n, 1) for d in dim):
+            return _fallback(fn, lv, args, kwargs)
+        if ord_ is None and dim is not None and len({d % n for d in dim}) == 2:
+            return W(_vector_norm)(A, 2.0, tuple(dim), keep, dtype=dtype)
+        return W(_matrix_norm)(A, "fro" if ord_ is None else ord_,
+                               (-2, -1) if dim is None else tuple(dim), keep, dtype=dtype)
+    if dim is None and ord_ is not None and n != 1 or isinstance(ord_, str):
+        return _fallback(fn, lv, args, kwargs)
+    return W(_vector_norm)(A, 2.0 if ord_ is None else ord_, dim, keep, dtype=dtype)
+
+
+def _tensorinv(fn, lv, args, kwargs):
+    A = args[0] if args else kwargs.get("A")
+    ind = args[1] if len(args) > 1 else kwargs.get("ind", 2)
+    if not isinstance(A, Tensor) or not isinstance(ind, int) or ind <= 0 or \
+            kwargs.get("out") is not None:
+        return _fallback(fn, lv, args, kwargs)
+    s = tuple(A.shape)
+    lo = int(np.prod(s[:ind]))
+    if lo != int(np.prod(s[ind:])) or lo == 0:
+        return _fallback(fn, lv, args, kwargs)
+    return W(_inv)(A.reshape(lo, lo)).reshape(*(s[ind:] + s[:ind]))
+
+
+def _scatter_like(pos_dims, defaults):
+    """slice_scatter / diagonal_scatter(input, src, ...): both as batched values, the dims
+    (arguments from position 2, given or default) shifted past the batch."""
+    names = tuple(defaults)
+
+    def rule(fn, lv, args, kwargs):
+        x, src = args[0], args[1] if len(args) > 1 else kwargs.get("src")
+        if not isinstance(x, Tensor) or not isinstance(src, Tensor) or \
+                kwargs.get("out") is not None or _top(args[2:], {}) is not None:
+            return _fallback(fn, lv, args, kwargs)
+        kw = dict(zip(names, args[2:]))
+        kw.update({k: v for k, v in kwargs.items() if k not in ("src", "out")})
+        r = x.dim()
+        for k in pos_dims:
+            d = kw.get(k, defaults[k])
+            if not isinstance(d, int) or not -max(r, 1) <= d < max(r, 1):
+                return _fallback(fn, lv, args, kwargs)
+            kw[k] = _shift(d, r)
+        return _batched(W(fn)(_expand_to(x, lv), _expand_to(src, lv), **kw), lv)
+    return rule
+
+
+def _addmm_(fn, lv, args, kwargs):
+    """x.addmm_(m1, m2, beta=, alpha=): addmm's rule, written back into x."""
+    x = args[0]
+    if not (type(x) is BatchedTensor and x._level == lv):
+        _inplace_error("addmm_", lv, args)
+    res = _addmm(fn, lv, args, kwargs)
+    return x.copy_(res)
+
+
+def _fill_diagonal_(fn, lv, args, kwargs):
+    """fill_diagonal_ on a square sample (no wrap): the diagonal view of the value filled."""
+    x = args[0]
+    kw = dict(zip(("fill_value", "wrap"), args[1:]))
+    kw.update(kwargs)
+    v = kw.get("fill_value")
+    if not (type(x) is BatchedTensor and x._level == lv) or x.dim() < 2 or \
+            len(set(x.shape)) != 1 or isinstance(v, Tensor) or set(kw) - {"fill_value", "wrap"}:
+        return _fallback(fn, lv, args, kwargs)
+    n = x.dim()
+    diag = x._value
+    for _ in range(n - 2):
+        diag = diag.diagonal(0, 1, 2).movedim(-1, 1)
+    diag.diagonal(0, 1, 2).fill_(v)
+    return x
+
+
+def _plain_value(x, lv):
+    """x's value when x is batched at lv over a plain tensor that records nothing (a rule may
+    compute on its NumPy data at once), else None."""
+    v, b = _un(x, lv)
+    if not b or type(v) is not Tensor or v._requires_grad or _forward.LEVELS:
+        return None
+    return v
+
+
+def _histc(fn, lv, args, kwargs):
+    """histc: every sample binned at once (its own data range when min == max, as the op
+    takes it), the counts of sample k at k * bins + bin."""
+    from ..ops.stats import _uniform_bins     # (loaded with the op surface, in _build)
+    kw = dict(zip(("input", "bins", "min", "max"), args))
+    kw.update(kwargs)
+    x = kw.get("input")
+    bins, lo, hi = kw.get("bins", 100), kw.get("min", 0), kw.get("max", 0)
+    v = _plain_value(x, lv)
+    if v is None or set(kw) - {"input", "bins", "min", "max"} or \
+            not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0 or \
+            not all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in (lo, hi)) \
+            or lo > hi or not x.dtype.is_floating_point or not x.numel() or \
+            _top(args[1:], kwargs) is not None:
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error, or its data)
+    a = v._data.reshape(v.shape[0], -1)
+    if lo == hi:
+        with np.errstate(all="ignore"):
+            lo, hi = a.min(1).astype(np.float64)[:, None], a.max(1).astype(np.float64)[:, None]
+        same = lo == hi
+        lo, hi = np.where(same, lo - 1, lo), np.where(same, hi + 1, hi)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    idx = _uniform_bins(a, bins, lo, hi)
+    flat = (idx + np.arange(a.shape[0])[:, None] * bins)[idx >= 0]
+    hist = np.bincount(flat, minlength=a.shape[0] * bins).reshape(a.shape[0], bins)
+    return _batched(_wrap(hist.astype(a.dtype)), lv)
+
+
+def _bincount(fn, lv, args, kwargs):
+    """bincount of samples whose counts have one length (torch's loop stacks them; other
+    lengths: its stack error, through the loop): each sample's values offset by k * length."""
+    kw = dict(zip(("input", "weights", "minlength"), args))
+    kw.update(kwargs)
+    x, w, m = kw.get("input"), kw.get("weights"), kw.get("minlength", 0)
+    v = _plain_value(x, lv)
+    if v is None or x.dim() != 1 or x.dtype.is_floating_point or x.dtype.is_complex or \
+            x.dtype is bool_ or not x.numel() or not isinstance(m, int) or m < 0 or \
+            set(kw) - {"input", "weights", "minlength"} or \
+            w is not None and (not isinstance(w, Tensor) or tuple(w.shape) != tuple(x.shape)):
+        return _fallback(fn, lv, args, kwargs)
+    a = v._data
+    if (a < 0).any():
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    lens = np.maximum(a.max(1) + 1, m)
+    if (lens != lens[0]).any():
+        return _fallback(fn, lv, args, kwargs)      # (the samples' stack error)
+    n, size = int(lens[0]), a.shape[0]
+    flat = _wrap((a + np.arange(size)[:, None] * n).reshape(-1))
+    if w is not None:
+        w = _expand_to(w, lv).reshape(-1)
+    return _batched(W(fn)(flat, w, minlength=n * size).reshape(size, n), lv)
+
+def _histogram(fn, lv, args, kwargs):
+    """histogram with a count of bins: every sample binned at once (its own data range when no
+    range is given, as the op takes it), each with its own bin edges."""
+    from ..ops.stats import _uniform_bins     # (loaded with the op surface, in _build)
+    kw = dict(zip(("input", "bins"), args))
+    kw.update(kwargs)
+    x, bins, rng, w = kw.get("input"), kw.get("bins", 100), kw.get("range"), kw.get("weight")
+    density = kw.get("density", False)
+    v = _plain_value(x, lv)
+    if v is None or set(kw) - {"input", "bins", "range", "weight", "density"} or \
+            not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0 or \
+            not isinstance(density, bool) or not x.dtype.is_floating_point or not x.numel() or \
+            rng is not None and not (isinstance(rng, (tuple, list)) and len(rng) == 2 and all(
+                isinstance(n, (int, float)) and not isinstance(n, bool) for n in rng)) or \
+            w is not None and (not isinstance(w, Tensor) or w.dtype != x.dtype or
+                               tuple(w.shape) != tuple(x.shape) or
+                               _top((w,), {}) is not None and _plain_value(w, lv) is None):
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error, or a batched weight)
+    a = v._data.reshape(v.shape[0], -1)
+    size = a.shape[0]
+    lo, hi = (0, 0) if rng is None else rng
+    if lo == hi:
+        with np.errstate(all="ignore"):
+            lo, hi = a.min(1).astype(np.float64)[:, None], a.max(1).astype(np.float64)[:, None]
+        same = lo == hi
+        lo, hi = np.where(same, lo - 1, lo), np.where(same, hi + 1, hi)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()) or np.any(np.asarray(lo) > hi):
+        return _fallback(fn, lv, args, kwargs)      # (the sample's error)
+    if isinstance(lo, np.ndarray):
+        edges = np.linspace(lo[:, 0], hi[:, 0], bins + 1, axis=-1).astype(a.dtype)
+    else:
+        edges = np.broadcast_to(np.linspace(lo, hi, bins + 1).astype(a.dtype),
+                                (size, bins + 1)).copy()
+    idx = _uniform_bins(a, bins, lo, hi)
+    keep = idx >= 0
+    wd = None
+    if w is not None:
+        wd = np.broadcast_to(_expand_to(w, lv)._data.reshape(size, -1), a.shape)[keep]
+    flat = (idx + np.arange(size)[:, None] * bins)[keep]
+    hist = np.bincount(flat, weights=wd, minlength=size * bins).reshape(size, bins)
+    hist = hist.astype(a.dtype)
+    if density:
+        with np.errstate(all="ignore"):
+            hist = (hist / (hist.sum(1, keepdims=True) * np.diff(edges, axis=-1))).astype(a.dtype)
+    return _RT.histogram((_batched(_wrap(hist), lv), _batched(_wrap(edges), lv)))
+
+def _compositions(E, F, put, put_ns):
+    """The rules above, by op (called from _build)."""
+    global _searchsorted_fn, _vector_norm, _matrix_norm, _inv
+    global _pairwise_distance, _minimum
+    from ..ops import loss as _loss_ops       # (a lazily loaded module: loaded by now)
+    _searchsorted_fn, _vector_norm, _matrix_norm = E.searchsorted, E.linalg.vector_norm, \
+        E.linalg.matrix_norm
+    _inv, _pairwise_distance, _minimum = E.linalg.inv, F.pairwise_distance, E.minimum
+    put_ns(E, "cov corrcoef trapezoid trapz cumulative_trapezoid gradient combinations vander "
+           "frobenius_norm nuclear_norm norm_except_dim poisson_nll_loss kl_div "
+           "hinge_embedding_loss margin_ranking_loss triplet_margin_loss "
+           "binary_cross_entropy_with_logits", _composite)
+    put("cov corrcoef", _composite)
+    put_ns(F, "binary_cross_entropy_with_logits hinge_embedding_loss margin_ranking_loss "
+           "triplet_margin_loss multi_margin_loss multilabel_soft_margin_loss poisson_nll_loss "
+           "triplet_margin_with_distance_loss linear_cross_entropy", _composite)
+    for n, rule in (("binary_cross_entropy_with_logits",
+                     _elementwise_loss(("input", "target", "weight", "reduction",
+                                        "pos_weight"), 2, same_shape=True)),
+                    ("kl_div", _elementwise_loss(("input", "target", "reduction",
+                                                  "log_target"), 2)),
+                    ("margin_ranking_loss", _elementwise_loss(("input1", "input2", "target",
+                                                               "margin", "reduction"), 3,
+                                                              same_rank=True)),
+                    ("hinge_embedding_loss", _elementwise_loss(("input", "target", "margin",
+                                                                "reduction"), 2)),
+                    ("triplet_margin_loss", _elementwise_loss(
+                        ("anchor", "positive", "negative", "margin", "p", "eps", "swap",
+                         "reduction"), 3, same_rank=True)),
+                    ("poisson_nll_loss", _elementwise_loss(("input", "target", "log_input",
+                                                            "full", "eps", "reduction"), 2)),
+                    ("multilabel_soft_margin_loss", _elementwise_loss(
+                        ("input", "target", "weight", "reduction"), 2, same_rank=True)),
+                    ("multi_margin_loss", _multi_margin),
+                    ("triplet_margin_with_distance_loss", _triplet_distance)):
+        f = getattr(_loss_ops, n)
+        RULES[f] = rule
+        W(f)            # (F's and torch's forms call it by name: swapped in while vmap runs)
+    put("tensordot", _tensordot)
+    put("kron", _kron)
+    put_ns(E, "block_diag", _block_diag)
+    put_ns(E, "meshgrid", _meshgrid)
+    put_ns(E, "cartesian_prod", _cartesian_prod)
+    put("cross", _cross)
+    put_ns(E.linalg, "cross", _cross)
+    _LINALG_CROSS.add(E.linalg.cross)
+    put("repeat_interleave", _repeat_interleave)
+    put_ns(E, "searchsorted", _searchsorted)
+    put("bucketize", _bucketize_rule)
+    put("isin", _isin)
+    put_ns(E, "embedding", _embedding_weight)
+    put("pdist", _pdist)
+    put_ns(E.linalg, "norm", _norm_linalg)
+    put_ns(E.linalg, "tensorinv", _tensorinv)
+    put_ns(E.linalg, "lstsq", _lstsq)
+    put("cholesky_solve triangular_solve", _leading(2))
+    put("pixel_unshuffle", _leading(3))
+    put("slice_scatter", _scatter_like(("dim",), {"dim": 0, "start": None, "end": None,
+                                                  "step": 1}))
+    put("diagonal_scatter", _scatter_like(("dim1", "dim2"), {"offset": 0, "dim1": 0,
+                                                             "dim2": 1}))
+    put("addmm_", _addmm_)
+    put("fill_diagonal_", _fill_diagonal_)
+    put_ns(E, list(_COPY_VIEWS) + ["slice_copy"], _copy_variant)
+    put("chain_matmul histogramdd split_copy slice_inverse", _refused)
+    put_ns(E.linalg, "ldl_factor ldl_factor_ex", _matrices)
+    put("histc", _histc)
+    put("bincount", _bincount)
+    put("histogram", _histogram)
+
+
 # ---- the tables -----------------------------------------------------------------------------
 _RANDOM = set()
 
@@ -1707,6 +2406,12 @@ def _build():
     import ember as E
     from ..nn import functional as F
     from ..ops import activation, arith, binary, logical, unary, special
+    # the lazily loaded ops (Note [Lazy layer ops]) are resolved now, so that each gets its
+    # dispatcher and rule whatever was loaded before the first vmap
+    for n in E._LAZY_OP_NAMES:
+        getattr(E, n)
+    for n in E.linalg._LAZY_LDL:
+        getattr(E.linalg, n)
     global _amax, _amin, _mm_fn, _mul, _add, _stack, _squeeze_fn, _gather_fn, _index_select
     global _where, _cat, _arange, _diag_embed, _diagonal, _sort, _norm, _sub, _tensor_split
     _norm, _sub, _tensor_split = E.norm, E.sub, E.tensor_split
@@ -1858,6 +2563,7 @@ def _build():
                    and not n.startswith("_") and "freq" not in n], _fft)
     put("det logdet slogdet inverse matrix_exp pinverse matrix_power", _matrices)
     put("pad", _pad_rule)
+    _compositions(E, F, put, put_ns)
     put("one_hot", _one_hot)
     put("interpolate upsample upsample_nearest upsample_bilinear local_response_norm",
         _fold_n())

@@ -13,7 +13,7 @@ from .. import return_types as _RT
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi
-from ..dtypes import type_name
+from ..dtypes import bool_, type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, wrap_dim, write_out, saved_output, requires
 from ._args import not_tensor, wrong_type, check_args, invalid_args, args_fit, OMITTED
@@ -718,7 +718,7 @@ def torch_vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    if x._data.dtype.kind == "b":
+    if x.dtype is bool_:        # (x.dtype, not x._data: vmap runs this on batched tensors)
         x = x.long()
     if n == 0:
         return x.new_zeros((x.shape[0], 0))

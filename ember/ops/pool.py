@@ -644,10 +644,15 @@ def _adaptive_avg(input, output_size, n):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     x = input._data
+    if not isinstance(output_size, (int, np.integer)) and hasattr(output_size, "__len__") \
+            and x.ndim <= len(output_size):     # (torch's F wrapper fills None from the sizes)
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     out = _output_size(output_size, x, fn, n)
-    _adaptive_checks(x, fn, out, n=n)
-    if all(o == 1 for o in out):                # torch takes the mean (MeanBackward1)
+    if all(o == 1 for o in out):
+        # torch takes the mean (MeanBackward1) over the last n dims, whatever the rank (a
+        # 2-d input to the 2-d pool too; fewer than n dims: the mean's IndexError)
         return input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)
+    _adaptive_checks(x, fn, out, n=n)
     if x.dtype.kind not in "fc":
         raise NotImplementedError(f'"{fn}" not implemented for \'{type_name(x.dtype)}\'')
     return adaptive_avg_pool_op(input, out)

@@ -791,7 +791,7 @@ def _searchsorted_rows(b, v, side):
     """searchsorted of each row of v (2-D) in the matching row of b (2-D), all rows at once:
     sort each row's boundaries and values together (ties ordered by side) and count the
     boundaries before each value."""
-    n, rows = b.shape[1], b.shape[0]
+    n = b.shape[1]
     both = np.concatenate([b, v], axis=1)
     kind = np.concatenate([np.full(b.shape, 0 if side == "right" else 1),
                            np.full(v.shape, 1 if side == "right" else 0)], axis=1)
@@ -802,6 +802,27 @@ def _searchsorted_rows(b, v, side):
     np.put_along_axis(pos, order, np.broadcast_to(np.arange(order.shape[1]), order.shape),
                       axis=1)
     return np.take_along_axis(before, pos[:, n:], axis=1)
+
+
+def _search_rows(b, v, side):
+    """torch's binary search of each row of v (2-D) in the matching row of b (2-D), all rows at
+    once: lo/hi halved together, a step to the right where not (b[mid] >= v) (side 'right': not
+    b[mid] > v), as torch's kernel steps. On sorted rows that is the count of boundaries
+    before each value; on unsorted or NaN-holding ones (undefined, but torch gives an answer)
+    it is torch's answer."""
+    n = b.shape[1]
+    lo = np.zeros(v.shape, np.int64)
+    hi = np.full(v.shape, n, np.int64)
+    r = np.arange(b.shape[0])[:, None]
+    act = lo < hi
+    while act.any():
+        mid = (lo + hi) >> 1
+        bm = b[r, np.minimum(mid, n - 1)]
+        go = ~(bm > v) if side == "right" else ~(bm >= v)
+        lo = np.where(act & go, mid + 1, lo)
+        hi = np.where(act & ~go, mid, hi)
+        act = lo < hi
+    return lo
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
@@ -826,12 +847,19 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                            f"tensor must match, but we got boundaries tensor {list(b.shape)} "
                            f"and input value tensor {list(v.shape)}")
     dt = np.result_type(b.dtype, v.dtype)
-    if b.ndim == 1:
-        res = np.searchsorted(b.astype(dt, copy=False), v.astype(dt, copy=False), side=side)
+    b, v = b.astype(dt, copy=False), v.astype(dt, copy=False)
+    if b.ndim == 1:     # (on unsorted boundaries numpy's search may answer otherwise than torch)
+        res = np.searchsorted(b, v, side=side)
     else:
-        res = _searchsorted_rows(b.reshape(-1, b.shape[-1]).astype(dt, copy=False),
-                                 v.reshape(-1, v.shape[-1]).astype(dt, copy=False),
-                                 side).reshape(v.shape)
+        m = int(np.prod(b.shape[:-1]))
+        rows = b.reshape(m, b.shape[-1])
+        vs = v.reshape(m, v.size // m if m else 0)
+        # sorted rows without NaN (a NaN fails some comparison, or b == b alone): the joint
+        # sort; any others: torch's binary search step by step
+        ordered = (rows[:, 1:] >= rows[:, :-1]).all() if rows.shape[1] > 1 else \
+            (rows == rows).all()
+        res = (_searchsorted_rows(rows, vs, side) if ordered else
+               _search_rows(rows, vs, side)).reshape(v.shape)
     res = wrap(np.asarray(res, np.int32 if out_int32 else np.int64))
     return write_out(res, out)
 
