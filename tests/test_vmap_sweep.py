@@ -152,8 +152,9 @@ def _check(ft, fe, pat, tsample):
             got = e
     looped = any(SLOW in str(m.message) for m in w)
     if isinstance(esample, Exception):
-        # the op fails on one sample: vmap fails too (with the rule's error or the loop's)
-        return looped, None if isinstance(got, Exception) else "runs where a sample fails"
+        # torch ran every sample (the pattern is chosen so): ember's op must too, or a rule
+        # that fails as its op does would pass unseen
+        return looped, f"the op fails per sample where torch's runs: {esample!r}"[:200]
     if isinstance(got, Exception):
         try:
             with warnings.catch_warnings():
