@@ -2401,3 +2401,84 @@ def test_logit_tangent_at_signed_zero_is_torchs(n):
             d = L.autograd.forward_ad.make_dual(x, L.ones(n))
             return repr(L.autograd.forward_ad.unpack_dual(d.logit()).tangent.tolist())
     assert run(ember) == run(torch)
+
+
+# ---------------------------------------------------------------- fuzz5: empty inputs, masks
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cummax_of_an_empty_input_passes_the_input_itself_as_its_gradient(op):
+    # torch's formula returns its (empty) input: autograd.grad gives the input itself, and a
+    # create_graph pass carries the input's history on
+    def run(L):
+        out = []
+        for shape, dim in (((0, 2), 0), ((2, 0, 1), 0), ((2, 0, 1), 2), ((0,), -1)):
+            t0 = L.zeros(shape, requires_grad=True)
+            g = L.autograd.grad(getattr(t0, op)(dim)[0].sum(), [t0], retain_graph=True)[0]
+            out.append((g is t0, g.requires_grad, g.is_leaf, tuple(g.shape)))
+            for create in (False, True):
+                t1 = t0 * 2
+                g = L.autograd.grad(getattr(t1, op)(dim)[0].sum(), [t1, t0],
+                                    create_graph=create)
+                out.append([(x is t1, x.requires_grad, name(x)) for x in g])
+            getattr(t0.double(), op)(dim)[0].sum().backward()
+            out.append((t0.grad.requires_grad, t0.grad is t0, str(t0.grad.dtype)))
+        return out
+    same(run)
+
+
+def test_autograd_grad_runs_no_node_for_an_input_viewed_in_no_grad_mode():
+    # a view made in no_grad mode of a tensor requiring grad has no edge in torch: asking for
+    # its gradient runs nothing (not a NotImplemented derivative, not a freed node)
+    def run(L):
+        out = []
+        t0 = L.zeros((0, 3, 0), requires_grad=True)
+        with L.no_grad():
+            t1 = t0.squeeze(-1)
+        t4 = L.square(t1) // (t0 <= -1)
+        out.append(L.autograd.grad(t4.sum(), [t0, t1], allow_unused=True, retain_graph=True))
+        a = L.full((1, 2), 1.44, requires_grad=True)
+        with L.no_grad():
+            v = a.mT
+        b = L.tensor([-0.5, 4.0, 0.0], requires_grad=True)
+        y = (b + b).xlogy(v)
+        y.backward(L.ones(2, 3))
+        z = y[-1::3, 2:-1:3].mm(L.zeros((0, 3), requires_grad=True))
+        out.append(L.autograd.grad(z.sum(), [v], allow_unused=True, retain_graph=True))
+        try:
+            L.autograd.grad(z.sum(), [v])
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    same(run)
+
+
+def test_masked_scatter_in_place_writes_what_the_source_holds_before_raising():
+    # torch's kernel writes the source's elements in order until they run out, then raises;
+    # the written values stay, without a version bump or history
+    def run(L):
+        out = []
+        x = L.ones(2, 3, requires_grad=True)
+        for make, mask, n in ((lambda: L.ones(3, 2), L.ones(3, 1) > 0, 2),
+                              (lambda: L.ones(2, 3).t(), L.tensor([[True], [False], [True]]),
+                               3),
+                              (lambda: x * 1, None, 3),
+                              (lambda: L.ones(3), L.ones(2, 3) > 0, 20),
+                              (lambda: L.ones(3, 1), L.tensor([True, False]), 2),
+                              (lambda: L.ones(2, 3).expand(2, 2, 3), None, 2),
+                              (lambda: L.ones(3, dtype=L.int64), None, 2)):
+            a = make()
+            m = a > 0 if mask is None else mask
+            try:
+                a.masked_scatter_(m, L.arange(float(n)) + 10)
+                out.append("ran")
+            except RuntimeError as e:
+                out.append(str(e))
+            out.append((repr(a), a._version, name(a)))
+        for md in (L.float32, L.int64):
+            try:
+                L.ones(2).masked_scatter(L.ones(2, dtype=md), L.ones(2))
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    same(run)

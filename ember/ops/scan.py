@@ -225,7 +225,9 @@ class CummaxBackward0(Node):                 # derivatives.yaml: cummax
 
     def apply(self, grad):
         if not grad._data.size:
-            return grad,
+            # torch's formula returns its empty input itself (history included: a gradient
+            # that requires grad, autograd.grad's result is the input)
+            return self._saved_self,
         # (a 0-dim input too: zeros.scatter(_add)(0, indices, grad), as torch records it)
         return _scatter_add(grad, self._saved_dim, self._idx,
                             self._self_sizes, unique=False),

@@ -11,14 +11,15 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, NOT_IMPLEMENTED, dual, jvp_not_implemented
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, NotImplementedBackward, saved_arg
+from ..autograd.graph import Node, link, NotImplementedBackward, saved_arg, user_stacklevel
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim, broadcast_error, write_out
 from ._args import not_tensor, checked_half
-from ._views import check_inplace, check_overlap, inplace, inplace_source, masked
+from ._views import (OVERLAP, _expanded, check_inplace, check_overlap, inplace, inplace_source,
+                     masked, writable)
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
-                    _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
+                    _scatter_checks, _src_grad, _src_part, index_select, take, _Shape, _expand_error)
 from .logical import where
 
 # ---------------------------------------------------------------- gather / scatter
@@ -719,9 +720,25 @@ def _masked_scatter_backward(grad, mask, shape):
     return res
 
 
+SHORT_SOURCE = "Number of elements of source < number of ones in mask"
+
+
+def _scatter_mask(mask):
+    """masked_scatter's mask check: its message names the dtype as torch's ScalarType (its
+    masked_fill's names the C++ type), after a deprecation warning for uint8."""
+    if isinstance(mask, Tensor) and mask._data.dtype == np.uint8:
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is "
+                      "now deprecated,please use a mask with dtype torch.bool instead.",
+                      UserWarning, stacklevel=user_stacklevel())
+    if isinstance(mask, Tensor) and mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {type_name(mask._data.dtype)}")
+    return _mask(mask, "masked_scatter_")
+
+
 def masked_scatter(input, mask, source):
     x = input._data
-    m = _mask(mask, "masked_scatter_")
+    m = _scatter_mask(mask)
     s = source._data
     if s.dtype != x.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
@@ -734,7 +751,7 @@ def masked_scatter(input, mask, source):
     mb = np.broadcast_to(m, shape)
     n = int(mb.sum())
     if n > s.size:
-        raise RuntimeError("Number of elements of source < number of ones in mask")
+        raise RuntimeError(SHORT_SOURCE)
     r[mb] = s.reshape(-1)[:n]
     res = wrap(r)
     if STATE.enabled and (input._requires_grad or source._requires_grad) or \
@@ -831,7 +848,38 @@ def index_fill_(self, dim, index, value):
                                                      dim, index, True)._data), warn="index_fill_")
 
 
-masked_scatter_ = _inplace_op(masked_scatter, "masked_scatter_")
+def masked_scatter_(self, mask, source):
+    src = inplace_source(self)
+    if isinstance(mask, Tensor) and isinstance(source, Tensor) and \
+            mask._data.dtype == np.bool_ and source._data.dtype == src._data.dtype:
+        # (torch expands the mask to self's shape, after the dtype checks)
+        ms, xs = mask._data.shape, src._data.shape
+        if len(ms) > len(xs):
+            raise RuntimeError(f"expand(CPUBoolType{{{list(ms)}}}, size={list(xs)}): the "
+                               f"number of sizes provided ({len(xs)}) must be greater or "
+                               f"equal to the number of dimensions in the tensor ({len(ms)})")
+        if any(a != b and a != 1 for a, b in zip(ms[::-1], xs[::-1])):
+            raise _expand_error(list(ms), list(xs))
+    try:
+        res = masked_scatter(src, mask, source)
+    except RuntimeError as e:
+        if str(e) != SHORT_SOURCE or not isinstance(self, Tensor):
+            raise
+        # torch's kernel writes the source's elements into the masked positions in order
+        # (self's logical order) until they run out, then raises: what it wrote stays, with
+        # no version bump and no history
+        x = self._data
+        if _expanded(x):
+            raise RuntimeError(OVERLAP) from None
+        try:
+            m = np.broadcast_to(mask._data, x.shape)
+        except ValueError:
+            raise e from None       # (the out-of-place form's broadcast: below)
+        s = source._data.reshape(-1)
+        where = tuple(i[:s.size] for i in np.nonzero(m))
+        writable(x)[where] = s
+        raise
+    return inplace(self, res)
 put_ = _inplace_op(put, "put_", (1, "source"))
 
 
