@@ -2482,3 +2482,76 @@ def test_masked_scatter_in_place_writes_what_the_source_holds_before_raising():
                 out.append(str(e))
         return out
     same(run)
+
+
+# ---------------------------------------------------------------- fuzz5: size-1 strides
+
+
+def test_size_one_dims_have_torchs_strides_where_overlap_checks_read_them():
+    # torch compares every stride (a size-1 dim's too) when it tells a full overlap from a
+    # partial one: an index result, cummax/cummin/mode(keepdim) outputs, unsqueeze (and None
+    # in an index) and view/reshape give a size-1 dim torch's stride
+    def run(L):
+        out = []
+        x = L.ones(4, 4, 1)
+        p = L.ones(2, 3, 4).permute(2, 0, 1)
+        for r in (x[:, [0]], x[:, :, [0]], x[..., [0]], x[None, [0]], L.ones(4, 3)[:, :1][[1, 0]],
+                  L.ones(1, 3).cummax(-2)[1], L.ones(3, 1).cummin(0)[0],
+                  L.ones(3, 3).mode(0, keepdim=True)[0], p.mode(1, keepdim=True)[1]):
+            out.append((tuple(r.shape), r.stride()))
+        s = L.ones(4, 6)[:, ::2]
+        for r in (s.unsqueeze(2), s.t().unsqueeze(1), s[None, :, None],
+                  L.ones(1, 3)[-1::3].unsqueeze(1), L.ones(1, 3)[-1::3, None],
+                  L.ones(2, 3, 1)[::2, 1::2, None], L.ones(2, 3).expand(4, 2, 3).unsqueeze(1)):
+            out.append(r.stride())
+        for a, shape in ((L.ones(3, 3)[:, ::3], (1, 3)), (L.ones(3, 3)[:, ::3], (3, 1, 1)),
+                         (L.ones(1, 2)[-1:2:2, 1:2], (1, 1)), (L.ones(4, 1, 4)[:, :, :1], (4, 1)),
+                         (L.ones(4, 1, 4)[:, :, :1], (2, 2, 1)), (L.ones(5, 3)[:, 1:2], (1, 5, 1)),
+                         (L.ones(2, 1, 3).transpose(0, 1), (1, 2, 3)),
+                         (L.ones(4, 6).t()[::2], (1, 3, 4, 1))):
+            out.append((a.view(shape).stride(), a.reshape(shape).stride()))
+        return out
+    same(run)
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_overlap_refusals_read_size_one_strides_as_torch(case):
+    def run(L):
+        if case == 0:       # an index result written into itself through None: a full overlap
+            t = (L.ones(3, 3, 3) * 2)[:, :, [-1]]
+            t[None] = t
+        elif case == 1:     # a sliced size-1 dim: torch's stride differs, a partial overlap
+            t = L.tensor([[1, -4, -2]])
+            t[-1::3, None] = t
+        elif case == 2:
+            t = L.zeros((1, 2), dtype=L.bool)
+            t[0::3, None] = t
+        elif case == 3:     # cummax's indices are contiguous: a full overlap
+            t = L.tensor([[0.75, 4.0, 1.37, -2.7]], dtype=L.float64).cummax(-2)[1]
+            t[-1, None] = t
+        elif case == 4:     # a view's recomputed strides: a partial overlap
+            t = L.tensor([[1.4, 1.5]]) ** -2
+            v = t[-1:2:2, 1:2]
+            v.view_as(L.tensor([[-2.61]])).addcdiv_(v, v, value=-1.05)
+        elif case == 5:     # float_power_ and igamma_ refuse a partial overlap, ldexp_ not
+            t = L.tensor([[[1.0, 1.5], [4.0, 3.79]], [[1.25, 5.0], [1.25, 4.35]]],
+                         dtype=L.float64)
+            out = []
+            for op in ("float_power_", "igamma_", "igammac_", "ldexp_"):
+                try:
+                    getattr(t.clone().permute(2, 1, 0), op)(t)
+                    out.append("ran")
+                except RuntimeError as e:
+                    out.append(str(e))
+            return out
+        else:
+            t = L.ones(3, 2).t()
+            t.unsqueeze(2).mul_(t.view(2, 3, 1))
+        return repr(t)
+    try:
+        expected = run(torch)
+    except RuntimeError as e:
+        check_error(run)
+        assert "overlap" in str(e) or "memory location" in str(e)
+        return
+    assert run(ember) == expected

@@ -86,6 +86,66 @@ def torch_layout(r, *operands):
     return out
 
 
+# Note [Size-1 strides]: a dim of size 1 addresses no memory, yet torch compares every stride
+# where it tells whether two tensors overlap fully or partly (an in-place op, a setitem: Note
+# [In-place writes]), so ember's size-1 strides follow torch's where NumPy's differ: a fresh
+# contiguous result (an index, cummax) has the contiguous strides (NumPy keeps the order it
+# computed in); unsqueeze's new dim has stride size*stride of the dim it goes before (1 at
+# the end), the others kept; a view's strides follow torch's chunks of memory (view_strides).
+
+def c_strides(a):
+    """a, C-contiguous to NumPy (which ignores size-1 dims), with torch's contiguous strides
+    on its size-1 dims too (Note [Size-1 strides]); a itself where it has them."""
+    shape = a.shape
+    if a.ndim < 2 or 1 not in shape or not a.size or not a.flags.c_contiguous:
+        return a
+    acc = a.itemsize
+    want = []
+    for n in reversed(shape):
+        want.append(acc)
+        acc *= n
+    if a.strides == tuple(reversed(want)):
+        return a
+    return a.reshape(-1).reshape(shape)      # (NumPy lays out a fresh shape contiguously)
+
+
+def view_strides(shape, strides, new):
+    """torch's strides (in elements or bytes, as given) for viewing a tensor of `shape` and
+    `strides` as `new` (Note [Size-1 strides]): the dims split into chunks that are
+    contiguous in memory (size-1 dims joining either side), each new dim strided within its
+    chunk from the chunk's innermost stride; None where torch cannot view (not called for
+    empty or 0-d tensors)."""
+    out = [0] * len(new)
+    vd = len(new) - 1
+    base = strides[-1]
+    tn = vn = 1
+    for td in range(len(shape) - 1, -1, -1):
+        tn *= shape[td]
+        if td == 0 or shape[td - 1] != 1 and strides[td - 1] != tn * base:
+            while vd >= 0 and (vn < tn or new[vd] == 1):
+                out[vd] = vn * base
+                vn *= new[vd]
+                vd -= 1
+            if vn != tn:
+                return None
+            if td:
+                base = strides[td - 1]
+                tn = vn = 1
+    return tuple(out) if vd == -1 else None
+
+
+def torch_view(x, r):
+    """r (NumPy's reshape of x, a view) with torch's strides for its size-1 dims (Note
+    [Size-1 strides])."""
+    shape = r.shape
+    if 1 not in shape or not r.size or not x.ndim:
+        return r
+    st = view_strides(x.shape, x.strides, shape)
+    if st is None or st == r.strides:
+        return r
+    return np.lib.stride_tricks.as_strided(x, shape, st)
+
+
 def layout2(r, input, other):
     """torch_layout for an op on two arguments, Tensors or numbers (their own layouts count,
     not those of casted copies)."""
