@@ -2555,3 +2555,41 @@ def test_overlap_refusals_read_size_one_strides_as_torch(case):
         assert "overlap" in str(e) or "memory location" in str(e)
         return
     assert run(ember) == expected
+
+
+# ---------------------------------------------------------------- fuzz5: empty strides
+
+
+def test_empty_results_have_torchs_strides():
+    # an empty elementwise result is strided densely in TensorIterator's dim order (sizes of
+    # 0 counted as they are) where that order is not the natural one; clone, conversions,
+    # isinf/isfinite/isreal, nan_to_num and *_like keep an empty input's strides
+    def run(L):
+        out = []
+        a = L.zeros((4, 0, 1))
+        t = L.zeros((3, 0, 1), dtype=L.int64) * L.ones(2, 3, 1, 1)
+        for r in (a // 2.0, L.tanh(a) // 2.0, L.zeros((4, 0, 1), dtype=L.int64) * L.tensor(2.0),
+                  a > L.tensor(2.0), a.sin(), t, t + 1, t.isinf(), t.isnan(), t.long().isfinite(),
+                  t.isreal(), t.clone(), t.double(), t.long(), t.to(L.bool), t.nan_to_num(),
+                  L.zeros_like(t), L.ones_like(t), L.full_like(t, 2), t.exp(), t.sign(),
+                  L.where(t > 0, 1.0, 0.0), t.contiguous()):
+            out.append(r.stride())
+        return out
+    same(run)
+
+
+def test_index_copy_into_an_expanded_tensor_refuses_it_before_reading_the_arguments():
+    def run(L):
+        out = []
+        e = L.full((1, 4), -0.0).expand(3, -1)
+        i = L.tensor([0, 1])
+        for args in ((-2, i, L.ones(4)), (0, L.tensor([0.0, 1.0]), L.ones(4)),
+                     (0, i, L.ones(2, 4, dtype=L.float64)), (0, L.tensor([[0, 1]]), L.ones(4)),
+                     (5, i, L.ones(2, 4))):
+            try:
+                e.index_copy_(*args)
+                out.append("ran")
+            except (RuntimeError, IndexError) as err:
+                out.append((type(err).__name__, str(err)))
+        return out
+    same(run)

@@ -44,7 +44,7 @@ def torch_layout(r, *operands):
     shape = r.shape
     nd = len(shape)
     if nd < 2 or not r.size:
-        return r
+        return r if nd < 2 else _empty_layout(r, operands)
     arrays = [a for a in operands if type(a) is np.ndarray and a.ndim]
     if all(a.flags.c_contiguous for a in arrays) and (
             1 not in shape or len(arrays) == len(operands)
@@ -144,6 +144,75 @@ def torch_view(x, r):
     if st is None or st == r.strides:
         return r
     return np.lib.stride_tricks.as_strided(x, shape, st)
+
+
+# Note [Empty strides]: an empty result addresses no memory, yet torch gives it strides that
+# follow its TensorIterator: operands all of the result's shape give the contiguous ones;
+# otherwise the dims are ordered as for any result (Note [Elementwise layout]) and, where
+# that order is not the natural one, strided densely in it with sizes of 0 counted as they
+# are (zeros(4, 0, 1) * 2 has strides (0, 1, 0)). clone, conversions and isinf keep an empty
+# input's strides (preserve_format). NumPy gives a fresh empty array zero strides, which
+# Tensor.stride() reads as the contiguous ones; only the others are made here. Gaps: the hot
+# paths of a floating tensor and a Python number (add, mul, ...: Note [Elementwise layout])
+# keep NumPy's zeros, and so do views of an empty tensor with zero strides (zeros(3, 0).t()
+# reads (3, 1) where torch's is (1, 1)).
+
+def _torch_strides(a):
+    """The strides (in elements) Tensor.stride() reports for array a."""
+    size = a.itemsize
+    st = tuple(s // size for s in a.strides)
+    if a.size or any(st):
+        return st
+    acc, out = 1, []
+    for n in reversed(a.shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def _empty_strided(shape, dtype, strides):
+    """An empty array of `shape` with the given strides (in elements)."""
+    size = dtype.itemsize
+    return np.ndarray(shape, dtype, np.empty(0, dtype),
+                      strides=tuple(s * size for s in strides))
+
+
+def _empty_layout(r, operands):
+    """torch_layout for an empty result r (Note [Empty strides])."""
+    shape = r.shape
+    nd = len(shape)
+    arrays = [a for a in operands if type(a) is np.ndarray and a.ndim]
+    if len(arrays) == len(operands) and all(a.shape == shape for a in arrays):
+        return r
+    bst = []
+    for a in arrays:
+        pad = nd - a.ndim
+        st = [0] * pad
+        for i, (n, s) in enumerate(zip(a.shape, _torch_strides(a))):
+            st.append(0 if n == 1 and shape[pad + i] != 1 else s)
+        bst.append(st)
+    perm = list(range(nd - 1, -1, -1))
+    natural = perm[:]
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = _order(perm[d0], perm[d1], bst, shape)
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if perm == natural:
+        return r
+    return _empty_strided(shape, r.dtype, _dense_strides(shape, perm))
+
+
+def keep_empty_strides(r, x):
+    """r, an empty result of x's shape made from x, with x's strides (Note [Empty strides]:
+    torch's preserve_format); r itself otherwise."""
+    if r.size or r.ndim < 2 or not any(x.strides) or r.shape != x.shape:
+        return r
+    return _empty_strided(r.shape, r.dtype, _torch_strides(x))
 
 
 def layout2(r, input, other):

@@ -313,6 +313,10 @@ _INDEX_REDUCE_WARNED = [False]
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_reduce(): argument 'index' must be Tensor, not "
+                        f"{type(index).__name__}")
+    _source(source, "index_reduce")
     if not _INDEX_REDUCE_WARNED[0]:
         _INDEX_REDUCE_WARNED[0] = True
         warnings.warn("index_reduce() is in beta and the API may change at any time.",
@@ -813,9 +817,10 @@ def put(input, index, source, accumulate=False):
 # ---------------------------------------------------------------- in-place forms
 
 
-def _inplace_op(fn, name, src=None):
+def _inplace_op(fn, name, src=None, internal=False):
     """fn's in-place form; src: (position, keyword) of the source tensor argument, which torch
-    refuses where it overlaps self at all."""
+    refuses where it overlaps self at all; internal: torch refuses an expanded self (elements
+    sharing memory) before it reads the other arguments (index_copy_)."""
     def op_(self, *args, **kwargs):
         if src is not None:
             if src[0] == 2 and isinstance(self, Tensor):    # (torch checks the dim first,
@@ -826,8 +831,10 @@ def _inplace_op(fn, name, src=None):
                     raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
                                     f"{type(dim).__name__}")
                 wrap_dim(int(dim), self._data.ndim)
-            check_overlap(self, args[src[0]] if len(args) > src[0] else kwargs.get(src[1]),
-                          full=True)
+            source = args[src[0]] if len(args) > src[0] else kwargs.get(src[1])
+            if internal and isinstance(source, Tensor) and _expanded(self._data):
+                raise RuntimeError(OVERLAP)
+            check_overlap(self, source, full=True)
         return inplace(self, fn(inplace_source(self), *args, **kwargs))
     op_.__name__ = name
     return op_
@@ -838,7 +845,7 @@ scatter_add_ = _inplace_op(scatter_add, "scatter_add_", (2, "src"))
 scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_", (2, "src"))
 index_add_ = _inplace_op(index_add, "index_add_", (2, "source"))
 index_reduce_ = _inplace_op(index_reduce, "index_reduce_", (2, "source"))
-index_copy_ = _inplace_op(index_copy, "index_copy_", (2, "source"))
+index_copy_ = _inplace_op(index_copy, "index_copy_", (2, "source"), internal=True)
 
 
 def index_fill_(self, dim, index, value):
