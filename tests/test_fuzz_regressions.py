@@ -2593,3 +2593,32 @@ def test_index_copy_into_an_expanded_tensor_refuses_it_before_reading_the_argume
                 out.append((type(err).__name__, str(err)))
         return out
     same(run)
+
+
+def test_requires_grad_on_a_non_leaf_checks_the_dtype_and_the_setter_has_its_own_messages():
+    # an integral tensor given a history (an in-place comparison with an operand requiring
+    # grad) refuses requires_grad_() for its dtype; the setter refuses a non-leaf in any case
+    def run(L):
+        out = []
+        w = L.tensor([[2.0]], requires_grad=True)
+        for make in (lambda: L.tensor([[-3]]).gt_(w), lambda: L.ones(1, 1, requires_grad=True) * 2,
+                     lambda: L.ones(2, dtype=L.int64), lambda: L.ones(2)):
+            for v in (True, False):
+                for how in ("method", "setter"):
+                    t = make()
+                    try:
+                        if how == "method":
+                            t.requires_grad_(v)
+                        else:
+                            t.requires_grad = v
+                        out.append(t.requires_grad)
+                    except RuntimeError as e:
+                        out.append(str(e))
+        t = L.tensor([[-3]])
+        t.narrow(-1, 0, 1).gt_(w)
+        try:
+            t.requires_grad_()
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    same(run)
