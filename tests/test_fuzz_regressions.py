@@ -2622,3 +2622,21 @@ def test_requires_grad_on_a_non_leaf_checks_the_dtype_and_the_setter_has_its_own
             out.append(str(e))
         return out
     same(run)
+
+
+@pytest.mark.parametrize("how", ["chunk", "split", "split_sizes", "tensor_split", "unbind"])
+def test_the_gradient_through_a_one_part_split_is_a_fresh_tensor_as_torchs(how):
+    # torch's split formula cats the parts, one part too: the sum's expanded gradient comes
+    # out contiguous (writable in place), and a create_graph pass records CatBackward0
+    def run(L):
+        x = L.full((4, 2, 3), 1.0, requires_grad=True)
+        part = {"chunk": lambda: x.chunk(1, 0)[0], "split": lambda: x.split(4, 0)[0],
+                "split_sizes": lambda: x.split([4], 0)[0],
+                "tensor_split": lambda: x.tensor_split(1, 0)[0],
+                "unbind": lambda: x.unbind(0)[1]}[how]
+        g, = L.autograd.grad(part().sum(), [x])
+        g.add_(1)
+        y = part() * x
+        h, = L.autograd.grad(y.sum(), [x], create_graph=True)
+        return (g.stride(), repr(g), name(h), edges(h))
+    same(run)
