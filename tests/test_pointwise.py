@@ -1030,11 +1030,12 @@ def test_unary_result_strides(name):
 @pytest.mark.xfail(strict=True, reason="Note [Elementwise layout]: ops of one tensor keep "
                    "NumPy's K order, which is not torch's for the strides of size-1 dims: on a "
                    "non-contiguous input, and where torch keeps a contiguous input's own "
-                   "size-1 strides (clone, .to, hardtanh, nan_to_num; its exp does not: "
-                   "torch's kernels disagree among themselves there); matching means a "
-                   "layout pass in every producer, the hot ones included. Likewise a dtype "
-                   "conversion of an expanded tensor (torch: C order; NumPy's astype: K)")
-@pytest.mark.parametrize("case", ["size1_exp", "size1_clone", "expanded_to_int"])
+                   "size-1 strides (hardtanh, nan_to_num; its exp does not: torch's kernels "
+                   "disagree among themselves there; clone, .to and *_like do keep them: Note "
+                   "[Size-1 strides]); matching means a layout pass in every producer, the hot "
+                   "ones included. Likewise a dtype conversion of an expanded tensor (torch: C "
+                   "order; NumPy's astype: K)")
+@pytest.mark.parametrize("case", ["size1_exp", "expanded_to_int"])
 def test_unary_layout_gaps(case):
     got = []
     for L in (torch, ember):
@@ -1046,3 +1047,17 @@ def test_unary_layout_gaps(case):
             r = L.arange(1.0, 5.0).as_strided((3, 4), (0, 1)).to(L.int64)
         got.append(r.stride())
     assert got[0] == got[1]
+
+
+def test_preserve_format_copies_keep_size1_strides():
+    # clone, conversions and *_like of a non-overlapping and dense tensor take its strides
+    # exactly, a size-1 dim's too (Note [Size-1 strides] in ops/_args.py)
+    def run(L):
+        out = []
+        for x in (L.arange(1.0, 5.0).as_strided((1, 4), (1, 1)),
+                  L.arange(6.0).reshape(3, 1, 2)[None, 0],
+                  L.arange(1.0).reshape(()).expand(1), L.ones(2, 3, 1).permute(2, 0, 1)):
+            out.append([r.stride() for r in (x.clone(), x.double(), x.to(L.int64),
+                                             L.zeros_like(x), L.full_like(x, 2.0))])
+        return out
+    assert run(ember) == run(torch)

@@ -207,6 +207,27 @@ def _empty_layout(r, operands):
     return _empty_strided(shape, r.dtype, _dense_strides(shape, perm))
 
 
+def keep_strides(r, x):
+    """r, a copy of x (same shape, laid out by NumPy's K order or torch_layout), with x's
+    strides exactly where torch's preserve_format copies them (clone, conversions, *_like of
+    a non-overlapping and dense x): NumPy's differ only on size-1 dims there (Note [Size-1
+    strides]), which address no memory (a fresh array as torch_layout makes, not a view)."""
+    if not r.size:
+        return keep_empty_strides(r, x)
+    if 1 not in r.shape or r.shape != x.shape:
+        return r
+    size = x.itemsize
+    xs = tuple(s // size for s in x.strides)
+    rs = tuple(s // r.itemsize for s in r.strides)
+    if rs == xs or not _non_overlapping_dense(r.shape, xs) or any(
+            a != b for n, a, b in zip(r.shape, rs, xs) if n != 1):
+        return r
+    out = np.ndarray(r.shape, r.dtype, np.empty(r.size, r.dtype),
+                     strides=tuple(s * r.itemsize for s in xs))
+    np.copyto(out, r)
+    return out
+
+
 def keep_empty_strides(r, x):
     """r, an empty result of x's shape made from x, with x's strides (Note [Empty strides]:
     torch's preserve_format); r itself otherwise."""

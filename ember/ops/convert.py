@@ -17,7 +17,7 @@ from ..tensor import NO_ACCELERATOR, Tensor, check_device, contiguous_format, wr
 from ..tensor import memory_format as memory_format_cls
 from ..tensor import device as _DEVICE      # (to() has a parameter named device)
 from ._args import broadcast_error
-from ._args import memory_error, not_tensor, torch_layout, check_operands, half_scalar, keep_empty_strides
+from ._args import memory_error, not_tensor, torch_layout, check_operands, half_scalar, keep_strides
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -43,9 +43,9 @@ def clone(input, *, memory_format=None):
     try:
         x = input._data
         # preserve_format (the default) keeps the input's layout (Note [Elementwise layout])
-        res = wrap(x.copy() if x.size and x.flags.c_contiguous or
-                   memory_format is contiguous_format else
-                   torch_layout(x.copy(), x) if x.size else keep_empty_strides(x.copy(), x))
+        res = wrap(x.copy() if memory_format is contiguous_format else
+                   keep_strides(x.copy() if x.flags.c_contiguous else torch_layout(x.copy(), x),
+                                x))
     except AttributeError as e:
         raise not_tensor(e) from None
     except MemoryError as e:
@@ -85,8 +85,7 @@ def _to_dtype(input, dtype, copy=False):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         x = x.real
-    r = D.cast(x, dtype.np)
-    res = wrap(r if r.size else keep_empty_strides(r, x))
+    res = wrap(keep_strides(D.cast(x, dtype.np), x))
     if (STATE.enabled and input._requires_grad or LEVELS and dual(input)) and \
             dtype.category >= D.FLOAT:
         node = ToCopyBackward0()
