@@ -85,7 +85,10 @@ def _to_dtype(input, dtype, copy=False):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         x = x.real
-    res = wrap(keep_strides(D.cast(x, dtype.np), x))
+    r = D.cast(x, dtype.np)
+    if not x.flags.c_contiguous:    # (an expanded x: torch's is C order, NumPy's astype K)
+        r = torch_layout(r, x)
+    res = wrap(keep_strides(r, x))
     if (STATE.enabled and input._requires_grad or LEVELS and dual(input)) and \
             dtype.category >= D.FLOAT:
         node = ToCopyBackward0()
