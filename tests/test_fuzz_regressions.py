@@ -2640,3 +2640,19 @@ def test_the_gradient_through_a_one_part_split_is_a_fresh_tensor_as_torchs(how):
         h, = L.autograd.grad(y.sum(), [x], create_graph=True)
         return (g.stride(), repr(g), name(h), edges(h))
     same(run)
+
+
+def test_prod_gradient_with_two_zeros_is_zero_whatever_the_upstream_gradient():
+    # torch's formula gives zeros_like(self) for more than one zero (not grad * 0: no NaN
+    # from an infinite or NaN gradient); with create_graph it takes the safe path (NaNs)
+    def run(L):
+        out = []
+        for g in (float("-inf"), float("nan"), 2.0):
+            x = L.tensor([[[-0.5], [2.51]], [[0.0], [0.25]], [[2.0], [0.0]]], requires_grad=True)
+            x.prod().backward(L.tensor(g))
+            y = L.tensor([0.5, 0.0, 2.0, 0.0], requires_grad=True)
+            h, = L.autograd.grad(y.prod() * L.tensor(g, requires_grad=True), [y],
+                                 create_graph=True)
+            out.append((repr(x.grad), repr(h)))
+        return out
+    same(run)
