@@ -11,6 +11,7 @@ import numpy as np
 from . import _libm, dtypes as D
 from .ops._args import memory_error as _memory_error, no_memory as _no_memory
 from .ops._args import not_tensor as _not_tensor, torch_layout as _torch_layout, in_format
+from .ops._args import keep_strides as _keep_strides
 from .ops._args import checked_half as _checked_half
 from .ops._args import check_args as _check_args
 from .ops._args import invalid_args as _invalid_args, args_fit as _args_fit, OMITTED as _OMITTED
@@ -651,8 +652,9 @@ def _keep_layout(res, input, memory_format):
     torch lays it out as an elementwise result of input (Note [Elementwise layout])."""
     x = input._data
     if memory_format is None or memory_format is preserve_format:
-        if not x.flags.c_contiguous:
-            res._data = _torch_layout(res._data, x)
+        # (Note [Empty strides], Note [Size-1 strides])
+        res._data = _keep_strides(res._data if x.flags.c_contiguous else
+                                  _torch_layout(res._data, x), x)
     elif memory_format is not contiguous_format:
         res._data = in_format(res._data, memory_format)     # (Note [Channels last])
     return res

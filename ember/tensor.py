@@ -286,13 +286,24 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(bool(value))
+        value = bool(value)
+        if value:       # (torch's setter has messages of its own for these two)
+            if self._grad_fn is not None:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+            if self._data.dtype.kind not in "fc":
+                raise RuntimeError("only Tensors of floating point and complex dtype can "
+                                   "require gradients")
+        self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
         if not isinstance(requires_grad, bool):
             raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {type(requires_grad).__name__}")
         if self._grad_fn is not None:
+            if requires_grad and self._data.dtype.kind not in "fc":
+                # (an integral tensor given a history by an in-place op with an operand that
+                # requires grad: torch checks the dtype first)
+                raise RuntimeError("only Tensors of floating point dtype can require gradients")
             if not requires_grad:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want "

@@ -2401,3 +2401,258 @@ def test_logit_tangent_at_signed_zero_is_torchs(n):
             d = L.autograd.forward_ad.make_dual(x, L.ones(n))
             return repr(L.autograd.forward_ad.unpack_dual(d.logit()).tangent.tolist())
     assert run(ember) == run(torch)
+
+
+# ---------------------------------------------------------------- fuzz5: empty inputs, masks
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cummax_of_an_empty_input_passes_the_input_itself_as_its_gradient(op):
+    # torch's formula returns its (empty) input: autograd.grad gives the input itself, and a
+    # create_graph pass carries the input's history on
+    def run(L):
+        out = []
+        for shape, dim in (((0, 2), 0), ((2, 0, 1), 0), ((2, 0, 1), 2), ((0,), -1)):
+            t0 = L.zeros(shape, requires_grad=True)
+            g = L.autograd.grad(getattr(t0, op)(dim)[0].sum(), [t0], retain_graph=True)[0]
+            out.append((g is t0, g.requires_grad, g.is_leaf, tuple(g.shape)))
+            for create in (False, True):
+                t1 = t0 * 2
+                g = L.autograd.grad(getattr(t1, op)(dim)[0].sum(), [t1, t0],
+                                    create_graph=create)
+                out.append([(x is t1, x.requires_grad, name(x)) for x in g])
+            getattr(t0.double(), op)(dim)[0].sum().backward()
+            out.append((t0.grad.requires_grad, t0.grad is t0, str(t0.grad.dtype)))
+        return out
+    same(run)
+
+
+def test_autograd_grad_runs_no_node_for_an_input_viewed_in_no_grad_mode():
+    # a view made in no_grad mode of a tensor requiring grad has no edge in torch: asking for
+    # its gradient runs nothing (not a NotImplemented derivative, not a freed node)
+    def run(L):
+        out = []
+        t0 = L.zeros((0, 3, 0), requires_grad=True)
+        with L.no_grad():
+            t1 = t0.squeeze(-1)
+        t4 = L.square(t1) // (t0 <= -1)
+        out.append(L.autograd.grad(t4.sum(), [t0, t1], allow_unused=True, retain_graph=True))
+        a = L.full((1, 2), 1.44, requires_grad=True)
+        with L.no_grad():
+            v = a.mT
+        b = L.tensor([-0.5, 4.0, 0.0], requires_grad=True)
+        y = (b + b).xlogy(v)
+        y.backward(L.ones(2, 3))
+        z = y[-1::3, 2:-1:3].mm(L.zeros((0, 3), requires_grad=True))
+        out.append(L.autograd.grad(z.sum(), [v], allow_unused=True, retain_graph=True))
+        try:
+            L.autograd.grad(z.sum(), [v])
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    same(run)
+
+
+def test_masked_scatter_in_place_writes_what_the_source_holds_before_raising():
+    # torch's kernel writes the source's elements in order until they run out, then raises;
+    # the written values stay, without a version bump or history
+    def run(L):
+        out = []
+        x = L.ones(2, 3, requires_grad=True)
+        for make, mask, n in ((lambda: L.ones(3, 2), L.ones(3, 1) > 0, 2),
+                              (lambda: L.ones(2, 3).t(), L.tensor([[True], [False], [True]]),
+                               3),
+                              (lambda: x * 1, None, 3),
+                              (lambda: L.ones(3), L.ones(2, 3) > 0, 20),
+                              (lambda: L.ones(3, 1), L.tensor([True, False]), 2),
+                              (lambda: L.ones(2, 3).expand(2, 2, 3), None, 2),
+                              (lambda: L.ones(3, dtype=L.int64), None, 2)):
+            a = make()
+            m = a > 0 if mask is None else mask
+            try:
+                a.masked_scatter_(m, L.arange(float(n)) + 10)
+                out.append("ran")
+            except RuntimeError as e:
+                out.append(str(e))
+            out.append((repr(a), a._version, name(a)))
+        for md in (L.float32, L.int64):
+            try:
+                L.ones(2).masked_scatter(L.ones(2, dtype=md), L.ones(2))
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    same(run)
+
+
+# ---------------------------------------------------------------- fuzz5: size-1 strides
+
+
+def test_size_one_dims_have_torchs_strides_where_overlap_checks_read_them():
+    # torch compares every stride (a size-1 dim's too) when it tells a full overlap from a
+    # partial one: an index result, cummax/cummin/mode(keepdim) outputs, unsqueeze (and None
+    # in an index) and view/reshape give a size-1 dim torch's stride
+    def run(L):
+        out = []
+        x = L.ones(4, 4, 1)
+        p = L.ones(2, 3, 4).permute(2, 0, 1)
+        for r in (x[:, [0]], x[:, :, [0]], x[..., [0]], x[None, [0]], L.ones(4, 3)[:, :1][[1, 0]],
+                  L.ones(1, 3).cummax(-2)[1], L.ones(3, 1).cummin(0)[0],
+                  L.ones(3, 3).mode(0, keepdim=True)[0], p.mode(1, keepdim=True)[1]):
+            out.append((tuple(r.shape), r.stride()))
+        s = L.ones(4, 6)[:, ::2]
+        for r in (s.unsqueeze(2), s.t().unsqueeze(1), s[None, :, None],
+                  L.ones(1, 3)[-1::3].unsqueeze(1), L.ones(1, 3)[-1::3, None],
+                  L.ones(2, 3, 1)[::2, 1::2, None], L.ones(2, 3).expand(4, 2, 3).unsqueeze(1)):
+            out.append(r.stride())
+        for a, shape in ((L.ones(3, 3)[:, ::3], (1, 3)), (L.ones(3, 3)[:, ::3], (3, 1, 1)),
+                         (L.ones(1, 2)[-1:2:2, 1:2], (1, 1)), (L.ones(4, 1, 4)[:, :, :1], (4, 1)),
+                         (L.ones(4, 1, 4)[:, :, :1], (2, 2, 1)), (L.ones(5, 3)[:, 1:2], (1, 5, 1)),
+                         (L.ones(2, 1, 3).transpose(0, 1), (1, 2, 3)),
+                         (L.ones(4, 6).t()[::2], (1, 3, 4, 1))):
+            out.append((a.view(shape).stride(), a.reshape(shape).stride()))
+        return out
+    same(run)
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_overlap_refusals_read_size_one_strides_as_torch(case):
+    def run(L):
+        if case == 0:       # an index result written into itself through None: a full overlap
+            t = (L.ones(3, 3, 3) * 2)[:, :, [-1]]
+            t[None] = t
+        elif case == 1:     # a sliced size-1 dim: torch's stride differs, a partial overlap
+            t = L.tensor([[1, -4, -2]])
+            t[-1::3, None] = t
+        elif case == 2:
+            t = L.zeros((1, 2), dtype=L.bool)
+            t[0::3, None] = t
+        elif case == 3:     # cummax's indices are contiguous: a full overlap
+            t = L.tensor([[0.75, 4.0, 1.37, -2.7]], dtype=L.float64).cummax(-2)[1]
+            t[-1, None] = t
+        elif case == 4:     # a view's recomputed strides: a partial overlap
+            t = L.tensor([[1.4, 1.5]]) ** -2
+            v = t[-1:2:2, 1:2]
+            v.view_as(L.tensor([[-2.61]])).addcdiv_(v, v, value=-1.05)
+        elif case == 5:     # float_power_ and igamma_ refuse a partial overlap, ldexp_ not
+            t = L.tensor([[[1.0, 1.5], [4.0, 3.79]], [[1.25, 5.0], [1.25, 4.35]]],
+                         dtype=L.float64)
+            out = []
+            for op in ("float_power_", "igamma_", "igammac_", "ldexp_"):
+                try:
+                    getattr(t.clone().permute(2, 1, 0), op)(t)
+                    out.append("ran")
+                except RuntimeError as e:
+                    out.append(str(e))
+            return out
+        else:
+            t = L.ones(3, 2).t()
+            t.unsqueeze(2).mul_(t.view(2, 3, 1))
+        return repr(t)
+    try:
+        expected = run(torch)
+    except RuntimeError as e:
+        check_error(run)
+        assert "overlap" in str(e) or "memory location" in str(e)
+        return
+    assert run(ember) == expected
+
+
+# ---------------------------------------------------------------- fuzz5: empty strides
+
+
+def test_empty_results_have_torchs_strides():
+    # an empty elementwise result is strided densely in TensorIterator's dim order (sizes of
+    # 0 counted as they are) where that order is not the natural one; clone, conversions,
+    # isinf/isfinite/isreal, nan_to_num and *_like keep an empty input's strides
+    def run(L):
+        out = []
+        a = L.zeros((4, 0, 1))
+        t = L.zeros((3, 0, 1), dtype=L.int64) * L.ones(2, 3, 1, 1)
+        for r in (a // 2.0, L.tanh(a) // 2.0, L.zeros((4, 0, 1), dtype=L.int64) * L.tensor(2.0),
+                  a > L.tensor(2.0), a.sin(), t, t + 1, t.isinf(), t.isnan(), t.long().isfinite(),
+                  t.isreal(), t.clone(), t.double(), t.long(), t.to(L.bool), t.nan_to_num(),
+                  L.zeros_like(t), L.ones_like(t), L.full_like(t, 2), t.exp(), t.sign(),
+                  L.where(t > 0, 1.0, 0.0), t.contiguous()):
+            out.append(r.stride())
+        return out
+    same(run)
+
+
+def test_index_copy_into_an_expanded_tensor_refuses_it_before_reading_the_arguments():
+    def run(L):
+        out = []
+        e = L.full((1, 4), -0.0).expand(3, -1)
+        i = L.tensor([0, 1])
+        for args in ((-2, i, L.ones(4)), (0, L.tensor([0.0, 1.0]), L.ones(4)),
+                     (0, i, L.ones(2, 4, dtype=L.float64)), (0, L.tensor([[0, 1]]), L.ones(4)),
+                     (5, i, L.ones(2, 4))):
+            try:
+                e.index_copy_(*args)
+                out.append("ran")
+            except (RuntimeError, IndexError) as err:
+                out.append((type(err).__name__, str(err)))
+        return out
+    same(run)
+
+
+def test_requires_grad_on_a_non_leaf_checks_the_dtype_and_the_setter_has_its_own_messages():
+    # an integral tensor given a history (an in-place comparison with an operand requiring
+    # grad) refuses requires_grad_() for its dtype; the setter refuses a non-leaf in any case
+    def run(L):
+        out = []
+        w = L.tensor([[2.0]], requires_grad=True)
+        for make in (lambda: L.tensor([[-3]]).gt_(w), lambda: L.ones(1, 1, requires_grad=True) * 2,
+                     lambda: L.ones(2, dtype=L.int64), lambda: L.ones(2)):
+            for v in (True, False):
+                for how in ("method", "setter"):
+                    t = make()
+                    try:
+                        if how == "method":
+                            t.requires_grad_(v)
+                        else:
+                            t.requires_grad = v
+                        out.append(t.requires_grad)
+                    except RuntimeError as e:
+                        out.append(str(e))
+        t = L.tensor([[-3]])
+        t.narrow(-1, 0, 1).gt_(w)
+        try:
+            t.requires_grad_()
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    same(run)
+
+
+@pytest.mark.parametrize("how", ["chunk", "split", "split_sizes", "tensor_split", "unbind"])
+def test_the_gradient_through_a_one_part_split_is_a_fresh_tensor_as_torchs(how):
+    # torch's split formula cats the parts, one part too: the sum's expanded gradient comes
+    # out contiguous (writable in place), and a create_graph pass records CatBackward0
+    def run(L):
+        x = L.full((4, 2, 3), 1.0, requires_grad=True)
+        part = {"chunk": lambda: x.chunk(1, 0)[0], "split": lambda: x.split(4, 0)[0],
+                "split_sizes": lambda: x.split([4], 0)[0],
+                "tensor_split": lambda: x.tensor_split(1, 0)[0],
+                "unbind": lambda: x.unbind(0)[1]}[how]
+        g, = L.autograd.grad(part().sum(), [x])
+        g.add_(1)
+        y = part() * x
+        h, = L.autograd.grad(y.sum(), [x], create_graph=True)
+        return (g.stride(), repr(g), name(h), edges(h))
+    same(run)
+
+
+def test_prod_gradient_with_two_zeros_is_zero_whatever_the_upstream_gradient():
+    # torch's formula gives zeros_like(self) for more than one zero (not grad * 0: no NaN
+    # from an infinite or NaN gradient); with create_graph it takes the safe path (NaNs)
+    def run(L):
+        out = []
+        for g in (float("-inf"), float("nan"), 2.0):
+            x = L.tensor([[[-0.5], [2.51]], [[0.0], [0.25]], [[2.0], [0.0]]], requires_grad=True)
+            x.prod().backward(L.tensor(g))
+            y = L.tensor([0.5, 0.0, 2.0, 0.0], requires_grad=True)
+            h, = L.autograd.grad(y.prod() * L.tensor(g, requires_grad=True), [y],
+                                 create_graph=True)
+            out.append((repr(x.grad), repr(h)))
+        return out
+    same(run)

@@ -161,16 +161,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _make_grads(outputs, grad_outputs)
     roots = _roots(outputs, grads)
     _check_inputs(inputs)       # (torch checks the outputs first)
-    keys = [(accumulator(t), 0) if t._grad_fn is None else (t._grad_fn, t._output_nr)
-            for t in inputs]
+    # (a view made in no_grad mode of a tensor requiring grad: torch's edge to it leads
+    # nowhere, so no node runs for it, not even one that would raise or was freed)
+    keys = [((accumulator(t), 0) if not (t._x and "sink" in t._x) else (None, i))
+            if t._grad_fn is None else (t._grad_fn, t._output_nr) for i, t in enumerate(inputs)]
     capture = {k: None for k in keys}
     run_backward(roots, retain_graph, create_graph, capture=capture, accumulate=False)
     result = []
     bases = None
     for i, (t, k) in enumerate(zip(inputs, keys)):
         g = capture[k]
-        if t._grad_fn is None and t._x and "sink" in t._x:
-            g = None    # a view made in no_grad mode: torch's edge to it leads nowhere
         if g is None:
             if materialize_grads:
                 g = wrap(np.zeros_like(t._data))
@@ -183,6 +183,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             given = [t for t in grad_outputs if t is not None and t._data is arr]
             if given:
                 g = given[0]    # passed through unchanged (Note [Returned gradients])
+            elif arr is t._data and not arr.size:
+                g = t           # (cummax/cummin's formula returns its empty input itself)
             elif arr.base is None or arr.dtype != getattr(arr.base, "dtype", arr.dtype) \
                     and graph._owns_memory(arr):
                 g = g.detach()      # (a fresh array, or a temporary's bits seen as floats)
@@ -322,8 +324,10 @@ def _grad_batched_once(outputs, inputs, grad_outputs, size, retain_graph, create
     from ..ops.join import stack
     # the checks and casts of one entry's pass (same errors as the per-entry passes)
     first = _make_grads(outputs, [None if g is None else g[0] for g in grad_outputs])
-    keys = [(accumulator(t), 0) if t._grad_fn is None else (t._grad_fn, t._output_nr)
-            for t in inputs]
+    # (a view made in no_grad mode of a tensor requiring grad: torch's edge to it leads
+    # nowhere, so no node runs for it, not even one that would raise or was freed)
+    keys = [((accumulator(t), 0) if not (t._x and "sink" in t._x) else (None, i))
+            if t._grad_fn is None else (t._grad_fn, t._output_nr) for i, t in enumerate(inputs)]
     saved = None if retain_graph else _saved_state([out._grad_fn for out in outputs])
     # (the roots' checks out of the vmap level: there this module's functions dispatch, and
     # one given batched gradients would run once per row)

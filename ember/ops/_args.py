@@ -45,7 +45,7 @@ def torch_layout(r, *operands):
     shape = r.shape
     nd = len(shape)
     if nd < 2 or not r.size:
-        return r
+        return r if nd < 2 else _empty_layout(r, operands)
     arrays = [a for a in operands if type(a) is np.ndarray and a.ndim]
     if all(a.flags.c_contiguous for a in arrays) and (
             1 not in shape or len(arrays) == len(operands)
@@ -181,6 +181,156 @@ def like_format(r, *inputs):
             if fmt is not None:
                 return in_format(r, fmt)
     return r
+
+
+# Note [Size-1 strides]: a dim of size 1 addresses no memory, yet torch compares every stride
+# where it tells whether two tensors overlap fully or partly (an in-place op, a setitem: Note
+# [In-place writes]), so ember's size-1 strides follow torch's where NumPy's differ: a fresh
+# contiguous result (an index, cummax) has the contiguous strides (NumPy keeps the order it
+# computed in); unsqueeze's new dim has stride size*stride of the dim it goes before (1 at
+# the end), the others kept; a view's strides follow torch's chunks of memory (view_strides).
+
+def c_strides(a):
+    """a, C-contiguous to NumPy (which ignores size-1 dims), with torch's contiguous strides
+    on its size-1 dims too (Note [Size-1 strides]); a itself where it has them."""
+    shape = a.shape
+    if a.ndim < 2 or 1 not in shape or not a.size or not a.flags.c_contiguous:
+        return a
+    acc = a.itemsize
+    want = []
+    for n in reversed(shape):
+        want.append(acc)
+        acc *= n
+    if a.strides == tuple(reversed(want)):
+        return a
+    return a.reshape(-1).reshape(shape)      # (NumPy lays out a fresh shape contiguously)
+
+
+def view_strides(shape, strides, new):
+    """torch's strides (in elements or bytes, as given) for viewing a tensor of `shape` and
+    `strides` as `new` (Note [Size-1 strides]): the dims split into chunks that are
+    contiguous in memory (size-1 dims joining either side), each new dim strided within its
+    chunk from the chunk's innermost stride; None where torch cannot view (not called for
+    empty or 0-d tensors)."""
+    out = [0] * len(new)
+    vd = len(new) - 1
+    base = strides[-1]
+    tn = vn = 1
+    for td in range(len(shape) - 1, -1, -1):
+        tn *= shape[td]
+        if td == 0 or shape[td - 1] != 1 and strides[td - 1] != tn * base:
+            while vd >= 0 and (vn < tn or new[vd] == 1):
+                out[vd] = vn * base
+                vn *= new[vd]
+                vd -= 1
+            if vn != tn:
+                return None
+            if td:
+                base = strides[td - 1]
+                tn = vn = 1
+    return tuple(out) if vd == -1 else None
+
+
+def torch_view(x, r):
+    """r (NumPy's reshape of x, a view) with torch's strides for its size-1 dims (Note
+    [Size-1 strides])."""
+    shape = r.shape
+    if 1 not in shape or not r.size or not x.ndim:
+        return r
+    st = view_strides(x.shape, x.strides, shape)
+    if st is None or st == r.strides:
+        return r
+    return np.lib.stride_tricks.as_strided(x, shape, st)
+
+
+# Note [Empty strides]: an empty result addresses no memory, yet torch gives it strides that
+# follow its TensorIterator: operands all of the result's shape give the contiguous ones;
+# otherwise the dims are ordered as for any result (Note [Elementwise layout]) and, where
+# that order is not the natural one, strided densely in it with sizes of 0 counted as they
+# are (zeros(4, 0, 1) * 2 has strides (0, 1, 0)). clone, conversions and isinf keep an empty
+# input's strides (preserve_format). NumPy gives a fresh empty array zero strides, which
+# Tensor.stride() reads as the contiguous ones; only the others are made here. Gaps: the hot
+# paths of a floating tensor and a Python number (add, mul, ...: Note [Elementwise layout])
+# keep NumPy's zeros, and so do views of an empty tensor with zero strides (zeros(3, 0).t()
+# reads (3, 1) where torch's is (1, 1)).
+
+def _torch_strides(a):
+    """The strides (in elements) Tensor.stride() reports for array a."""
+    size = a.itemsize
+    st = tuple(s // size for s in a.strides)
+    if a.size or any(st):
+        return st
+    acc, out = 1, []
+    for n in reversed(a.shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def _empty_strided(shape, dtype, strides):
+    """An empty array of `shape` with the given strides (in elements)."""
+    size = dtype.itemsize
+    return np.ndarray(shape, dtype, np.empty(0, dtype),
+                      strides=tuple(s * size for s in strides))
+
+
+def _empty_layout(r, operands):
+    """torch_layout for an empty result r (Note [Empty strides])."""
+    shape = r.shape
+    nd = len(shape)
+    arrays = [a for a in operands if type(a) is np.ndarray and a.ndim]
+    if len(arrays) == len(operands) and all(a.shape == shape for a in arrays):
+        return r
+    bst = []
+    for a in arrays:
+        pad = nd - a.ndim
+        st = [0] * pad
+        for i, (n, s) in enumerate(zip(a.shape, _torch_strides(a))):
+            st.append(0 if n == 1 and shape[pad + i] != 1 else s)
+        bst.append(st)
+    perm = list(range(nd - 1, -1, -1))
+    natural = perm[:]
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = _order(perm[d0], perm[d1], bst, shape)
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if perm == natural:
+        return r
+    return _empty_strided(shape, r.dtype, _dense_strides(shape, perm))
+
+
+def keep_strides(r, x):
+    """r, a copy of x (same shape, laid out by NumPy's K order or torch_layout), with x's
+    strides exactly where torch's preserve_format copies them (clone, conversions, *_like of
+    a non-overlapping and dense x): NumPy's differ only on size-1 dims there (Note [Size-1
+    strides]), which address no memory (a fresh array as torch_layout makes, not a view)."""
+    if not r.size:
+        return keep_empty_strides(r, x)
+    if 1 not in r.shape or r.shape != x.shape:
+        return r
+    size = x.itemsize
+    xs = tuple(s // size for s in x.strides)
+    rs = tuple(s // r.itemsize for s in r.strides)
+    if rs == xs or not _non_overlapping_dense(r.shape, xs) or any(
+            a != b for n, a, b in zip(r.shape, rs, xs) if n != 1):
+        return r
+    out = np.ndarray(r.shape, r.dtype, np.empty(r.size, r.dtype),
+                     strides=tuple(s * r.itemsize for s in xs))
+    np.copyto(out, r)
+    return out
+
+
+def keep_empty_strides(r, x):
+    """r, an empty result of x's shape made from x, with x's strides (Note [Empty strides]:
+    torch's preserve_format); r itself otherwise."""
+    if r.size or r.ndim < 2 or not any(x.strides) or r.shape != x.shape:
+        return r
+    return _empty_strided(r.shape, r.dtype, _torch_strides(x))
 
 
 def layout2(r, input, other):

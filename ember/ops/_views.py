@@ -814,14 +814,17 @@ def _alias(saved, t, node):
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
-def inplace_binary(fn, numbers=True):
+def inplace_binary(fn, numbers=True, overlap=True):
     """The in-place form of a binary op fn(input, other, **kwargs) (add_, mul_, ...);
-    numbers: whether `other` may be a Python number (else fn gives torch's TypeError)."""
+    numbers: whether `other` may be a Python number (else fn gives torch's TypeError);
+    overlap: whether torch refuses an `other` that overlaps self partly (not where its kernel
+    reads only a temporary made from other: ldexp_ is mul_(2 ** other))."""
     kinds = (Tensor, bool, int, float) if numbers else Tensor
     ufunc = _UFUNCS.get(fn.__name__)
 
     def op_(self, other, **kwargs):
-        check_overlap(self, other)
+        if overlap:
+            check_overlap(self, other)
         if ufunc is not None and not kwargs and not LEVELS and not (STATE.enabled and (
                 self._requires_grad or getattr(other, "_requires_grad", False))):
             # nothing recorded (e.g. an optimizer step): write in place in one pass

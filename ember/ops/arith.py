@@ -20,7 +20,7 @@ from ._args import (operands, needs, broadcast_error, plain_operand, scalar_arra
                     conj_if_complex, scalar_tensor, write_out, torch_layout, layout2)
 from ._args import (floating, not_tensor, wrong_type, invalid_args, half_opmath, half_scalar,
                     checked_half, check_int_scalar, int_overflow, wrap_int)
-from ._views import inplace, inplace_source, inplace_binary
+from ._views import check_overlap, inplace, inplace_source, inplace_binary
 from .logical import where
 
 
@@ -977,6 +977,7 @@ def float_power_(self, exponent):
         raise RuntimeError(f"the base given to float_power_ has dtype "
                            f"{type_name(self._data.dtype)} but the operation's result requires "
                            f"dtype {type_name(np.dtype(want))}")
+    check_overlap(self, exponent)
     return inplace(self, float_power(inplace_source(self), exponent))
 
 # ---------------------------------------------------------------- in-place forms

@@ -19,7 +19,7 @@ from ..tensor import memory_format as memory_format_cls
 from ..tensor import device as _DEVICE      # (to() has a parameter named device)
 from ._args import broadcast_error
 from ._args import memory_error, not_tensor, torch_layout, check_operands, half_scalar
-from ._args import in_format, channels_last_format
+from ._args import in_format, channels_last_format, keep_strides
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -46,7 +46,10 @@ def clone(input, *, memory_format=None):
         x = input._data
         # preserve_format (the default) keeps the input's layout (Note [Elementwise layout])
         if memory_format is None or memory_format is preserve_format:
-            res = wrap(x.copy() if x.flags.c_contiguous else torch_layout(x.copy(), x))
+            res = wrap(keep_strides(x.copy() if x.flags.c_contiguous else
+                                    torch_layout(x.copy(), x), x))
+        elif memory_format is contiguous_format:
+            res = wrap(x.copy())
         else:
             res = wrap(in_format(x, memory_format))     # (Note [Channels last])
     except AttributeError as e:
@@ -98,7 +101,10 @@ def _to_dtype(input, dtype, copy=False, memory_format=None):
         res = wrap(in_format(x if dtype.np == x.dtype else D.cast(x, dtype.np),  # astype
                              memory_format))    # relays size-1 dims)
     else:
-        res = wrap(D.cast(x, dtype.np))
+        r = D.cast(x, dtype.np)
+        if not x.flags.c_contiguous:    # (an expanded x: torch's is C order, NumPy's astype K)
+            r = torch_layout(r, x)
+        res = wrap(keep_strides(r, x))
     if (STATE.enabled and input._requires_grad or LEVELS and dual(input)) and \
             dtype.category >= D.FLOAT:
         node = ToCopyBackward0()

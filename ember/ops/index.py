@@ -26,7 +26,7 @@ from ..autograd.graph import Node, link, saved_arg
 from ..dtypes import type_name, SCALAR_NAMES, C_NAMES
 from ..tensor import Tensor, contiguous_format, wrap
 from ._args import needs, wrap_dim, broadcast_error, write_out
-from ._args import not_tensor, check_args, invalid_args, OMITTED
+from ._args import not_tensor, check_args, invalid_args, OMITTED, c_strides
 from ._views import (LEAF_INPLACE, PARTIAL_OVERLAP, _dense, check_inplace, check_overlap,
                      check_overlap_arrays, inplace, inplace_source)
 from .convert import copy_, fill_, fill_value, same_layout
@@ -330,7 +330,7 @@ def _advanced(x, indices, P=None):
     """x[indices] for a tuple of NumPy index arrays (and full slices): a copy. P: the parsed
     index they come from (torch's saved indices), if any."""
     # (C-contiguous, as torch's result: NumPy lays out some out of order, x[:, [0, 1]])
-    res = wrap(np.ascontiguousarray(x._data[indices]))
+    res = wrap(c_strides(np.ascontiguousarray(x._data[indices])))
     if STATE.enabled and x._requires_grad or LEVELS and dual(x):
         node = IndexBackward0()
         node._indices = indices

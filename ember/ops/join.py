@@ -434,7 +434,9 @@ class UnsafeSplitWithSizesBackward0(SplitWithSizesBackward0):
 
 def _split_backward(grads, shapes, dim):
     if not isinstance(grads, list):
-        return grads
+        # (one part, the whole input: torch's formula cats it all the same, a fresh copy, so
+        # an expanded gradient, the sum's, comes out contiguous)
+        return cat([grads], dim)
     ref = next(g for g in grads if g is not None)
     parts = [g if g is not None else wrap(np.zeros(s, ref._data.dtype))
              for g, s in zip(grads, shapes)]

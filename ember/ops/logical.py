@@ -15,7 +15,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import (operands, needs, broadcast_error, scalar_tensor, write_out, _tensor_args,
-                    layout2, torch_layout)
+                    layout2, torch_layout, keep_empty_strides)
 from ._args import not_tensor, invalid_args, OMITTED, half_scalar
 from ._views import check_overlap, inplace, inplace_binary
 
@@ -183,10 +183,11 @@ def logical_not(input, *, out=None):
 # ---------------------------------------------------------------- predicates (no gradient)
 
 
-def _predicate(input, test, kinds, fill, out=None, refuse=None):
+def _predicate(input, test, kinds, fill, out=None, refuse=None, keep=""):
     """test(x) of each element for the dtype kinds `kinds`, the constant `fill` for the others
     (in the input's layout: Note [Elementwise layout]); refuse: (exception class, message)
-    raised for a complex input."""
+    raised for a complex input; keep: the dtype kinds for which torch's result keeps an empty
+    input's strides (Note [Empty strides]: its kernel is an empty_like, ones_like...)."""
     try:
         x = input._data
     except AttributeError as e:
@@ -194,6 +195,8 @@ def _predicate(input, test, kinds, fill, out=None, refuse=None):
     if refuse is not None and x.dtype.kind == "c":
         raise refuse[0](refuse[1])
     r = test(x) if x.dtype.kind in kinds else (np.ones_like if fill else np.zeros_like)(x, bool)
+    if not r.size and x.dtype.kind in keep:
+        r = keep_empty_strides(r, x)
     return write_out(wrap(r), out)
 
 
@@ -202,7 +205,7 @@ def isnan(input):
 
 
 def isinf(input):
-    return _predicate(input, np.isinf, "fc", False)
+    return _predicate(input, np.isinf, "fc", False, keep="fciub")
 
 
 def isposinf(input, *, out=None):
@@ -216,11 +219,11 @@ def isneginf(input, *, out=None):
 
 
 def isfinite(input):
-    return _predicate(input, np.isfinite, "fc", True)
+    return _predicate(input, np.isfinite, "fc", True, keep="iub")
 
 
 def isreal(input):
-    return _predicate(input, lambda x: x.imag == 0, "c", True)
+    return _predicate(input, lambda x: x.imag == 0, "c", True, keep="fiub")
 
 
 def signbit(input, *, out=None):

@@ -421,8 +421,8 @@ class ProdBackward0(Node):                   # derivatives.yaml: prod
             return grad * conj_if_complex(saved_output(self, self._saved_result) / s),
         if STATE.enabled:       # building a graph: prod_safe_zeros_backward, then view_as
             return (grad * conj_if_complex(_prod_others_t(s.reshape(-1), 0))).view(x.shape),
-        if zeros > 1:
-            return grad.expand(x.shape) * 0,
+        if zeros > 1:           # (torch: zeros_like(self), whatever grad holds: inf, nan)
+            return wrap(np.zeros(x.shape, grad._data.dtype)),
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
         return grad * _const(others.conj(), grad),
 

@@ -10,7 +10,7 @@ from ..autograd.graph import Node, link, saved_alias, saved_arg
 from ..dtypes import C_NAMES, type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out, saved_output, conj_if_complex
-from ._args import not_tensor, check_args, invalid_args, args_fit, OMITTED
+from ._args import not_tensor, check_args, invalid_args, args_fit, OMITTED, c_strides
 from ._views import check_inplace, inplace, inplace_source, mark_written
 from .join import cat
 from .logical import where
@@ -228,7 +228,9 @@ class CummaxBackward0(Node):                 # derivatives.yaml: cummax
 
     def apply(self, grad):
         if not grad._data.size:
-            return grad,
+            # torch's formula returns its empty input itself (history included: a gradient
+            # that requires grad, autograd.grad's result is the input)
+            return self._saved_self,
         # (a 0-dim input too: zeros.scatter(_add)(0, indices, grad), as torch records it)
         return _scatter_add(grad, self._saved_dim, self._idx,
                             self._self_sizes, unique=False),
@@ -276,8 +278,8 @@ def _cumext(input, dim, largest):
                 ci = np.where(take, i, ci)
                 vals[..., i], idx[..., i] = cur, ci
         # (torch's outputs are contiguous whatever the input's layout: a view of them works)
-        vals = np.ascontiguousarray(np.moveaxis(vals, -1, d))
-        idx = np.ascontiguousarray(np.moveaxis(idx, -1, d))
+        vals = c_strides(np.ascontiguousarray(np.moveaxis(vals, -1, d)))
+        idx = c_strides(np.ascontiguousarray(np.moveaxis(idx, -1, d)))
     values, indices = wrap(vals), wrap(idx)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = CummaxBackward0() if largest else CumminBackward0()

@@ -11,14 +11,15 @@ import numpy as np
 
 from ..autograd.forward import LEVELS, NOT_IMPLEMENTED, dual, jvp_not_implemented
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Node, link, NotImplementedBackward, saved_arg
+from ..autograd.graph import Node, link, NotImplementedBackward, saved_arg, user_stacklevel
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import needs, saved_output, wrap_dim, broadcast_error, write_out
 from ._args import not_tensor, checked_half
-from ._views import check_inplace, check_overlap, inplace, inplace_source, masked
+from ._views import (OVERLAP, _expanded, check_inplace, check_overlap, inplace, inplace_source,
+                     masked, writable)
 from .index import (SCALAR_NAMES, _as1d, _check_index, _flat_index, _get, _grid, _mask, _parse,
-                    _scatter_checks, _src_grad, _src_part, index_select, take, _Shape)
+                    _scatter_checks, _src_grad, _src_part, index_select, take, _Shape, _expand_error)
 from .logical import where
 
 # ---------------------------------------------------------------- gather / scatter
@@ -329,6 +330,10 @@ _INDEX_REDUCE_WARNED = [False]
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_reduce(): argument 'index' must be Tensor, not "
+                        f"{type(index).__name__}")
+    _source(source, "index_reduce")
     if not _INDEX_REDUCE_WARNED[0]:
         _INDEX_REDUCE_WARNED[0] = True
         warnings.warn("index_reduce() is in beta and the API may change at any time.",
@@ -736,9 +741,25 @@ def _masked_scatter_backward(grad, mask, shape):
     return res
 
 
+SHORT_SOURCE = "Number of elements of source < number of ones in mask"
+
+
+def _scatter_mask(mask):
+    """masked_scatter's mask check: its message names the dtype as torch's ScalarType (its
+    masked_fill's names the C++ type), after a deprecation warning for uint8."""
+    if isinstance(mask, Tensor) and mask._data.dtype == np.uint8:
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is "
+                      "now deprecated,please use a mask with dtype torch.bool instead.",
+                      UserWarning, stacklevel=user_stacklevel())
+    if isinstance(mask, Tensor) and mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {type_name(mask._data.dtype)}")
+    return _mask(mask, "masked_scatter_")
+
+
 def masked_scatter(input, mask, source):
     x = input._data
-    m = _mask(mask, "masked_scatter_")
+    m = _scatter_mask(mask)
     s = source._data
     if s.dtype != x.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
@@ -751,7 +772,7 @@ def masked_scatter(input, mask, source):
     mb = np.broadcast_to(m, shape)
     n = int(mb.sum())
     if n > s.size:
-        raise RuntimeError("Number of elements of source < number of ones in mask")
+        raise RuntimeError(SHORT_SOURCE)
     r[mb] = s.reshape(-1)[:n]
     res = wrap(r)
     if STATE.enabled and (input._requires_grad or source._requires_grad) or \
@@ -813,9 +834,10 @@ def put(input, index, source, accumulate=False):
 # ---------------------------------------------------------------- in-place forms
 
 
-def _inplace_op(fn, name, src=None):
+def _inplace_op(fn, name, src=None, internal=False):
     """fn's in-place form; src: (position, keyword) of the source tensor argument, which torch
-    refuses where it overlaps self at all."""
+    refuses where it overlaps self at all; internal: torch refuses an expanded self (elements
+    sharing memory) before it reads the other arguments (index_copy_)."""
     def op_(self, *args, **kwargs):
         if src is not None:
             if src[0] == 2 and isinstance(self, Tensor):    # (torch checks the dim first,
@@ -826,8 +848,10 @@ def _inplace_op(fn, name, src=None):
                     raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
                                     f"{type(dim).__name__}")
                 wrap_dim(int(dim), self._data.ndim)
-            check_overlap(self, args[src[0]] if len(args) > src[0] else kwargs.get(src[1]),
-                          full=True)
+            source = args[src[0]] if len(args) > src[0] else kwargs.get(src[1])
+            if internal and isinstance(source, Tensor) and _expanded(self._data):
+                raise RuntimeError(OVERLAP)
+            check_overlap(self, source, full=True)
         return inplace(self, fn(inplace_source(self), *args, **kwargs))
     op_.__name__ = name
     return op_
@@ -838,7 +862,7 @@ scatter_add_ = _inplace_op(scatter_add, "scatter_add_", (2, "src"))
 scatter_reduce_ = _inplace_op(scatter_reduce, "scatter_reduce_", (2, "src"))
 index_add_ = _inplace_op(index_add, "index_add_", (2, "source"))
 index_reduce_ = _inplace_op(index_reduce, "index_reduce_", (2, "source"))
-index_copy_ = _inplace_op(index_copy, "index_copy_", (2, "source"))
+index_copy_ = _inplace_op(index_copy, "index_copy_", (2, "source"), internal=True)
 
 
 def index_fill_(self, dim, index, value):
@@ -848,7 +872,38 @@ def index_fill_(self, dim, index, value):
                                                      dim, index, True)._data), warn="index_fill_")
 
 
-masked_scatter_ = _inplace_op(masked_scatter, "masked_scatter_")
+def masked_scatter_(self, mask, source):
+    src = inplace_source(self)
+    if isinstance(mask, Tensor) and isinstance(source, Tensor) and \
+            mask._data.dtype == np.bool_ and source._data.dtype == src._data.dtype:
+        # (torch expands the mask to self's shape, after the dtype checks)
+        ms, xs = mask._data.shape, src._data.shape
+        if len(ms) > len(xs):
+            raise RuntimeError(f"expand(CPUBoolType{{{list(ms)}}}, size={list(xs)}): the "
+                               f"number of sizes provided ({len(xs)}) must be greater or "
+                               f"equal to the number of dimensions in the tensor ({len(ms)})")
+        if any(a != b and a != 1 for a, b in zip(ms[::-1], xs[::-1])):
+            raise _expand_error(list(ms), list(xs))
+    try:
+        res = masked_scatter(src, mask, source)
+    except RuntimeError as e:
+        if str(e) != SHORT_SOURCE or not isinstance(self, Tensor):
+            raise
+        # torch's kernel writes the source's elements into the masked positions in order
+        # (self's logical order) until they run out, then raises: what it wrote stays, with
+        # no version bump and no history
+        x = self._data
+        if _expanded(x):
+            raise RuntimeError(OVERLAP) from None
+        try:
+            m = np.broadcast_to(mask._data, x.shape)
+        except ValueError:
+            raise e from None       # (the out-of-place form's broadcast: below)
+        s = source._data.reshape(-1)
+        where = tuple(i[:s.size] for i in np.nonzero(m))
+        writable(x)[where] = s
+        raise
+    return inplace(self, res)
 put_ = _inplace_op(put, "put_", (1, "source"))
 
 

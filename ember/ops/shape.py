@@ -23,7 +23,7 @@ from ..dtypes import type_name
 from ..tensor import Tensor, Size, contiguous_format, wrap
 from ._args import wrap_dim, wrap_dims, broadcast_error, write_out
 from ._args import no_memory, not_tensor, wrong_type, check_args, invalid_args
-from ._args import OVERLOADED, OMITTED
+from ._args import OVERLOADED, OMITTED, torch_view
 from ._views import (AsStridedBackward0, _c_strides, _memory, check_inplace, inplace,
                      inplace_source, make_view, masked, mark_written, reshaped_in_place,
                      _alias_saved_outputs, OVERLAP)
@@ -121,7 +121,7 @@ def view(input, *shape, size=None):
         r = np.reshape(x, shape, copy=False)
     except ValueError:
         raise RuntimeError(VIEW_ERROR) from None
-    return _view_result(input, r)
+    return _view_result(input, torch_view(x, r))
 
 
 def _view_dtype(input, dtype):
@@ -196,6 +196,7 @@ def reshape(input, *shape, **kwargs):
     except ValueError:
         # not viewable: torch copies (clone) and then views the copy without sharing
         return _reshape_copy(input.clone(memory_format=contiguous_format), shape)
+    r = torch_view(x, r)
     if x.flags.c_contiguous:
         return _view_result(input, r)
     # viewable but not contiguous: torch's reshape records _reshape_alias, not view
@@ -308,7 +309,16 @@ def unsqueeze(input, dim):
         raise not_tensor(e) from None
     d = wrap_dim(dim, x.ndim + 1)
     shp = x.shape
-    res = make_view(wrap(x.reshape(shp[:d] + (1,) + shp[d:])), input)
+    new = shp[:d] + (1,) + shp[d:]
+    r = x.reshape(new)
+    if r.size:
+        # torch's strides (Note [Size-1 strides]): the others kept, the new dim's from the
+        # dim it goes before (NumPy's reshape of a contiguous array lays it all out anew)
+        st = x.strides
+        st = st[:d] + (shp[d] * st[d] if d < x.ndim else x.itemsize,) + st[d:]
+        if st != r.strides:
+            r = np.lib.stride_tricks.as_strided(x, new, st)
+    res = make_view(wrap(r), input)
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = UnsqueezeBackward0()
         node._dim, node._dim_arg = d, dim

@@ -13,7 +13,7 @@ from ..autograd.graph import Node, link, saved_alias, saved_arg
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._args import wrap_dim, write_out
-from ._args import not_tensor, check_args, invalid_args, args_fit, OMITTED
+from ._args import not_tensor, check_args, invalid_args, args_fit, OMITTED, c_strides
 from .reduce import (MaxBackward0, MaxBackward1, _complex_check, _kernel_check, _np_aliases,
                      _pymin, _scatter_add)
 
@@ -642,6 +642,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
         idx = np.moveaxis(ix.reshape(xm.shape[:-1] + (1,)), -1, d)
         if not keepdim:
             vals, idx = vals.squeeze(d), idx.squeeze(d)
+        else:       # (torch's are contiguous: Note [Size-1 strides])
+            vals, idx = c_strides(vals), c_strides(idx)
     return write_pair(_RT.mode(_values_indices(vals, idx, input, ModeBackward0, d, keepdim, dim)),
                       out, _RT.mode_out)
 

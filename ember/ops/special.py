@@ -24,7 +24,7 @@ from ._args import not_tensor, torch_layout, check_operands
 from ._specfun import (airy_ai_kernel, bessel_i_kernel, bessel_jy_kernel, bessel_k_kernel,
                        digamma_kernel, hurwitz_zeta, igamma_kernels, lgamma_kernel,
                        polygamma_kernel, polynomial_kernel)
-from ._views import inplace, inplace_source
+from ._views import check_overlap, inplace, inplace_source
 from .logical import where
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -773,10 +773,12 @@ def mvlgamma_(self, p):
 
 
 def igamma_(self, other):
+    check_overlap(self, other)
     return inplace(self, igamma(inplace_source(self), other))
 
 
 def igammac_(self, other):
+    check_overlap(self, other)
     return inplace(self, igammac(inplace_source(self), other))
 
 

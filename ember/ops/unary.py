@@ -26,6 +26,7 @@ from ..tensor import Tensor, wrap
 from ._args import (needs, broadcast_error, plain_operand, scalar_array, saved_output,
                     conj_if_complex, floating, write_out)
 from ._args import not_tensor, torch_layout, wrong_type, invalid_args, check_args, out_tuple
+from ._args import keep_empty_strides
 from ._args import checked_half
 from ._views import check_overlap, inplace, inplace_source
 from .arith import (_grad_needed, _np_mul, _np_sub, _SavesResult, _SavesSelf, _zeros, pow,
@@ -1166,7 +1167,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    if x.dtype.kind not in "fc":
+    if not x.size:      # (Note [Empty strides]: torch's result is a clone)
+        res = wrap(keep_empty_strides(x.copy(), x))
+    elif x.dtype.kind not in "fc":
         res = wrap(x.copy("K"))
     else:
         try:
