@@ -288,8 +288,27 @@ class Runner:
         if not self.nan_signs:
             self.fail("nan sign", f"{what}: NaN sign bits differ: torch "
                       f"{np.signbit(a).tolist()} ember {np.signbit(b).tolist()}")
-        if b.flags.writeable:
+        b = _writable(b)
+        if b is not None:
             b[d] = np.copysign(b[d], a[d])
+
+
+def _writable(arr):
+    """arr, or a writable alias of it where it is a read-only view of writable memory (an
+    expanded tensor, the gradient autograd.grad returns for a sum, written by an in-place op
+    since: its excused NaN signs are copied too); None where its memory is read-only."""
+    if arr.flags.writeable:
+        return arr
+    mem = arr
+    while isinstance(mem.base, np.ndarray):
+        mem = mem.base
+    if not mem.flags.writeable:
+        return None
+    off = arr.__array_interface__["data"][0] - mem.__array_interface__["data"][0]
+    try:
+        return np.ndarray(arr.shape, arr.dtype, buffer=mem, offset=off, strides=arr.strides)
+    except (TypeError, ValueError):     # (memory that is not one plain buffer)
+        return None
 
 
 def _run(code, ns):
