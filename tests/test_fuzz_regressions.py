@@ -511,6 +511,44 @@ def test_float32_var_of_equal_values_is_taken_from_the_float32_mean_as_torch():
     same(program)
 
 
+def test_prod_gradient_with_two_zeros_is_zeros_even_for_an_infinite_upstream():
+    # (fuzz seed 414) torch's prod() backward with more than one zero returns zeros without
+    # reading grad (an infinite or NaN grad gives 0, not NaN); with create_graph, and prod(dim),
+    # its formula multiplies and gives NaN
+    def program(L):
+        out = []
+        for vals in ([0.0, 0.0, 2.0], [0.0, 0.0, 0.0], [0.0, 3.0, 2.0]):
+            for g in (-math.inf, math.nan, 2.0):
+                x = L.tensor(vals, requires_grad=True)
+                x.prod().backward(L.tensor(g))
+                y = L.tensor([vals, vals], requires_grad=True)
+                y.prod(1).backward(L.tensor([g, 1.0]))
+                z = L.tensor(vals, dtype=L.float64, requires_grad=True)
+                gz, = L.autograd.grad(z.prod(), z, L.tensor(g, dtype=L.float64),
+                                      create_graph=True)
+                out.append(repr((x.grad, y.grad, gz.detach())))
+        return out
+    same(program)
+
+
+def test_a_dtype_conversion_of_a_non_dense_tensor_has_torchs_strides():
+    # (fuzz seed 411: float_power of an expanded tensor, then reshape: torch's view, not an
+    # unsafe view) .to(dtype) lays its result out as torch's elementwise copy does: an expanded
+    # or strided input gives dense strides in its own dim order
+    def program(L):
+        x = L.arange(24, dtype=L.float32).reshape(2, 3, 4)
+        out = []
+        for v in (x, x.transpose(0, 2), x[:, :, ::2], x.transpose(0, 2)[:, ::2],
+                  x[:, :1].expand(2, 3, 4), x[0, 0].expand(3, 4), x.permute(1, 0, 2),
+                  x[:, 0:1, :].expand(2, 5, 4).transpose(1, 2), x[0].t()[::2]):
+            out.append((v.double().stride(), v.to(L.int64).stride(), v.half().stride()))
+        t0 = L.arange(3, dtype=L.float32).requires_grad_()
+        t3 = L.float_power(t0.expand(2, 3), L.tensor([[-3.32, 2, 1.5], [-0.5, -3.0, -0.5]]))
+        out.append((t3.stride(), name(t3.reshape(3, 2))))
+        return out
+    same(program)
+
+
 # ---------------------------------------------------------------- float32 pow as torch's kernel
 
 def test_pow_by_3_and_minus_2_is_torchs_product_and_reciprocal_bit_for_bit():

@@ -84,7 +84,10 @@ def _to_dtype(input, dtype, copy=False):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         x = x.real
-    res = wrap(D.cast(x, dtype.np))
+    r = D.cast(x, dtype.np)
+    if not r.flags.c_contiguous:
+        r = torch_layout(r, x)      # (an expanded input: torch's result is contiguous)
+    res = wrap(r)
     if (STATE.enabled and input._requires_grad or LEVELS and dual(input)) and \
             dtype.category >= D.FLOAT:
         node = ToCopyBackward0()
