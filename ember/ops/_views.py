@@ -10,9 +10,12 @@ of live views: an in-place write regenerates the grad_fn of those that have a hi
 whose base requires grad (torch regenerates a view's grad_fn when its version changes), so
 that a view taken before the write sees the written values' history; and torch's view
 requires grad while its base does, so those without a history follow the base's
-requires_grad_() (tensor.py's _views_follow: no cost where requires_grad is read). The
-geometry of a view within its base (which elements of the base
-it covers) is read off the two arrays (`_region`) when a node needs it, never stored.
+requires_grad_() (tensor.py's _views_follow: no cost where requires_grad is read). A write
+marks the others "stale" (_reread): torch reads such a view's base anew once the base requires
+grad (AsStridedBackward0, or its refusal), where an unwritten one stays a leaf; a view made in
+no_grad mode and not kept records the family's version instead ("v0", where it is not 0), which
+adopt_nograd_views compares. The geometry of a view within its base (which elements of the
+base it covers) is read off the two arrays (`_region`) when a node needs it, never stored.
 
 Note [In-place writes]: an op's in-place form computes its result out of place, from a copy
 of `self` that carries self's history when self requires grad (`inplace_source`), then
