@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _libm, dtypes as D
 from .ops._args import memory_error as _memory_error, no_memory as _no_memory
-from .ops._args import not_tensor as _not_tensor, torch_layout as _torch_layout
+from .ops._args import not_tensor as _not_tensor, torch_layout as _torch_layout, in_format
 from .ops._args import checked_half as _checked_half
 from .ops._args import check_args as _check_args
 from .ops._args import invalid_args as _invalid_args, args_fit as _args_fit, OMITTED as _OMITTED
@@ -21,6 +21,7 @@ from .ops.special import i0_kernel
 from .ops.shape import size_args
 from .runtime import SETTINGS, factory_device, get_num_threads
 from .tensor import Tensor, check_device, device as _device, preserve_format, wrap, wrap as _w
+from .tensor import contiguous_format
 from .tensor import layout as _layout_cls, memory_format as _memory_format_cls
 
 
@@ -299,7 +300,7 @@ def _empty(size, np_dtype, fn):
 
 
 def zeros(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False, pin_memory=False, memory_format=None):
+          requires_grad=False, pin_memory=False):
     if out is not None:
         return _into(zeros(*sizes, size=size, dtype=_out_dtype(out, dtype, "zeros"),
                            device=device), out, "zeros", requires_grad)
@@ -311,7 +312,7 @@ def zeros(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
 
 
 def ones(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False, memory_format=None):
+         requires_grad=False, pin_memory=False):
     if out is not None:
         return _into(ones(*sizes, size=size, dtype=_out_dtype(out, dtype, "ones"),
                           device=device), out, "ones", requires_grad)
@@ -334,6 +335,13 @@ def empty(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
     # zero-filled: uninitialised memory would make results depend on allocator history
     arr = _empty(size, _dtype(dtype, fn="empty").np, "empty")
     arr.fill(0)
+    if memory_format is not None and memory_format is not contiguous_format:
+        if not isinstance(memory_format, _memory_format_cls):
+            raise TypeError(f"empty(): argument 'memory_format' must be torch.memory_format, "
+                            f"not {type(memory_format).__name__}")
+        if memory_format is preserve_format:
+            raise RuntimeError("unsupported memory format Preserve")
+        arr = in_format(arr, memory_format)         # (Note [Channels last])
     return _finish(arr, requires_grad)
 
 
@@ -642,9 +650,11 @@ def _keep_layout(res, input, memory_format):
     """res, a *_like result, in input's layout as preserve_format (the default) keeps it:
     torch lays it out as an elementwise result of input (Note [Elementwise layout])."""
     x = input._data
-    if not x.flags.c_contiguous and (memory_format is None or memory_format is
-                                     preserve_format):
-        res._data = _torch_layout(res._data, x)
+    if memory_format is None or memory_format is preserve_format:
+        if not x.flags.c_contiguous:
+            res._data = _torch_layout(res._data, x)
+    elif memory_format is not contiguous_format:
+        res._data = in_format(res._data, memory_format)     # (Note [Channels last])
     return res
 
 
@@ -697,6 +707,10 @@ def _new(factory):
     def new(self, *sizes, size=_NO_SIZE, dtype=None, device=None, requires_grad=False,
             **kwargs):
         size = _sizes(sizes, size, "new_" + factory.__name__)
+        for k in kwargs:
+            if k not in ("layout", "pin_memory"):
+                raise TypeError(f"new_{factory.__name__}() got an unexpected keyword argument "
+                                f"'{k}'")
         _check_device(device)
         return factory(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
     new.__name__ = "new_" + factory.__name__

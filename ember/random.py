@@ -56,8 +56,10 @@ import numpy as np
 
 from . import _libm, dtypes as D
 from .ops._args import no_memory, not_tensor, wrong_type, check_args, invalid_args, OMITTED
+from .ops._args import in_format
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, NotImplementedBackward, link
+from .tensor import channels_last, contiguous_format, preserve_format
 from .tensor import Tensor, device as _device, wrap
 # Core helpers this module needs beyond Tensor/wrap/Node/link/STATE, in one place so that
 # they are easy to re-point: in-place bookkeeping and torch's type names, size parsing.
@@ -2025,13 +2027,22 @@ def binomial(count, prob, generator=None):
 
 # ---------------------------------------------------------------- *_like
 
-def _like_args(input, dtype, device):
+def _like_args(input, dtype, device, memory_format=None):
     _check_device(device)
     try:
         x = input._data
     except AttributeError as e:
         raise not_tensor(e) from None
-    return x.shape, (D.as_dtype(dtype, "like").np if dtype is not None else x.dtype), _layout(x)
+    if memory_format is None or memory_format is preserve_format:
+        order = _layout(x)
+    elif memory_format is contiguous_format:
+        order = tuple(range(x.ndim))
+    else:                       # a channels-last format: draws in N, spatial..., C order
+        n = 4 if memory_format is channels_last else 5
+        if x.ndim != n:
+            in_format(x, memory_format)             # (its rank error)
+        order = (0,) + tuple(range(2, n)) + (1,)
+    return x.shape, (D.as_dtype(dtype, "like").np if dtype is not None else x.dtype), order
 
 
 def _like_options(name, input, layout, requires_grad, memory_format):
@@ -2048,7 +2059,7 @@ def _like_options(name, input, layout, requires_grad, memory_format):
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     _like_options("rand_like", input, layout, requires_grad, memory_format)
-    shape, dt, order = _like_args(input, dtype, device)
+    shape, dt, order = _like_args(input, dtype, device, memory_format)
     g = _gen(generator)
     _floating(dt, "check_uniform_bounds")
     return _new(shape, dt, _uniform_sampler(g, 0.0, 1.0), requires_grad, None, order)
@@ -2057,7 +2068,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     _like_options("randn_like", input, layout, requires_grad, memory_format)
-    shape, dt, order = _like_args(input, dtype, device)
+    shape, dt, order = _like_args(input, dtype, device, memory_format)
     g = _gen(generator)
     _floating(dt, "normal_kernel_cpu")
     std = 1.0 / math.sqrt(2.0) if dt.kind == "c" else 1.0
@@ -2066,7 +2077,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
-    shape, dt, order = _like_args(input, dtype, device)
+    shape, dt, order = _like_args(input, dtype, device, memory_format)
     given = (input, low) if high is None else (input, low, high)
     what = "(" + ", ".join(type(a).__name__ for a in given) + ")"
     if high is None:

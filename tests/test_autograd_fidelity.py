@@ -220,3 +220,49 @@ def test_allow_mutation_on_saved_tensors(write):
         rec(lambda: u.sum().backward())
         log.append(type(ctx).__name__)
     observe(prog)
+
+
+# torch's node attributes ember does not have: per-thread sequence numbers (ember's are
+# global), input metadata objects and the hook dictionary of torch's C++ node
+_TORCH_ONLY_NODE_NAMES = {"_input_metadata", "_register_hook_dict", "_sequence_nr",
+                          "_set_sequence_nr", "requires_grad"}
+
+
+@pytest.mark.parametrize("make", [
+    lambda L, x: x * x,
+    lambda L, x: x[0],
+    lambda L, x: x.sum(-1),
+    lambda L, x: L.nn.functional.conv2d(x.reshape(1, 1, 2, 2), x.reshape(1, 1, 2, 2)),
+    lambda L, x: (x * 2).grad_fn.next_functions[0][0],
+    lambda L, x: x.exp().sin(),
+])
+def test_dir_of_a_node_shows_what_torchs_shows(make):
+    """dir(grad_fn) lists torch's API and `_saved_` attributes, not ember's engine slots
+    (a search for `_saved_` names found ember's `_saved_names` before)."""
+    res = []
+    for L in (torch, ember):
+        x = L.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        y = make(L, x)
+        node = y if not isinstance(y, L.Tensor) else y.grad_fn
+        res.append({n for n in dir(node) if not n.startswith("__")})
+    t, e = res
+    assert e <= t
+    assert t - e <= _TORCH_ONLY_NODE_NAMES
+
+
+def test_dir_of_a_custom_function_node_keeps_its_ctx_api():
+    class Double(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.scale = 2
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.scale
+    node = Double.apply(ember.ones(2, requires_grad=True)).grad_fn
+    names = set(dir(node))
+    assert {"apply", "scale", "saved_tensors", "save_for_backward", "mark_dirty",
+            "needs_input_grad", "next_functions", "register_hook"} <= names
+    assert not {n for n in names if n.startswith("_") and not n.startswith("__")} - {
+        "_raw_saved_tensors"} - {n for n in names if n.startswith("_saved_")}

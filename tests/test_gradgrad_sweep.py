@@ -520,7 +520,7 @@ def _third_order(L, fn, x):
     go = L.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)), requires_grad=True)
     g, = L.autograd.grad(y, x, go, create_graph=True)
     node = g.grad_fn
-    saved = sorted(a for a in dir(node) if a.startswith("_saved_") and a != "_saved_names")
+    saved = sorted(a for a in dir(node) if a.startswith("_saved_"))
     w = L.tensor(np.linspace(0.5, 2, g.numel()).reshape(tuple(g.shape)))
     gx, ggo = L.autograd.grad((g * w).sum(), (x, go), create_graph=True)
     g3, = L.autograd.grad((gx * gx).sum() + (ggo * ggo).sum(), x)

@@ -500,6 +500,12 @@ ERRORS += [
     lambda L: L.addbmm(L.ones(2,2), L.ones(2,2,3), L.ones(2,4,2)),
     lambda L: L.addbmm(L.ones(2,2,dtype=L.float64), L.ones(2,2,3), L.ones(2,3,2)),
     lambda L: L.linalg.inv(L.ones(2,2,dtype=L.float16)),
+    lambda L: L.linalg.matrix_norm(L.ones(2,2,dtype=L.float16), 'nuc'),
+    lambda L: L.linalg.matrix_norm(L.ones(2,2,dtype=L.float16), -2),
+    lambda L: L.linalg.norm(L.ones(2,2,dtype=L.float16), 2),
+    lambda L: L.linalg.matrix_norm(L.ones(2,2,dtype=L.int64), 1),
+    lambda L: L.linalg.vander(L.ones(3, dtype=L.bool)),
+    lambda L: L.linalg.vander(L.ones(3, dtype=L.float16)),
     lambda L: L.linalg.solve(L.eye(3), L.ones(2)),
     lambda L: L.linalg.solve(L.eye(3).expand(2,3,3), L.ones(4,3,1)),
     lambda L: L.linalg.solve(L.eye(3), L.ones(3,2), left=False),
@@ -922,3 +928,30 @@ def test_bmm_outer_products_equal_torchs_bit_for_bit(dtype):
         assert t_arr.dtype == e_arr.dtype
         np.testing.assert_array_equal(e_arr, t_arr)
         assert (np.signbit(e_arr) == np.signbit(t_arr)).all()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: L.linalg.matrix_norm(x),
+    lambda L, x: L.linalg.matrix_norm(x, 1),
+    lambda L, x: L.linalg.matrix_norm(x, -1, keepdim=True),
+    lambda L, x: L.linalg.matrix_norm(x, float("inf"), dim=(0, 2)),
+    lambda L, x: L.linalg.matrix_norm(x, float("-inf"), dtype=L.float32),
+    lambda L, x: L.linalg.norm(x[0], "fro"),
+    lambda L, x: L.linalg.norm(x[0], float("inf")),
+    lambda L, x: L.linalg.vector_norm(x),
+    lambda L, x: L.linalg.vector_norm(x, 3, dim=1),
+    lambda L, x: L.linalg.vector_norm(x, 1.5),
+    lambda L, x: x.norm(),
+    lambda L, x: L.dist(x, x.flip(0)),
+])
+def test_half_matrix_norms_that_need_no_svd_run_as_torch(fn):
+    """torch refuses float16 only for the SVD-based orders (nuc, 2, -2), and computes a
+    Half norm in float, rounding once."""
+    a = np.array([[[1., 2., 7.], [3., -4.5, .1]], [[.3, 0., -2.], [8., 1., 1.]]], np.float16)
+    res = []
+    for L in (torch, ember):
+        x = L.tensor(a, requires_grad=True)
+        y = fn(L, x)
+        y.sum().backward()
+        res.append((str(y.dtype), y.tolist(), x.grad.tolist()))
+    assert res[0] == res[1]

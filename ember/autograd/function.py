@@ -49,6 +49,7 @@ class FunctionCtx:
 class BackwardCFunction(Node, FunctionCtx):
     """Base of the per-Function node classes; attributes set by user code live in __dict__."""
 
+    _dir_hidden = frozenset(("jvp", "np_apply", "release"))     # (apply is torch's too)
     _function = None
     _saved_names = ("_to_save",)
 

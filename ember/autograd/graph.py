@@ -321,8 +321,22 @@ class Node:
     _freed_cls = None   # the class a node takes once freed (Note [Freed reads])
     _zero_runs = None   # Note [Zero gradients]: the inputs whose gradient a ZERO runs for
 
+    # ember's engine protocol, which torch's nodes do not show (a custom Function's node
+    # shows apply, as torch's does)
+    _dir_hidden = frozenset(("apply", "jvp", "np_apply", "release"))
+
     def name(self):
         return type(self).__name__
+
+    def __dir__(self):
+        """dir() as torch shows a node: the public API and the `_saved_`/`_raw_saved_`
+        attributes, without ember's private slots (`_saved_names` among them, which a
+        search for torch's saved attributes would otherwise find) or engine protocol. (A
+        custom Function's private ctx attributes are left out with them.)"""
+        hidden = self._dir_hidden
+        return [n for n in object.__dir__(self)
+                if n.startswith(("__", "_saved_", "_raw_saved_")) and n != "_saved_names"
+                or not n.startswith("_") and n not in hidden]
 
     def __lt__(self, other):        # Note [Sink order]: equal sequence numbers tie
         return False
@@ -495,10 +509,12 @@ class AccumulateGrad(Node):
         owned = getrefcount(grad) <= 3 and _owns_memory(grad)
         old = var._grad
         if old is None:
-            if owned:
+            leaf = var._data
+            if owned and (grad.strides == leaf.strides or _obeys_layout(grad, leaf)):
                 var._grad = _wrap(grad)
             else:
-                var._grad = g = _wrap(copy_grad(grad))
+                var._grad = g = _wrap(copy_grad(grad) if leaf.flags.c_contiguous else
+                                      _in_leaf_layout(grad, leaf))
                 if _clones(grad, var._data):
                     _written_once(g)
         else:
@@ -637,15 +653,49 @@ def _warn_cycle():
 
 def _first_grad(grad, var, steal=True):
     """The tensor .grad first takes from gradient `grad` (a Tensor) (Note [Grad versions])."""
+    a, leaf = grad._data, var._data
     if STATE.enabled:           # (torch takes none while building a graph)
-        g = _wrap(empty_like(grad._data))
+        g = _wrap(empty_like(a) if leaf.flags.c_contiguous else _in_leaf_layout(a, leaf))
         return g.copy_(grad)        # (CopyBackwards where grad has a history)
-    if steal and _owned(grad):
+    if steal and _owned(grad) and (a.strides == leaf.strides or _obeys_layout(a, leaf)):
         return grad
-    g = grad.detach().clone()
-    if _clones(grad._data, var._data):
+    g = _wrap(a.copy() if leaf.flags.c_contiguous else _in_leaf_layout(a, leaf))
+    if _clones(a, leaf):
         _written_once(g)
     return g
+
+
+# Note [Gradient layout]: torch's .grad follows its leaf's layout (the "gradient layout
+# contract"): a leaf that is non-overlapping and dense gets a first .grad with its own strides
+# (size-1 dims aside), any other leaf a C-contiguous one. A gradient already laid out so is
+# taken as it is (the strides comparison is the whole cost for a contiguous leaf); another is
+# copied into that layout. (An existing .grad keeps its layout when later gradients add in.)
+
+def _leaf_dense(leaf):
+    size = leaf.itemsize
+    acc = 1
+    for n, s in sorted(zip(leaf.shape, leaf.strides), key=lambda p: (p[1], p[0])):
+        if n != 1:
+            if s != acc * size:
+                return False
+            acc *= n
+    return True
+
+
+def _obeys_layout(g, leaf):
+    if leaf.flags.c_contiguous or not _leaf_dense(leaf):
+        return g.flags.c_contiguous
+    return g.itemsize == leaf.itemsize and all(
+        n == 1 or a == b for n, a, b in zip(leaf.shape, g.strides, leaf.strides))
+
+
+def _in_leaf_layout(g, leaf):
+    """A copy of gradient array g laid out as leaf's .grad (Note [Gradient layout])."""
+    if leaf.flags.c_contiguous or not _leaf_dense(leaf):
+        return g.copy()
+    out = ndarray(leaf.shape, g.dtype, empty_like(g, shape=g.size), strides=leaf.strides)
+    out[...] = g
+    return out
 
 
 def _clones(grad, leaf):

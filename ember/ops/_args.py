@@ -1,6 +1,7 @@
 """Helpers shared by the op families: operand preparation with torch's promotion, in-place
 writes, dim normalisation. Kept small: every op's hot path calls into here at most once."""
 
+import functools
 import sys
 import warnings
 
@@ -9,7 +10,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual, set_tangent
 from ..autograd.grad_mode import STATE
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, channels_last, channels_last_3d, wrap
 
 _FLOAT_KINDS = "fc"
 _INT_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
@@ -84,6 +85,102 @@ def torch_layout(r, *operands):
                      strides=tuple(s * size for s in target))
     np.copyto(out, r)
     return out
+
+
+# Note [Channels last]: a 4-d (5-d) tensor is channels last when its strides order the dims
+# C fastest, then W, H (D), N: NHWC in memory. torch keeps that layout through elementwise ops
+# (Note [Elementwise layout] gives it) and through the convolution, pooling, batch norm and
+# upsampling kernels, whose outputs (and input gradients) are channels last when an input
+# "suggests" it: walking C, W, H, (D), N, each stride is at least the one before times that
+# dim's size (size-1 dims do not multiply), C's stride is not 0, no size is 0, and N's stride
+# differs from C's when everything before it collapsed to C's. contiguous(), clone(), to(),
+# empty() and the *_like factories take the format by name (memory_format=); other ranks raise
+# "required rank 4 tensor to use channels_last format".
+
+def channels_last_format(x):
+    """The channels-last memory_format array x suggests (torch's suggest_memory_format), or
+    None."""
+    nd = x.ndim
+    if nd != 4 and nd != 5:
+        return None
+    shape, size = x.shape, x.itemsize
+    st = [s // size for s in x.strides]
+    if st[1] == 0:
+        return None
+    low = 0
+    for d in (1, 3, 2, 0) if nd == 4 else (1, 4, 3, 2, 0):
+        if shape[d] == 0 or st[d] < low or d == 0 and low == st[1]:
+            return None
+        low = st[d] * shape[d] if shape[d] > 1 else st[d]
+    return channels_last if nd == 4 else channels_last_3d
+
+
+def in_format(r, fmt):
+    """A copy of array r laid out in memory_format fmt (contiguous_format or a channels-last
+    one), with torch's error for a channels-last format of the wrong rank."""
+    if fmt is channels_last or fmt is channels_last_3d:
+        n = 4 if fmt is channels_last else 5
+        if r.ndim != n:
+            name = "channels_last" if n == 4 else "channels_last_3d"
+            raise RuntimeError(f"required rank {n} tensor to use {name} format")
+        perm = (0,) + tuple(range(2, n)) + (1,)
+        return r.transpose(perm).copy().transpose(np.argsort(perm))
+    return np.array(r, order="C", copy=True)
+
+
+def channels_last_result(fn=None, grads=True, when=None):
+    """Decorator for an op whose torch kernel keeps a channels-last input channels last
+    (pooling, upsampling, padding, batch and group norm): its tensor results of the input's
+    rank are laid out so when the input suggests it (Note [Channels last]), else
+    C-contiguous (those kernels' other layout), and, where
+    grads(input, args, kwargs) (or grads is True), so is the input's gradient: a post hook on the
+    op's node, so only such nodes take the engine's hooked path. when(args, kwargs): whether
+    the call keeps the layout at all (None: always)."""
+    if fn is None:
+        return functools.partial(channels_last_result, grads=grads, when=when)
+
+    @functools.wraps(fn)
+    def op(input, *args, **kwargs):
+        res = fn(input, *args, **kwargs)
+        x = getattr(input, "_data", None)
+        if x is None or x.ndim < 4 or x.ndim > 5 or x.flags.c_contiguous and \
+                1 not in x.shape[1:] or when is not None and not when(args, kwargs):
+            return res
+        fmt = channels_last_format(x)
+        node = None
+        for t in res if isinstance(res, tuple) else (res,):
+            if isinstance(t, Tensor) and t._data.ndim == x.ndim and t is not input:
+                if fmt is not None:
+                    t._data = in_format(t._data, fmt)
+                    node = node or t._grad_fn
+                elif not t._data.flags.c_contiguous:    # (the kernels' other layout)
+                    t._data = np.ascontiguousarray(t._data)
+        if node is not None and (grads is True or grads and grads(input, args, kwargs)):
+            node.register_hook(_grad_in_format(fmt))
+        return res
+    return op
+
+
+def _grad_in_format(fmt):
+    def channels_last_grad(grad_inputs, grad_outputs):
+        g = grad_inputs[0]
+        if g is None or g._data.ndim != (4 if fmt is channels_last else 5):
+            return None
+        return (g.contiguous(memory_format=fmt),) + tuple(grad_inputs[1:])
+    return channels_last_grad
+
+
+def like_format(r, *inputs):
+    """r (a fresh C-contiguous result of a convolution/pooling/normalisation kernel) in
+    channels-last layout when one of the input arrays suggests it (Note [Channels last])."""
+    for x in inputs:
+        # (a C-contiguous array without size-1 dims after N never suggests channels last)
+        if x is not None and x.ndim == r.ndim and not (x.flags.c_contiguous and
+                                                       1 not in x.shape[1:]):
+            fmt = channels_last_format(x)
+            if fmt is not None:
+                return in_format(r, fmt)
+    return r
 
 
 def layout2(r, input, other):

@@ -21,7 +21,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, init_node, use   # (init_node, use: node with 3 outputs)
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
-from ._args import needs
+from ._args import needs, like_format
 from .complex import view_as_real
 from ._windows import windows, add_windows, offsets, int_tuple, invalid_arguments
 from .pad import constant_pad_nd
@@ -193,7 +193,9 @@ def _backward_np(g, x, w, stride, padding, dilation, transposed, groups, mask):
             gw = _conv_grad_weight(g, x, w.shape, stride, padding, dilation, groups, rows)
     if mask[2]:
         gb = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
-    return gi, gw, gb
+    # channels last as the forward's result (Note [Channels last])
+    return (gi if gi is None else like_format(gi, x, w),
+            gw if gw is None else like_format(gw, x, w), gb)
 
 
 # ------------------------------------------------------------------ the op and its nodes
@@ -258,8 +260,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         return _complex_convolution(input, weight, bias, stride, padding, dilation, transposed,
                                     output_padding, groups)
     b = None if bias is None else bias._data
-    res = wrap(_forward_np(input._data, weight._data, b, stride, padding, dilation,
-                           transposed, output_padding, groups))
+    x, w = input._data, weight._data
+    res = wrap(like_format(_forward_np(x, w, b, stride, padding, dilation, transposed,
+                                       output_padding, groups), x, w))
     if STATE.enabled and (input._requires_grad or weight._requires_grad or
                           bias is not None and bias._requires_grad) or \
             LEVELS and dual(input, weight, bias):

@@ -13,11 +13,13 @@ from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..dtypes import SCALAR_NAMES, type_name
-from ..tensor import NO_ACCELERATOR, Tensor, check_device, contiguous_format, wrap
+from ..tensor import NO_ACCELERATOR, Tensor, check_device, wrap
+from ..tensor import contiguous_format, preserve_format
 from ..tensor import memory_format as memory_format_cls
 from ..tensor import device as _DEVICE      # (to() has a parameter named device)
 from ._args import broadcast_error
 from ._args import memory_error, not_tensor, torch_layout, check_operands, half_scalar
+from ._args import in_format, channels_last_format
 from ._views import inplace, check_inplace, check_overlap, mark_written, writable
 
 
@@ -43,8 +45,10 @@ def clone(input, *, memory_format=None):
     try:
         x = input._data
         # preserve_format (the default) keeps the input's layout (Note [Elementwise layout])
-        res = wrap(x.copy() if x.flags.c_contiguous or memory_format is contiguous_format
-                   else torch_layout(x.copy(), x))
+        if memory_format is None or memory_format is preserve_format:
+            res = wrap(x.copy() if x.flags.c_contiguous else torch_layout(x.copy(), x))
+        else:
+            res = wrap(in_format(x, memory_format))     # (Note [Channels last])
     except AttributeError as e:
         raise not_tensor(e) from None
     except MemoryError as e:
@@ -55,10 +59,16 @@ def clone(input, *, memory_format=None):
 
 
 def contiguous(input, *, memory_format=None):
+    if memory_format is None or memory_format is contiguous_format:
+        if input._data.flags.c_contiguous:
+            return input
+        return clone(input, memory_format=contiguous_format)
     check_memory_format("contiguous", memory_format)
-    if input._data.flags.c_contiguous:
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if input.is_contiguous(memory_format=memory_format):
         return input
-    return clone(input, memory_format=contiguous_format)
+    return clone(input, memory_format=memory_format)
 
 
 class ToCopyBackward0(Node):                 # derivatives.yaml: _to_copy
@@ -76,7 +86,7 @@ class ToCopyBackward0(Node):                 # derivatives.yaml: _to_copy
         return t.to(out.dtype, copy=True)
 
 
-def _to_dtype(input, dtype, copy=False):
+def _to_dtype(input, dtype, copy=False, memory_format=None):
     x = input._data
     if dtype.np == x.dtype and not copy:
         return input
@@ -84,10 +94,14 @@ def _to_dtype(input, dtype, copy=False):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
         x = x.real
-    r = D.cast(x, dtype.np)
-    if not r.flags.c_contiguous:
-        r = torch_layout(r, x)      # (an expanded input: torch's result is contiguous)
-    res = wrap(r)
+    if memory_format is not None:               # a copy in that layout (after the cast:
+        res = wrap(in_format(x if dtype.np == x.dtype else D.cast(x, dtype.np),  # astype
+                             memory_format))    # relays size-1 dims)
+    else:
+        r = D.cast(x, dtype.np)
+        if not r.flags.c_contiguous:
+            r = torch_layout(r, x)      # (an expanded input: torch's result is contiguous)
+        res = wrap(r)
     if (STATE.enabled and input._requires_grad or LEVELS and dual(input)) and \
             dtype.category >= D.FLOAT:
         node = ToCopyBackward0()
@@ -113,6 +127,14 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
                             f"({type(a).__name__})")
     if device is not None:
         _check_device(device)
+    if memory_format is not None and memory_format is not preserve_format:
+        # a copy unless input's suggested format is that one, and the dtype too (torch's
+        # rule: a transposed matrix is its own to(memory_format=contiguous_format))
+        x = input._data
+        if copy or dtype is not None and dtype.np != x.dtype or \
+                (channels_last_format(x) or contiguous_format) is not memory_format:
+            return _to_dtype(input, dtype or input.dtype, True, memory_format)
+        return input
     if dtype is None:
         return clone(input) if copy else input
     return _to_dtype(input, dtype, copy)
@@ -128,6 +150,8 @@ def _caster(dt):
     def cast(self, *, memory_format=None):
         if memory_format is not None:
             check_memory_format(cast.__name__, memory_format)
+            if memory_format is not preserve_format:
+                return to(self, dt, memory_format=memory_format)
         return _to_dtype(self, dt)
     cast.__name__ = dt.name
     return cast

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..tensor import wrap
-from ._args import not_tensor
+from ._args import not_tensor, torch_layout
 
 _SELU_ALPHA_SCALE = 1.7580993408473766      # SELU's alpha * scale: alpha dropout's saturation
 
@@ -33,7 +33,10 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     if p == 1:
         zero = wrap(np.zeros((), x.dtype))
         return input.mul_(zero) if inplace else input * zero
-    noise = wrap(np.empty(_noise_shape(x, feature), x.dtype))
+    noise = np.empty(_noise_shape(x, feature), x.dtype)
+    if not feature and not x.flags.c_contiguous:
+        noise = torch_layout(noise, x)      # empty_like's layout: the draws follow memory
+    noise = wrap(noise)
     noise.bernoulli_(1 - p)          # torch's draw (ember/random.py)
     n = noise._data
     if alpha:

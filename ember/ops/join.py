@@ -14,7 +14,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, link_multi, saved_arg, unsigned
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
-from ._args import wrap_dim, write_out
+from ._args import wrap_dim, write_out, channels_last_format
 from ._args import not_tensor, wrong_type, invalid_args, args_fit, check_args
 from ._views import make_view
 from .shape import (embed, SliceBackwardBackward0, atleast_1d, atleast_2d, atleast_3d, reshape,
@@ -55,10 +55,8 @@ def _tensor_list(tensors, name):
 
 
 def _channels_last(a):
-    """Whether a 4-d or 5-d array is laid out channels last (and not also C-contiguous)."""
-    if a.ndim not in (4, 5) or a.flags.c_contiguous:
-        return False
-    return np.moveaxis(a, 1, -1).flags.c_contiguous
+    """Whether a 4-d or 5-d array suggests channels last (Note [Channels last])."""
+    return a.ndim in (4, 5) and channels_last_format(a) is not None
 
 
 def _cat_layout(r, parts):

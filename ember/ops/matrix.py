@@ -236,7 +236,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             dtype is not None and type(dtype).__name__ != "dtype":
         raise invalid_args("linalg_matrix_norm", (A, ord))
     a = _check_matrices(A, "linalg.matrix_norm")
-    _check_float(A, "linalg.matrix_norm", "input")
+    if a.dtype != np.float16 or ord == "nuc" or ord in (2, -2):   # (Half: only through SVD)
+        _check_float(A, "linalg.matrix_norm", "input")
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
@@ -607,6 +608,9 @@ def vander(x, *, N=None):
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     dt = x._data.dtype
+    if dt == np.bool_ or dt == np.float16:
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "
+                           f"tensors, but got {type_name(dt)}")
     ones = wrap(np.ones(x._data.shape + (1,), dt))
     powers = x.unsqueeze(-1).expand(*x._data.shape, n - 1).cumprod(-1)
     return cat([ones, powers], -1)

@@ -15,7 +15,7 @@ from ..autograd.graph import Node, link, link_multi
 from ..dtypes import type_name
 from ..tensor import wrap
 from ._args import needs, requires, write_out
-from ._args import not_tensor, wrong_type, check_args
+from ._args import not_tensor, wrong_type, check_args, channels_last_result
 from ._views import mark_written
 from .arith import scalar_op, AddBackward1
 from .join import cat
@@ -127,6 +127,7 @@ def _check_params(x, weight, bias, running_mean, running_var):
                                f"{type_name(t._data.dtype)}")
 
 
+@channels_last_result
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-05):
     x = input._data
@@ -214,6 +215,8 @@ class NativeLayerNormBackward0(Node):        # derivatives.yaml: native_layer_no
         if needs(self, 0):
             g = grad if w is None else grad * w
             gx = _normalized_backward(g, xhat, rstd, axes)
+            if not gx._data.flags.c_contiguous:     # (torch's kernel writes C order)
+                gx = gx.contiguous()
         if needs(self, 1):
             gw = (grad * xhat).sum(lead) if lead else grad * xhat
         if needs(self, 2):
@@ -260,7 +263,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     axes = tuple(range(x.ndim - len(shape), x.ndim))
     mean, var = _stats(x, axes)
     rstd = _invstd(var, eps)
-    res = wrap(_normalize(x, mean, rstd, weight, bias))
+    # (C-contiguous whatever the input's layout, as torch's kernel writes it)
+    res = wrap(np.asarray(_normalize(x, mean, rstd, weight, bias), order="C"))
     if requires(input, weight, bias):
         node = NativeLayerNormBackward0()
         node._saved_input = input
@@ -319,6 +323,7 @@ class NativeGroupNormBackward0(Node):        # derivatives.yaml: native_group_no
         return gx, gw, gb
 
 
+@channels_last_result
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     check_args("group_norm", ("num_groups", 2, "int", num_groups),
                ("weight", 3, "Tensor", weight, True), ("bias", 4, "Tensor", bias, True),

@@ -11,7 +11,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link
 from ..tensor import Tensor, wrap
 from ._args import needs
-from ._args import not_tensor, wrong_type
+from ._args import not_tensor, wrong_type, channels_last_result
 from ._windows import take_adjoint
 
 
@@ -308,6 +308,13 @@ def _not_supported(n_pad, ndim):
         "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
+def _pad_mode(args, kwargs):
+    return args[1] if len(args) > 1 else kwargs.get("mode", "constant")
+
+
+# (torch's circular padding writes C order; its constant padding's gradient is C order too)
+@channels_last_result(grads=lambda x, args, kwargs: _pad_mode(args, kwargs) != "constant",
+                      when=lambda args, kwargs: _pad_mode(args, kwargs) != "circular")
 def pad(input, pad, mode="constant", value=None):
     """torch.nn.functional.pad."""
     if not isinstance(input, Tensor):

@@ -15,7 +15,7 @@ from ..dtypes import type_name
 from ..random import rand
 from ..tensor import Tensor, wrap
 from ._args import needs
-from ._args import wrong_type, check_args
+from ._args import wrong_type, check_args, channels_last_result
 from ._windows import offsets, int_tuple
 
 
@@ -263,6 +263,7 @@ def _pool_checks(x, kernel, stride, padding, dilation, ceil_mode):
                            f"({c}x{out[0]}x{out[1]}). Output size is too small")
 
 
+@channels_last_result
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """torch.nn.functional.max_pool2d (MaxPool2DWithIndicesBackward0)."""
@@ -457,6 +458,7 @@ def avg_pool2d_backward(grad, input, kernel_size, stride, padding, ceil_mode,
         (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
 
 
+@channels_last_result
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """torch.nn.functional.avg_pool2d (AvgPool2DBackward0)."""
@@ -651,6 +653,15 @@ def _adaptive_avg(input, output_size, n):
     return adaptive_avg_pool_op(input, out)
 
 
+def _not_to_one(input, args, kwargs):
+    """Whether adaptive_avg_pool2d's gradient keeps channels last: not for an output of one
+    element per plane (torch computes that one as a mean)."""
+    size = args[0] if args else kwargs.get("output_size")
+    size = (size, size) if isinstance(size, int) else tuple(size)
+    return any((input.shape[-2 + i] if n is None else n) != 1 for i, n in enumerate(size))
+
+
+@channels_last_result(grads=_not_to_one)
 def adaptive_avg_pool2d(input, output_size):
     """torch.nn.functional.adaptive_avg_pool2d (a mean for an output of 1x1, as torch)."""
     return _adaptive_avg(input, output_size, 2)
@@ -733,7 +744,9 @@ def _adaptive_max_op(input, output_size, kernel, node_cls):
     """adaptive_max_pool2d/3d on a checked output size: (output, indices) of the NumPy kernel,
     linked to node_cls."""
     m, idx = kernel(input._data, output_size)
-    res, indices = wrap(m), wrap(idx)
+    # (C order whatever the input's layout, as torch's kernels write; channels last is
+    # adaptive_max_pool2d's decorator's)
+    res, indices = wrap(np.ascontiguousarray(m)), wrap(np.ascontiguousarray(idx))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         node._saved_self, node._saved_result1 = input, indices
@@ -759,6 +772,7 @@ def adaptive_max_pool2d_op(input, output_size):
     return _adaptive_max_op(input, output_size, _adaptive_max_np, AdaptiveMaxPool2DBackward0)
 
 
+@channels_last_result
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """torch.nn.functional.adaptive_max_pool2d (AdaptiveMaxPool2DBackward0)."""
     if not isinstance(input, Tensor):
@@ -1019,6 +1033,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
     return res, indices
 
 
+@channels_last_result
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """torch.nn.functional.max_pool3d (and torch.max_pool3d)."""

@@ -851,6 +851,9 @@ class LinalgVectorNormBackward0(Node):      # derivatives.yaml: linalg_vector_no
 
 def _norm_values(x, p, axis, keepdim):
     a = np.abs(x)
+    dt = a.dtype
+    if dt == np.float16:        # torch computes a Half norm in float and rounds once
+        a = a.astype(np.float32)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if p == 2:
             r = np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
@@ -865,7 +868,7 @@ def _norm_values(x, p, axis, keepdim):
             r = np.sum(a, axis=axis, keepdims=keepdim)
         else:
             r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
-    return np.asarray(r, dtype=a.dtype)
+    return np.asarray(r, dtype=dt)
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -1099,7 +1102,7 @@ def _softmax_backward_data(grad_output, output, dim):
 def _backward_data(r, node_cls, grad_output, output, dim):
     """r, the NumPy value of a _*softmax_backward_data op, as its result: linked to its node
     (edges grad_output, output) when either requires grad."""
-    res = wrap(np.asarray(r, output._data.dtype))
+    res = wrap(np.asarray(r, output._data.dtype, order="C"))    # (torch's kernels: C order)
     if requires(grad_output, output):
         node = node_cls()
         node._saved_dim = dim
@@ -1110,8 +1113,9 @@ def _backward_data(r, node_cls, grad_output, output, dim):
 
 def _softmax_result(y, x, input, d, node_cls, out, dim):
     """y, the NumPy value of (log_)softmax of x (input's array) over dim d, as its result:
-    linked to node_cls (which saves the result) when input requires grad."""
-    res = wrap(np.asarray(y, x.dtype))
+    linked to node_cls (which saves the result) when input requires grad. C-contiguous
+    whatever the input's layout, as torch's kernels write it (and so is the gradient)."""
+    res = wrap(np.asarray(y, x.dtype, order="C"))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = node_cls()
         node._dim, node._dim_arg = d if x.ndim else None, dim

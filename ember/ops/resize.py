@@ -20,6 +20,7 @@ from ..autograd.graph import Node, link
 from ..dtypes import type_name
 from ..tensor import Tensor, wrap
 from ._windows import take_adjoint, invalid_arguments
+from ._args import channels_last_result
 
 
 # ------------------------------------------------------------------ source indices, weights
@@ -350,6 +351,7 @@ def _size_value(v):
     return v
 
 
+@channels_last_result(grads=False)
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """torch.nn.functional.interpolate."""

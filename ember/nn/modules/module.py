@@ -14,7 +14,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
 from ...autograd.graph import sum_to
 from ...ops._views import mark_written
-from ...tensor import Tensor, device as _device
+from ...tensor import Tensor, device as _device, memory_format as _memory_format
 from ...utils.hooks import RemovableHandle
 from ..parameter import _SLOT, Buffer, Parameter, buffer_persistent, is_lazy
 
@@ -223,6 +223,9 @@ def _parse_to(args, kwargs):
     if dtype is not None and not isinstance(dtype, D.dtype):
         raise _to_error(args, kwargs)
     if dev is not None and not isinstance(dev, (str, _device, int)):
+        raise _to_error(args, kwargs)
+    fmt = kwargs.get("memory_format")
+    if fmt is not None and not isinstance(fmt, _memory_format):
         raise _to_error(args, kwargs)
     return _device_error(dev), dtype, non_blocking
 
@@ -1114,10 +1117,15 @@ class Module:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
 
+        fmt = kwargs.get("memory_format")
+
         def convert(t):
             if dev_error is not None:
                 raise dev_error
-            if dtype is not None and (t.dtype.is_floating_point or t.dtype.is_complex):
+            cast = dtype is not None and (t.dtype.is_floating_point or t.dtype.is_complex)
+            if fmt is not None and t.dim() in (4, 5):       # (torch converts only these)
+                return t.to(dtype if cast else None, memory_format=fmt)
+            if cast:
                 return t.to(dtype)
             return t
         return self._apply(convert)
