@@ -1032,17 +1032,21 @@ def test_unary_result_strides(name):
                    "non-contiguous input, and where torch keeps a contiguous input's own "
                    "size-1 strides (clone, .to, hardtanh, nan_to_num; its exp does not: "
                    "torch's kernels disagree among themselves there); matching means a "
-                   "layout pass in every producer, the hot ones included. Likewise a dtype "
-                   "conversion of an expanded tensor (torch: C order; NumPy's astype: K)")
-@pytest.mark.parametrize("case", ["size1_exp", "size1_clone", "expanded_to_int"])
+                   "layout pass in every producer, the hot ones included.")
+@pytest.mark.parametrize("case", ["size1_exp", "size1_clone"])
 def test_unary_layout_gaps(case):
     got = []
     for L in (torch, ember):
         if case == "size1_exp":
             r = L.arange(9.0).as_strided((3, 3, 1), (1, 3, 1)).exp()
-        elif case == "size1_clone":
-            r = L.arange(1.0, 5.0).as_strided((1, 4), (1, 1)).clone()
         else:
-            r = L.arange(1.0, 5.0).as_strided((3, 4), (0, 1)).to(L.int64)
+            r = L.arange(1.0, 5.0).as_strided((1, 4), (1, 1)).clone()
         got.append(r.stride())
+    assert got[0] == got[1]
+
+
+def test_a_dtype_conversion_of_an_expanded_tensor_is_c_ordered_as_torchs():
+    # (was a gap above: NumPy's astype keeps K order; convert.py lays it out as torch does)
+    got = [L.arange(1.0, 5.0).as_strided((3, 4), (0, 1)).to(L.int64).stride()
+           for L in (torch, ember)]
     assert got[0] == got[1]
