@@ -790,7 +790,13 @@ def _views_follow(t, flag):
             continue
         vx = v._x
         if flag:
-            if not v._requires_grad:
+            if "stale" in vx:
+                # written since it was made: torch regenerates its grad_fn as its version
+                # changed (AsStridedBackward0 of t, or refused: ops/_views.py's _reread)
+                del vx["stale"]
+                vx.pop("sink", None)
+                v._reread()
+            elif not v._requires_grad:
                 v._requires_grad = True
                 vx["sink"] = True
         elif "sink" in vx:
@@ -842,9 +848,14 @@ def adopt_nograd_views(t):
              if isinstance(d, dict) and d.get("base") is t and "nograd" in d}
     if not found:
         return
+    root = x.get("vroot", t)
+    vc = root._x.get("vc") if root._x else None
+    now = vc.version if vc is not None else 0
     for v in gc.get_referrers(*found.values()):
         if isinstance(v, Tensor) and id(v._x) in found and v._x is found[id(v._x)]:
-            keep_view(x.get("vroot", t), v)     # (where make_view keeps views of t)
+            keep_view(root, v)     # (where make_view keeps views of t)
+            if v._x.get("v0", 0) != now:
+                v._x["stale"] = True    # written since (make_view's "v0"; _views_follow)
 
 
 def _rebuild(data, requires_grad):

@@ -461,6 +461,7 @@ T.multinomial = random._multinomial_method
 T.backward = tensor_backward
 T.detach = _views.make_alias
 T.detach_ = _views.detach_
+T._reread = _views._reread      # (tensor.py's _views_follow: a stale view reads its base)
 T._version = property(graph.version)
 T.register_hook = graph.register_tensor_hook
 T.register_post_accumulate_grad_hook = graph.register_post_accumulate_grad_hook

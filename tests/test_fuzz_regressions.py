@@ -1,6 +1,7 @@
 """Divergences the differential fuzzer (tests/fuzz/) found, kept as regression tests named by
 behaviour. Each program runs under torch and ember; what it prints (reprs, versions, grad_fn
 names, gradients) or the error it raises must be the same."""
+import math
 import warnings
 
 import numpy as np
@@ -492,6 +493,109 @@ def test_float32_var_and_std_accumulate_wide_and_round_once_as_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")         # (degrees of freedom <= 0)
         same(program)
+
+
+def test_float32_var_of_equal_values_is_taken_from_the_float32_mean_as_torch():
+    # (fuzz seed 1000) torch's float32 variance takes the deviations from the float32 mean:
+    # where summing equal values rounds (seven of sinh(1)), the mean is a unit in the last
+    # place off and the variance is 2**-46 * n / (n - 1), not 0 (its reciprocal 6e13, not inf)
+    def program(L):
+        out = []
+        for n in (2, 5, 6, 7, 100):
+            t = L.full((n,), 1.1752012, dtype=L.float32)
+            out += [r.numpy().tobytes() for r in (t.var(), t.var(correction=0), t.std(),
+                                                   t.reshape(1, n).var(1), *L.var_mean(t))]
+        x = L.ones((1, 7, 1), dtype=L.int64).sinh()
+        out.append((x.var().reciprocal().item(), x.std(1).tolist()))
+        return out
+    same(program)
+
+
+def test_prod_gradient_with_two_zeros_is_zeros_even_for_an_infinite_upstream():
+    # (fuzz seed 414) torch's prod() backward with more than one zero returns zeros without
+    # reading grad (an infinite or NaN grad gives 0, not NaN); with create_graph, and prod(dim),
+    # its formula multiplies and gives NaN
+    def program(L):
+        out = []
+        for vals in ([0.0, 0.0, 2.0], [0.0, 0.0, 0.0], [0.0, 3.0, 2.0]):
+            for g in (-math.inf, math.nan, 2.0):
+                x = L.tensor(vals, requires_grad=True)
+                x.prod().backward(L.tensor(g))
+                y = L.tensor([vals, vals], requires_grad=True)
+                y.prod(1).backward(L.tensor([g, 1.0]))
+                z = L.tensor(vals, dtype=L.float64, requires_grad=True)
+                gz, = L.autograd.grad(z.prod(), z, L.tensor(g, dtype=L.float64),
+                                      create_graph=True)
+                out.append(repr((x.grad, y.grad, gz.detach())))
+        return out
+    same(program)
+
+
+def test_a_dtype_conversion_of_a_non_dense_tensor_has_torchs_strides():
+    # (fuzz seed 411: float_power of an expanded tensor, then reshape: torch's view, not an
+    # unsafe view) .to(dtype) lays its result out as torch's elementwise copy does: an expanded
+    # or strided input gives dense strides in its own dim order
+    def program(L):
+        x = L.arange(24, dtype=L.float32).reshape(2, 3, 4)
+        out = []
+        for v in (x, x.transpose(0, 2), x[:, :, ::2], x.transpose(0, 2)[:, ::2],
+                  x[:, :1].expand(2, 3, 4), x[0, 0].expand(3, 4), x.permute(1, 0, 2),
+                  x[:, 0:1, :].expand(2, 5, 4).transpose(1, 2), x[0].t()[::2]):
+            out.append((v.double().stride(), v.to(L.int64).stride(), v.half().stride()))
+        t0 = L.arange(3, dtype=L.float32).requires_grad_()
+        t3 = L.float_power(t0.expand(2, 3), L.tensor([[-3.32, 2, 1.5], [-0.5, -3.0, -0.5]]))
+        out.append((t3.stride(), name(t3.reshape(3, 2))))
+        return out
+    same(program)
+
+
+# ---------------------------------------------------------------- float32 pow as torch's kernel
+
+def test_pow_by_3_and_minus_2_is_torchs_product_and_reciprocal_bit_for_bit():
+    # torch's x ** 3 is x * x * x and x ** -2 is 1 / (x * x), in float32 and float64 (NumPy's
+    # power rounds differently on ~30% of values)
+    rng = np.random.default_rng(4)
+    for dt in ("float32", "float64"):
+        a = (rng.standard_normal(300) * 10).astype(dt)
+        a[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30]
+        for e in (3, 3.0, -2, -2.0):
+            got = (ember.tensor(a) ** e).numpy()
+            want = (torch.tensor(a) ** e).numpy()
+            assert got.tobytes() == want.tobytes(), (dt, e)
+
+
+def test_float32_pow_by_a_number_follows_torchs_two_loops():
+    # (fuzz seed 1000: x **= -2.65 then frac) torch's float32 pow by a number takes each row
+    # of memory in blocks of 16 through its vectorised powf (the exponent rounded to float32)
+    # and the rest through pow in double (the exponent as given), rounded: bit for bit there,
+    # so in tensors of fewer than 16 elements and rows that are not contiguous
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 7, 15):
+        a = (np.abs(rng.standard_normal(n)) * 10 + 0.01).astype(np.float32)
+        for e in (-2.65, 1.7, 0.3, 4, -3.0, 1 / 3):
+            assert (ember.tensor(a) ** e).numpy().tobytes() == \
+                (torch.tensor(a) ** e).numpy().tobytes(), (n, e)
+    a = (np.abs(rng.standard_normal((20, 20))) * 10 + 0.01).astype(np.float32)
+    for view in (lambda t: t[:, :3], lambda t: t[:, ::2]):
+        assert (view(ember.tensor(a)) ** -2.65).numpy().tobytes() == \
+            (view(torch.tensor(a)) ** -2.65).numpy().tobytes()
+    # the blocks of 16: pow in float64 rounded is torch's powf on all but a few values
+    for view in (lambda t: t, lambda t: t.T, lambda t: t[:, :17]):
+        got = (view(ember.tensor(a)) ** -2.65).numpy()
+        want = (view(torch.tensor(a)) ** -2.65).numpy()
+        assert (got != want).mean() < 0.05
+    same(lambda L: L.frac(L.stack([L.tensor([[1.0, -2.59], [3.0, 0.1], [-0.0, math.inf]])] * 2,
+                                  1) ** -2.65).numpy().tobytes())
+
+
+def test_float32_pow_of_two_tensors_is_pow_in_double_rounded_as_torch():
+    # (fuzz seed 1000: t0 ** t0, then lerp and tan) bit for bit in torch's scalar loop
+    def program(L):
+        t0 = L.tensor([2.74, 2.74], dtype=L.float32)
+        t1 = t0 ** t0
+        two = L.tensor([0.5, 3.0, 9.9]) ** L.tensor([1.7])
+        return [r.numpy().tobytes() for r in (t1, L.lerp(t0, t1, t1).tan(), two)]
+    same(program)
 
 
 # ---------------------------------------------------------------- a node reached with no gradient

@@ -10,9 +10,12 @@ of live views: an in-place write regenerates the grad_fn of those that have a hi
 whose base requires grad (torch regenerates a view's grad_fn when its version changes), so
 that a view taken before the write sees the written values' history; and torch's view
 requires grad while its base does, so those without a history follow the base's
-requires_grad_() (tensor.py's _views_follow: no cost where requires_grad is read). The
-geometry of a view within its base (which elements of the base
-it covers) is read off the two arrays (`_region`) when a node needs it, never stored.
+requires_grad_() (tensor.py's _views_follow: no cost where requires_grad is read). A write
+marks the others "stale" (_reread): torch reads such a view's base anew once the base requires
+grad (AsStridedBackward0, or its refusal), where an unwritten one stays a leaf; a view made in
+no_grad mode and not kept records the family's version instead ("v0", where it is not 0), which
+adopt_nograd_views compares. The geometry of a view within its base (which elements of the
+base it covers) is read off the two arrays (`_region`) when a node needs it, never stored.
 
 Note [In-place writes]: an op's in-place form computes its result out of place, from a copy
 of `self` that carries self's history when self requires grad (`inplace_source`), then
@@ -97,11 +100,17 @@ def make_view(res, input, multi=False):
         else:
             # the no_grad views of a base that requires no grad (inference) are not kept: a
             # mark on the base says that some may exist, and the rare change that concerns
-            # them, the base coming to require grad, finds them (Note [Views])
+            # them, the base coming to require grad, finds them (Note [Views]), and compares
+            # the family's version with the one it had then (here only: above, a tensor
+            # without _x has never been written)
             if bx is None:
                 base._x = {"ngv": True}
             else:
                 bx["ngv"] = True
+            rootx = root._x
+            vc = rootx.get("vc") if rootx is not None else None
+            if vc is not None:
+                rx["v0"] = vc.version
             return res
     # The view is kept (a write regenerates it or refuses it, Note [Refused views]; one that
     # has no history follows its base's requires_grad_(), tensor.py's _views_follow):
@@ -438,7 +447,7 @@ class _RefusedView(Node):
 
 def _refuse(v):
     x = v._x
-    if "multi" in x:
+    if "multi" in x and "nograd" not in x:     # (made in no_grad mode: torch says that)
         fn = v._grad_fn
         msg = "A view was created in no_grad mode and its base or another view of its base " \
               "has been modified inplace with grad mode enabled. " if fn is None else \
@@ -467,16 +476,25 @@ def _regenerate(base, done=None):
     if base._requires_grad and bx is not None and "ngv" in bx:
         adopt_nograd_views(base)
     for v in _live_views(base):
-        x = v._x
-        b = x["base"]       # (base, or a detached alias of it: make_view)
-        if v is done or v._grad_fn is None and not b._requires_grad:
-            continue
-        if "multi" in x or x.get("nograd"):
-            fn = v._grad_fn
-            if fn is None or not fn._refused:
-                _refuse(v)
-        else:
-            _link_view_node(v, b)
+        if v is not done:
+            _reread(v)
+
+
+def _reread(v):
+    """A view of a family just written reads its base anew (_regenerate). One without a history
+    whose base requires no grad is only marked stale: torch regenerates a view whose version
+    changed when its grad_fn is read, so such a view, once its base comes to require grad,
+    gets the base's history (tensor.py's _views_follow) where an unwritten one stays a leaf."""
+    x = v._x
+    b = x["base"]       # (base, or a detached alias of it: make_view)
+    if v._grad_fn is None and not b._requires_grad:
+        x["stale"] = True
+    elif "multi" in x or x.get("nograd"):
+        fn = v._grad_fn
+        if fn is None or not fn._refused:
+            _refuse(v)
+    else:
+        _link_view_node(v, b)
 
 
 # ---------------------------------------------------------------- in-place writes
@@ -687,16 +705,20 @@ def mark_written(t):
         _untracked(t)
 
 
-def reshaped_in_place(t):
+def reshaped_in_place(t, recorded):
     """After t_()/unsqueeze_()/...: a version bump (outputs saved by t's history share it,
     _alias_saved_outputs before the change: torch refuses their node too), and the family's
-    other views read the base anew (torch regenerates them as their version changed)."""
+    other views read the base anew (torch regenerates them as their version changed); t too
+    where it is a view and the change recorded no node (no_grad mode: its grad_fn becomes
+    AsStridedBackward0 of its new geometry in the base, or it is refused, as in torch)."""
     bump_version(t)
     x = t._x
     base = x.get("base", t) if x else t
     if _viewed(base):
         _regenerate(base, t)
     if x:
+        if not recorded and base is not t:
+            _reread(t)
         _regenerate_source(t, base)     # (t is a detached alias: the source's views too)
 
 

@@ -421,7 +421,9 @@ class ProdBackward0(Node):                   # derivatives.yaml: prod
             return grad * conj_if_complex(saved_output(self, self._saved_result) / s),
         if STATE.enabled:       # building a graph: prod_safe_zeros_backward, then view_as
             return (grad * conj_if_complex(_prod_others_t(s.reshape(-1), 0))).view(x.shape),
-        if zeros > 1:           # (torch: zeros_like(self), whatever grad holds: inf, nan)
+        if zeros > 1:
+            # torch's zeros (not grad times 0: an infinite or NaN grad gives 0, as in torch;
+            # the dim form and the recorded formula above multiply, and give NaN there)
             return wrap(np.zeros(x.shape, grad._data.dtype)),
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
         return grad * _const(others.conj(), grad),

