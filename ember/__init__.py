@@ -234,6 +234,7 @@ _LAZY_NAMES.update(dict.fromkeys((        # ember/_sym.py's __all__ (tests/test_
     "thread_safe_generator", "DisableTorchFunction", "DisableTorchFunctionSubclass"), "_sym"))
 _LAZY_NAMES.update(dict.fromkeys(("Stream", "Event", "get_device_module"), "streams"))
 _LAZY_NAMES.update(dict.fromkeys(("autocast", "GradScaler"), "amp"))
+_LAZY_NAMES.update(dict.fromkeys(("cond", "while_loop"), "_higher_order_ops"))
 _LAZY_NAMES.update(dict.fromkeys((        # torch.* names of ember/amp/autocast_mode.py
     "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
     "is_autocast_cache_enabled", "set_autocast_cache_enabled", "autocast_increment_nesting",
