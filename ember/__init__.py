@@ -225,6 +225,7 @@ import importlib as _importlib  # noqa: E402
 _LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing",
                            "cpu", "amp"))
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
+               "PyTorchFileReader": "serialization", "PyTorchFileWriter": "serialization",
                "install_as_torch": "_torch_alias", "svd_lowrank": "ops.lowrank",
                "pca_lowrank": "ops.lowrank", "lobpcg": "ops.lobpcg"}
 _LAZY_NAMES.update(dict.fromkeys((        # ember/_sym.py's __all__ (tests/test_sym.py checks)

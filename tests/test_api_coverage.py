@@ -12,8 +12,6 @@ CUDA = "CUDA/ROCm/accelerator-only (ember computes on the CPU with NumPy)"
 SPARSE = "sparse layouts (ember's tensors are dense)"
 QUANT = "quantization (ember has no quantized dtypes)"
 JIT = "TorchScript/JIT/compiler internals (no graph compiler in ember)"
-ARCHIVE = ("torch's C++ zip-archive reader/writer (TorchScript's serialization layer); "
-           "ember.save/ember.load read and write that archive format in Python")
 DTYPES = "needs a bfloat16 or complex32 (chalf) dtype, which NumPy does not have"
 MKLDNN = ("oneDNN (mkldnn) layouts and kernels, and nested (jagged) tensors' padding: "
           "ember's tensors are dense strided")
@@ -50,7 +48,6 @@ TORCH_EXCLUDED = [
      r"q_scale|q_zero_point|qscheme|fbgemm_\w+|QInt8Storage|QInt32Storage|QUInt8Storage|"
      r"QUInt4x2Storage|QUInt2x4Storage", QUANT),
     (r"BFloat16Storage|BFloat16Tensor", DTYPES),
-    (r"PyTorchFileReader|PyTorchFileWriter", ARCHIVE),
     (r"compile|fork|wait|parse_ir|parse_schema|parse_type_comment|"
      r"merge_type_from_type_comment|unify_type_list|import_ir_module(_from_buffer)?|"
      r"Sym\w+|"
