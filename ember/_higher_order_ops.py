@@ -84,8 +84,6 @@ class CondAutogradOpBackward(Node):
     def apply(self, grads):
         return tuple(grads) if self._n_outputs != 1 else (grads,)
 
-    np_apply = apply
-
 
 class WhileLoopAutogradOpBackward(CondAutogradOpBackward):
     __slots__ = ()
