@@ -223,8 +223,9 @@ autograd.gradgradcheck = _gradcheck.gradgradcheck
 import importlib as _importlib  # noqa: E402
 
 _LAZY_MODULES = frozenset(("nn", "optim", "utils", "func", "special", "fft", "testing",
-                           "cpu"))
+                           "cpu", "amp"))
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func",
+               "PyTorchFileReader": "serialization", "PyTorchFileWriter": "serialization",
                "install_as_torch": "_torch_alias", "svd_lowrank": "ops.lowrank",
                "pca_lowrank": "ops.lowrank", "lobpcg": "ops.lobpcg"}
 _LAZY_NAMES.update(dict.fromkeys((        # ember/_sym.py's __all__ (tests/test_sym.py checks)
@@ -233,6 +234,17 @@ _LAZY_NAMES.update(dict.fromkeys((        # ember/_sym.py's __all__ (tests/test_
     "get_file_path", "compiled_with_cxx11_abi", "prepare_multiprocessing_environment",
     "thread_safe_generator", "DisableTorchFunction", "DisableTorchFunctionSubclass"), "_sym"))
 _LAZY_NAMES.update(dict.fromkeys(("Stream", "Event", "get_device_module"), "streams"))
+_LAZY_NAMES.update(dict.fromkeys(("autocast", "GradScaler"), "amp"))
+_LAZY_NAMES.update(dict.fromkeys(("cond", "while_loop"), "_higher_order_ops"))
+_LAZY_NAMES.update(dict.fromkeys((        # torch.* names of ember/amp/autocast_mode.py
+    "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+    "is_autocast_cache_enabled", "set_autocast_cache_enabled", "autocast_increment_nesting",
+    "autocast_decrement_nesting", "clear_autocast_cache", "is_autocast_cpu_enabled",
+    "is_autocast_ipu_enabled", "is_autocast_xla_enabled", "set_autocast_cpu_enabled",
+    "set_autocast_ipu_enabled", "set_autocast_xla_enabled", "get_autocast_cpu_dtype",
+    "get_autocast_gpu_dtype", "get_autocast_ipu_dtype", "get_autocast_xla_dtype",
+    "set_autocast_cpu_dtype", "set_autocast_gpu_dtype", "set_autocast_ipu_dtype",
+    "set_autocast_xla_dtype"), "amp.autocast_mode"))
 
 # Note [Lazy layer ops]: torch.*'s forms of the layer ops (torch.conv2d, torch.lstm,
 # torch.grid_sampler, torch.dropout(input, p, train), torch.max_pool2d, ...) live in ops modules

@@ -1,6 +1,8 @@
 """torch.cpu: the CPU as a device module (get_device_module("cpu")), with the stream and event
 API the accelerator modules have; the CPU runs work in order, so all of it is immediate."""
 
+import sys
+
 __all__ = ["is_available", "is_initialized", "current_device", "device_count", "synchronize",
            "set_device", "current_stream", "stream", "StreamContext", "Stream", "Event"]
 
@@ -82,3 +84,10 @@ class StreamContext:
 
 def stream(stream):
     return StreamContext(stream)
+
+
+# torch.cpu.amp (a subpackage in torch): registered so that `from torch.cpu.amp import
+# autocast` works too
+from .amp._legacy import cpu_amp as amp  # noqa: E402
+
+sys.modules[__name__ + ".amp"] = amp

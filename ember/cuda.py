@@ -1,5 +1,6 @@
 """ember.cuda as a CPU-only torch has it: no devices; seeding, cache and memory queries are
 harmless no-ops; anything that needs a device raises torch's "not compiled with CUDA" error."""
+import sys
 import warnings
 from collections import OrderedDict
 
@@ -200,3 +201,10 @@ class Stream:
 class Event:
     def __new__(cls, *args, **kwargs):
         raise RuntimeError("Tried to instantiate dummy base class Event")
+
+
+# torch.cuda.amp (a subpackage in torch): registered so that `from torch.cuda.amp import
+# autocast, GradScaler` works too
+from .amp._legacy import cuda_amp as amp  # noqa: E402
+
+sys.modules[__name__ + ".amp"] = amp

@@ -33,7 +33,7 @@ import numpy as np
 from . import dtypes as D
 from .tensor import Tensor, Size, device, wrap
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "PyTorchFileReader", "PyTorchFileWriter"]
 
 # torch's storage class for each dtype: the pickle names a storage's dtype through its class.
 STORAGE_NAMES = {D.float32: "FloatStorage", D.float64: "DoubleStorage", D.float16: "HalfStorage",
@@ -420,6 +420,55 @@ class _ZipWriter:
                                MARK32 if start >= ZIP64_LIMIT else start, 0))
 
 
+class _StreamZipWriter(_ZipWriter):
+    """The layout torch's PyTorchFileWriter gives a record (miniz's streaming entries): a local
+    header with flags 0x0808 and no CRC or sizes, the data at a multiple of `alignment`, then
+    a data descriptor with them; central entries without extra fields; zip64 end records."""
+
+    def __init__(self, fp, prefix, alignment, crc):
+        super().__init__(fp, prefix)
+        self.alignment, self.crc = alignment, crc
+
+    def add(self, name, data):
+        name = (self.prefix + name).encode("utf-8")
+        size = len(data)
+        crc = 0
+        for i in range(0, size, CHUNK) if self.crc else ():
+            crc = zlib.crc32(data[i:i + CHUNK], crc)
+        pad = -(self.pos + 30 + len(name) + 4) % self.alignment
+        extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
+        offset = self.pos
+        self.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, 0x808, 0, 0, 0, 0, 0, 0,
+                               len(name), len(extra)) + name + extra)
+        for i in range(0, size, CHUNK):
+            self.write(data[i:i + CHUNK])
+        if size >= ZIP64_LIMIT:
+            self.write(struct.pack("<IIQQ", 0x08074B50, crc, size, size))
+        else:
+            self.write(struct.pack("<IIII", 0x08074B50, crc, size, size))
+        self.entries.append((name, crc, size, offset))
+
+    def finish(self):
+        start = self.pos
+        for name, crc, size, offset in self.entries:
+            fields = ([size, size] if size >= ZIP64_LIMIT else []) + \
+                ([offset] if offset >= ZIP64_LIMIT else [])
+            extra = struct.pack(f"<HH{len(fields)}Q", 1, 8 * len(fields), *fields) \
+                if fields else b""
+            sz32 = MARK32 if size >= ZIP64_LIMIT else size
+            self.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0, 0, 0x808, 0, 0, 0,
+                                   crc, sz32, sz32, len(name), len(extra), 0, 0, 0, 0,
+                                   MARK32 if offset >= ZIP64_LIMIT else offset) + name + extra)
+        n, cd_size, end = len(self.entries), self.pos - start, self.pos
+        self.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x31E, 45, 0, 0, n, n, cd_size,
+                               start))
+        self.write(struct.pack("<IIQI", 0x07064B50, 0, end, 1))
+        n16 = MARK16 if n >= MARK16 else n
+        self.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n16, n16,
+                               MARK32 if cd_size >= ZIP64_LIMIT else cd_size,
+                               MARK32 if start >= ZIP64_LIMIT else start, 0))
+
+
 def _archive_name(f):
     """torch names the archive's folder after the file (its last suffix dropped); streams and
     names it cannot use get 'archive'."""
@@ -457,6 +506,10 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
                              "'write' attribute")
 
 
+def _serialization_id():
+    return str(int.from_bytes(os.urandom(17), "little") % 10 ** 40).zfill(40)
+
+
 def _write_archive(fp, name, data, storages, byteorder):
     z = _ZipWriter(fp, name + "/")
     z.add("data.pkl", data)
@@ -467,9 +520,189 @@ def _write_archive(fp, name, data, storages, byteorder):
     for key, arr in storages:
         z.add("data/" + key, arr)
     z.add("version", VERSION_RECORD)
-    z.add(".data/serialization_id", str(int.from_bytes(os.urandom(17), "little")
-                                        % 10 ** 40).zfill(40).encode())
+    z.add(".data/serialization_id", _serialization_id().encode())
     z.finish()
+
+
+# ---------------------------------------------------------------------------------------------
+# the archive as objects: torch.PyTorchFileWriter / torch.PyTorchFileReader (torch._C's
+# zip-archive classes under torch.save/torch.load), on the same writer and on zipfile
+
+_NOT_FOUND = ("PytorchStreamReader failed locating file {}: file not found. This is an "
+              "internal miniz error. If you are seeing this error, there is a high likelihood "
+              "that your checkpoint file is corrupted. This can happen if the checkpoint was "
+              "not saved properly, was transferred incorrectly, or the file was modified "
+              "after saving.")
+_NOT_ZIP = _NOT_FOUND.replace("failed locating file {}: file not found",
+                              "failed reading zip archive: not a ZIP archive")
+
+
+def _str_arg(cls, fn, v, ret):
+    if not isinstance(v, str):
+        raise TypeError(f"{fn}(): incompatible function arguments. The following argument "
+                        f"types are supported:\n    1. (self: torch._C.{cls}, arg0: str) -> "
+                        f"{ret}\n")
+
+
+class PyTorchFileWriter:
+    """Writes a torch zip archive record by record (a path or a writable binary stream);
+    write_end_of_file adds the version, byteorder and serialization id records and the
+    central directory, as torch's writer does (also when the writer is dropped unfinished)."""
+
+    def __init__(self, file_name, compute_crc32=True, storage_alignment=64):
+        self._own = isinstance(file_name, (str, os.PathLike))
+        if self._own:
+            parent = os.path.dirname(os.path.abspath(os.fsdecode(file_name)))
+            if not os.path.isdir(parent):
+                raise RuntimeError(f"Parent directory {parent} does not exist.")
+            fp = open(file_name, "wb")
+        elif hasattr(file_name, "write"):
+            fp = file_name
+        else:
+            raise TypeError("PyTorchFileWriter(): expected a file name or a buffer with a "
+                            "'write' method")
+        self._name = _archive_name(file_name)
+        self._zip = _StreamZipWriter(fp, self._name + "/", int(storage_alignment),
+                                     bool(compute_crc32))
+        self._written = set()
+        self._version = 3
+        self._id = ""
+        self._finalized = False
+
+    def archive_name(self):
+        return self._name
+
+    def serialization_id(self):
+        return self._id
+
+    def get_all_written_records(self):
+        return set(self._written)
+
+    def set_min_version(self, version):
+        self._version = max(self._version, int(version))
+
+    def _check_open(self, name=None):
+        if self._finalized:
+            raise RuntimeError("!finalized_ INTERNAL ASSERT FAILED: the archive is finished "
+                               "(write_end_of_file)")
+        if name in self._written:
+            raise RuntimeError(f"false INTERNAL ASSERT FAILED: Tried to serialize file twice: "
+                               f"{name}")
+
+    def write_record(self, name, data, size):
+        """Writes data's first `size` bytes (bytes, str as UTF-8, or a uint8-viewable
+        array/storage) as the record `name`."""
+        _str_arg("PyTorchFileWriter", "write_record", name, "None")
+        self._check_open(name)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        elif not isinstance(data, (bytes, bytearray, memoryview)):
+            arr = getattr(data, "_data", data)
+            data = _bytes_of(np.ascontiguousarray(arr)) if isinstance(arr, np.ndarray) \
+                else bytes(data)
+        self._zip.add(name, data[:int(size)])
+        self._written.add(name)
+
+    def write_record_metadata(self, name, size):
+        """A record of `size` zero bytes whose CRC is not computed (torch reserves the entry
+        this way and fills it later)."""
+        _str_arg("PyTorchFileWriter", "write_record_metadata", name, "None")
+        self._check_open(name)
+        crc, self._zip.crc = self._zip.crc, False
+        try:
+            self._zip.add(name, bytes(int(size)))
+        finally:
+            self._zip.crc = crc
+        self._written.add(name)
+
+    def write_end_of_file(self):
+        self._check_open()
+        version = (".data/version" if self._version >= 6 else "version")
+        if "version" not in self._written and ".data/version" not in self._written:
+            self._zip.add(version, f"{self._version}\n".encode())
+            self._written.add(version)
+        if "byteorder" not in self._written:
+            self._zip.add("byteorder", sys.byteorder.encode())
+            self._written.add("byteorder")
+        self._id = _serialization_id()
+        self._zip.add(".data/serialization_id", self._id.encode())
+        self._written.add(".data/serialization_id")
+        self._zip.finish()
+        self._finalized = True
+        if self._own:
+            self._zip.fp.close()
+
+    def __del__(self):
+        if getattr(self, "_finalized", True) is False:
+            try:
+                self.write_end_of_file()
+            except Exception:       # noqa: BLE001 - a destructor must not raise
+                pass
+
+
+class PyTorchFileReader:
+    """Reads the records of a torch zip archive (a path or a readable binary stream)."""
+
+    def __init__(self, file):
+        if isinstance(file, (str, os.PathLike)):
+            try:
+                fp = open(file, "rb")
+            except OSError as e:
+                raise RuntimeError(f"open file failed because of errno {e.errno} on fopen: "
+                                   f"{e.strerror}, file path: {os.fsdecode(file)}") from None
+        else:
+            file.tell                       # torch's first use of a stream (AttributeError)
+            fp = file
+        try:
+            self._zf = zipfile.ZipFile(fp)
+        except zipfile.BadZipFile:
+            raise RuntimeError(_NOT_ZIP) from None
+        self._fp = fp
+        infos = self._zf.infolist()
+        self._prefix = infos[0].filename.split("/", 1)[0] + "/" if infos else ""
+        self._infos = {i.filename[len(self._prefix):]: i for i in infos
+                       if i.filename.startswith(self._prefix)}
+
+    def _info(self, name, fn, ret):
+        _str_arg("PyTorchFileReader", fn, name, ret)
+        info = self._infos.get(name)
+        if info is None:
+            raise RuntimeError(_NOT_FOUND.format(name))
+        return info
+
+    def get_all_records(self):
+        return list(self._infos)
+
+    def has_record(self, name):
+        _str_arg("PyTorchFileReader", "has_record", name, "bool")
+        return name in self._infos
+
+    def get_record(self, name):
+        """The record's bytes, read as stored (torch checks no CRC: records written with
+        compute_crc32=False or by write_record_metadata carry none)."""
+        info = self._info(name, "get_record", "bytes")
+        if info.compress_type != zipfile.ZIP_STORED:
+            return self._zf.read(info)
+        self._fp.seek(self.get_record_offset(name))
+        return self._fp.read(info.file_size)
+
+    def get_record_size(self, name):
+        return self._info(name, "get_record_size", "int").file_size
+
+    def get_record_header_offset(self, name):
+        return self._info(name, "get_record_header_offset", "int").header_offset
+
+    def get_record_offset(self, name):
+        """Where the record's data starts in the file (after its local header)."""
+        info = self._info(name, "get_record_offset", "int")
+        self._fp.seek(info.header_offset)
+        head = self._fp.read(30)
+        n, m = struct.unpack("<HH", head[26:30])
+        return info.header_offset + 30 + n + m
+
+    def serialization_id(self):
+        has = ".data/serialization_id" in self._infos
+        return self.get_record(".data/serialization_id").decode() if has else ""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,13 +12,6 @@ CUDA = "CUDA/ROCm/accelerator-only (ember computes on the CPU with NumPy)"
 SPARSE = "sparse layouts (ember's tensors are dense)"
 QUANT = "quantization (ember has no quantized dtypes)"
 JIT = "TorchScript/JIT/compiler internals (no graph compiler in ember)"
-COMPILED_CONTROL = ("torch.cond/while_loop: with a tensor predicate torch traces the branches "
-                    "with torch.compile (dynamo), whose restrictions (no aliased or non-tensor "
-                    "outputs) and nodes (CondAutogradOpBackward) come from the compiler")
-ARCHIVE = ("torch's C++ zip-archive reader/writer (TorchScript's serialization layer); "
-           "ember.save/ember.load read and write that archive format in Python")
-AUTOCAST = ("autocast/GradScaler: mixed precision switches ops to bfloat16 kernels (CPU "
-            "autocast's only dtype), and NumPy has no bfloat16 dtype")
 DTYPES = "needs a bfloat16 or complex32 (chalf) dtype, which NumPy does not have"
 MKLDNN = ("oneDNN (mkldnn) layouts and kernels, and nested (jagged) tensors' padding: "
           "ember's tensors are dense strided")
@@ -55,10 +48,6 @@ TORCH_EXCLUDED = [
      r"q_scale|q_zero_point|qscheme|fbgemm_\w+|QInt8Storage|QInt32Storage|QUInt8Storage|"
      r"QUInt4x2Storage|QUInt2x4Storage", QUANT),
     (r"BFloat16Storage|BFloat16Tensor", DTYPES),
-    (r"autocast|autocast_decrement_nesting|autocast_increment_nesting|clear_autocast_cache|"
-     r"(get|set)_autocast_\w+|is_autocast_\w+|set_autocast_\w+|GradScaler", AUTOCAST),
-    (r"cond|while_loop", COMPILED_CONTROL),
-    (r"PyTorchFileReader|PyTorchFileWriter", ARCHIVE),
     (r"compile|fork|wait|parse_ir|parse_schema|parse_type_comment|"
      r"merge_type_from_type_comment|unify_type_list|import_ir_module(_from_buffer)?|"
      r"Sym\w+|"

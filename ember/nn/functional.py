@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from .._amp_state import AUTOCAST, lower
 from ..autograd.grad_mode import no_grad
 from ..ops._args import not_tensor as _not_tensor, check_args as _check_args
 from ..dtypes import C_NAMES as _C_NAMES, as_dtype as _as_dtype
@@ -84,6 +85,8 @@ def linear(input, weight, bias=None):
                                f"{input._data.ndim}D and {weight._data.ndim}D")
     except AttributeError as e:
         raise _not_tensor(e) from None
+    if AUTOCAST.cpu:                    # Note [Autocast hook] (cast before weight.t())
+        input, weight, bias = lower(input, weight, bias)
     wt = weight.t()
     if bias is not None:
         nd = input._data.ndim

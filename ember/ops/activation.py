@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .._amp_state import AUTOCAST, lower
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, saved_arg
@@ -779,6 +780,8 @@ class PreluKernelBackward0(Node):            # derivatives.yaml: _prelu_kernel
 
 
 def prelu(input, weight):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]
+        input, weight = lower(input, weight)
     x = _float_input(input, "prelu_cpu")
     try:
         w = weight._data

@@ -16,6 +16,7 @@ from math import prod
 
 import numpy as np
 
+from .._amp_state import AUTOCAST, lower
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, init_node, use   # (init_node, use: node with 3 outputs)
@@ -448,6 +449,8 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
             bias is not None and not isinstance(bias, Tensor) or \
             not isinstance(groups, (int, np.integer)) or isinstance(groups, bool):
         raise _invalid(name, input, weight, bias, stride, padding, dilation, groups)
+    if AUTOCAST.cpu:                    # Note [Autocast hook]
+        input, weight, bias = lower(input, weight, bias)
     try:
         st = int_tuple(stride, n, name, "stride")
         dil = int_tuple(dilation, n, name, "dilation")
@@ -536,6 +539,8 @@ def _conv_transpose(name, n, input, weight, bias, stride, padding, output_paddin
     if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool):
         raise TypeError(f"{name}(): argument 'groups' must be int, not "
                         f"{type(groups).__name__}")
+    if AUTOCAST.cpu:                    # Note [Autocast hook]
+        input, weight, bias = lower(input, weight, bias)
     input, unbatched = _batched(name, n, input)
     _check(input, weight, bias, stride, padding, dilation, True, output_padding, groups)
     res = convolution(input, weight, bias, stride, padding, dilation, True, output_padding,

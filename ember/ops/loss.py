@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._amp_state import AUTOCAST, fp32
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.graph import Node, link, saved_alias, saved_unsigned
@@ -204,6 +205,8 @@ def _nll_coefficients(shape, dtype, target, weight, ignore_index):
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target, weight = fp32(input, target, weight)
     try:
         x, t = input._data, target._data
     except AttributeError as e:
@@ -296,6 +299,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     """log_softmax over the class dim + nll_loss for class-index targets (with label
     smoothing: mixed with the mean of -log p over the classes); -(p * log q) summed over the
     classes for class-probability targets."""
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target, weight = fp32(input, target, weight)
     try:
         x = input._data
     except AttributeError as e:
@@ -382,6 +387,8 @@ def _check_loss_weight(input, weight):
 
 
 def mse_loss(input, target, reduction="mean", weight=None):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target, weight = fp32(input, target, weight)
     _check_loss_weight(input, weight)
     if weight is not None:
         a, b = broadcast_tensors(input, target)
@@ -402,6 +409,8 @@ def mse_loss(input, target, reduction="mean", weight=None):
 
 
 def l1_loss(input, target, reduction="mean", weight=None):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target, weight = fp32(input, target, weight)
     _check_loss_weight(input, weight)
     a, b = broadcast_tensors(input, target)
     loss = (a - b).abs()
@@ -455,6 +464,8 @@ def _pointwise_node(res, node_cls, input, target, reduction, **saved):
 
 
 def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target = fp32(input, target)
     input, target = broadcast_tensors(input, target)
     if beta == 0.0:
         return l1_loss(input, target, reduction)
@@ -470,6 +481,8 @@ def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target, weight = fp32(input, target, weight)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_loss_weight(input, weight)
@@ -513,6 +526,8 @@ class BinaryCrossEntropyBackward0(Node):     # derivatives.yaml: binary_cross_en
 
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target, weight = fp32(input, target, weight)
     try:
         if target._data.shape != input._data.shape:
             raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
@@ -578,6 +593,8 @@ def _broadcasts(sa, sb):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
                                      pos_weight=None):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target, weight, pos_weight = fp32(input, target, weight, pos_weight)
     try:
         if target._data.shape != input._data.shape:
             raise ValueError(f"Target size ({target.shape}) must be the same as input size "
@@ -616,6 +633,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
 # ---------------------------------------------------------------- kl_div / poisson / gaussian
 
 def kl_div(input, target, reduction="mean", log_target=False):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target = fp32(input, target)
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -628,6 +647,8 @@ def kl_div(input, target, reduction="mean", log_target=False):
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target = fp32(input, target)
     if log_input:
         loss = input.exp() - target * input
     else:
@@ -669,6 +690,8 @@ _COS_EPS = 1e-12
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input1, input2, target = fp32(input1, input2, target)
     try:
         a, b, t = input1._data, input2._data, target._data
     except AttributeError as e:
@@ -694,6 +717,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input1, input2, target = fp32(input1, input2, target)
     try:
         a, b, t = input1._data, input2._data, target._data
     except AttributeError as e:
@@ -707,6 +732,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target = fp32(input, target)
     check_args("hinge_embedding_loss", ("target", 2, "Tensor", target),
                ("margin", 3, "float", margin))
     try:
@@ -731,6 +758,8 @@ class SoftMarginLossBackward0(Node):         # derivatives.yaml: soft_margin_los
 
 
 def soft_margin_loss(input, target, reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target = fp32(input, target)
     _not_differentiable("soft_margin_loss", "target", target)
     x, y = _promoted(input, target)
     _into_input_dtype(input, x)
@@ -805,6 +834,8 @@ def _long_target(t):
 
 
 def multilabel_margin_loss(input, target, reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target = fp32(input, target)
     try:
         x, t = input._data, target._data
     except AttributeError as e:
@@ -878,6 +909,8 @@ def _multi_margin_setup(t, n, c, weight, dtype):
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        input, target, weight = fp32(input, target, weight)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
     try:
@@ -926,6 +959,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         reduction="mean"):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        anchor, positive, negative = fp32(anchor, positive, negative)
     try:
         na, np_, nn = anchor._data.ndim, positive._data.ndim, negative._data.ndim
     except AttributeError as e:
@@ -1097,6 +1132,8 @@ def _lengths(v, name):
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
+    if AUTOCAST.cpu:                    # Note [Autocast hook]: a float32 op
+        log_probs, = fp32(log_probs)
     lp = log_probs._data
     unbatched = lp.ndim == 2
     if unbatched:

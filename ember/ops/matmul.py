@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from .._amp_state import AUTOCAST, lower
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node, link, saved_arg
@@ -152,6 +153,8 @@ def _type_error(fn, names, args):
 
 
 def mm(input, mat2, *, out=None):
+    if AUTOCAST.cpu and out is None:      # Note [Autocast hook]
+        input, mat2 = lower(input, mat2)
     try:
         a, b = input._data, mat2._data
     except AttributeError:
@@ -211,6 +214,8 @@ class BmmBackward0(Node):                    # derivatives.yaml: bmm
 
 
 def bmm(input, mat2, *, out=None):
+    if AUTOCAST.cpu and out is None:      # Note [Autocast hook]
+        input, mat2 = lower(input, mat2)
     try:
         a, b = input._data, mat2._data
     except AttributeError:
@@ -432,6 +437,8 @@ def _matmul_nd(input, other):
 
 
 def matmul(input, other, *, out=None):
+    if AUTOCAST.cpu and out is None:      # Note [Autocast hook]
+        input, other = lower(input, other)
     try:
         a, b = input._data, other._data
     except AttributeError:
@@ -596,6 +603,8 @@ class AddmmBackward0(_MatrixGeometry, Node):     # derivatives.yaml: addmm
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if AUTOCAST.cpu and out is None:      # Note [Autocast hook]
+        input, mat1, mat2 = lower(input, mat1, mat2)
     try:
         a, b, c = mat1._data, mat2._data, input._data
     except AttributeError as e:
@@ -693,6 +702,8 @@ class BaddbmmBackward0(Node):                # derivatives.yaml: baddbmm
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if AUTOCAST.cpu and out is None:      # Note [Autocast hook]
+        input, batch1, batch2 = lower(input, batch1, batch2)
     try:
         a, b, c = batch1._data, batch2._data, input._data
     except AttributeError as e:
@@ -741,6 +752,8 @@ class AddbmmBackward0(Node):                 # derivatives.yaml: addbmm
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if AUTOCAST.cpu and out is None:      # Note [Autocast hook]
+        input, batch1, batch2 = lower(input, batch1, batch2)
     try:
         a, b, c = batch1._data, batch2._data, input._data
     except AttributeError as e:

@@ -11,6 +11,7 @@ import builtins
 import numpy as np
 
 from .. import dtypes as D, return_types as _RT
+from .._amp_state import AUTOCAST, fp32
 from ..autograd.forward import LEVELS, dual
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import (Node, link, link_multi, saved_alias, saved_arg, saved_dims,
@@ -469,6 +470,8 @@ class ProdBackward1(Node):                   # derivatives.yaml: prod.dim_int
 def prod(input, dim=OMITTED, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     if dim is None:
         raise invalid_args("prod", (input, dim))
+    if AUTOCAST.cpu and out is None:    # Note [Autocast hook]: a float32 op
+        input, = fp32(input)
     dtype = D.as_dtype(dtype, "prod")
     dim, keepdim = _np_aliases(None if dim is OMITTED else dim, keepdim, axis, keepdims)
     if dtype is not None and input._requires_grad and dtype.np != input._data.dtype:
