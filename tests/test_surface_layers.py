@@ -239,6 +239,9 @@ def test_stft_return_complex_and_complex_input():
     xc = (R(2, 64) + 1j * R(2, 64)).astype(np.complex128)
     check(lambda L, x: L.view_as_real(L.stft(x, 16, window=_hann(L, 16))), xc, grad=False)
     check_error(lambda L: L.stft(L.tensor(xc), 16, window=_hann(L, 16), onesided=True))
+    with warnings.catch_warnings():     # (torch warns that ComplexHalf is experimental first)
+        warnings.simplefilter("ignore")
+        check_error(lambda L: L.stft(L.zeros(64, dtype=L.float16), 16, return_complex=True))
 
 
 def test_stft_errors():

@@ -86,6 +86,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         raise fail("expected a 1D or 2D tensor")
     if x.dtype.kind not in "fc":
         raise fail("expected a tensor of floating point or complex values")
+    if x.dtype == np.float16:       # (torch's CPU FFT has no Half kernel)
+        raise RuntimeError("MKL FFT doesn't support tensors of type: Half")
     length = x.shape[-1]
     if not 0 < n_fft <= length:     # (torch names the window's length when aligning to it)
         raise fail(f"expected 0 < n_fft < {length}, but got n_fft="
