@@ -372,6 +372,11 @@ def _bytes_of(root):
 class _ZipWriter:
     """Writes an uncompressed zip archive sequentially, as torch lays it out: every entry's
     data 64-byte aligned, zip64 end records always, zip64 entry fields when sizes need them."""
+    _CENTRAL_FLAGS, _MADE_BY = 0x800, 45       # (utf-8 names; the zip64 record's "made by")
+
+    @staticmethod
+    def _central_version(fields):
+        return 45 if fields else 20
 
     def __init__(self, fp, prefix):
         self.fp, self.prefix, self.pos, self.entries = fp, prefix, 0, []
@@ -406,13 +411,15 @@ class _ZipWriter:
                 ([offset] if offset >= ZIP64_LIMIT else [])
             extra = struct.pack(f"<HH{len(fields)}Q", 1, 8 * len(fields), *fields) \
                 if fields else b""
-            ver = 45 if fields else 20
+            ver = self._central_version(fields)
             sz32 = MARK32 if size >= ZIP64_LIMIT else size
-            self.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, ver, ver, 0x800, 0, 0, 0,
+            self.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, ver, ver,
+                                   self._CENTRAL_FLAGS, 0, 0, 0,
                                    crc, sz32, sz32, len(name), len(extra), 0, 0, 0, 0,
                                    MARK32 if offset >= ZIP64_LIMIT else offset) + name + extra)
         n, cd_size, end = len(self.entries), self.pos - start, self.pos
-        self.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, n, n, cd_size, start))
+        self.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, self._MADE_BY, 45, 0, 0, n, n,
+                               cd_size, start))
         self.write(struct.pack("<IIQI", 0x07064B50, 0, end, 1))
         n16 = MARK16 if n >= MARK16 else n
         self.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n16, n16,
@@ -424,6 +431,12 @@ class _StreamZipWriter(_ZipWriter):
     """The layout torch's PyTorchFileWriter gives a record (miniz's streaming entries): a local
     header with flags 0x0808 and no CRC or sizes, the data at a multiple of `alignment`, then
     a data descriptor with them; central entries without extra fields; zip64 end records."""
+
+    _CENTRAL_FLAGS, _MADE_BY = 0x808, 0x31E
+
+    @staticmethod
+    def _central_version(fields):
+        return 0
 
     def __init__(self, fp, prefix, alignment, crc):
         super().__init__(fp, prefix)
@@ -447,26 +460,6 @@ class _StreamZipWriter(_ZipWriter):
         else:
             self.write(struct.pack("<IIII", 0x08074B50, crc, size, size))
         self.entries.append((name, crc, size, offset))
-
-    def finish(self):
-        start = self.pos
-        for name, crc, size, offset in self.entries:
-            fields = ([size, size] if size >= ZIP64_LIMIT else []) + \
-                ([offset] if offset >= ZIP64_LIMIT else [])
-            extra = struct.pack(f"<HH{len(fields)}Q", 1, 8 * len(fields), *fields) \
-                if fields else b""
-            sz32 = MARK32 if size >= ZIP64_LIMIT else size
-            self.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0, 0, 0x808, 0, 0, 0,
-                                   crc, sz32, sz32, len(name), len(extra), 0, 0, 0, 0,
-                                   MARK32 if offset >= ZIP64_LIMIT else offset) + name + extra)
-        n, cd_size, end = len(self.entries), self.pos - start, self.pos
-        self.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x31E, 45, 0, 0, n, n, cd_size,
-                               start))
-        self.write(struct.pack("<IIQI", 0x07064B50, 0, end, 1))
-        n16 = MARK16 if n >= MARK16 else n
-        self.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n16, n16,
-                               MARK32 if cd_size >= ZIP64_LIMIT else cd_size,
-                               MARK32 if start >= ZIP64_LIMIT else start, 0))
 
 
 def _archive_name(f):

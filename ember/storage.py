@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes as D
 from .autograd.grad_mode import STATE
-from .ops._views import _memory, check_inplace, mark_written
+from .ops._views import _c_strides, _memory, check_inplace, mark_written
 from .tensor import NO_ACCELERATOR, Tensor, device as _device, wrap
 
 _CPU = _device("cpu")
@@ -387,14 +387,6 @@ def _view_bytes(byte_array, dtype, offset, size, stride):
                       strides=tuple(s * isz for s in stride))
 
 
-def _contiguous_strides(size):
-    out, acc = [], 1
-    for n in reversed(size):
-        out.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(out))
-
-
 def set_(self, source=None, storage_offset=0, size=None, stride=None):
     if source is None:
         return _replace(self, np.zeros(0, self._data.dtype))
@@ -414,7 +406,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     if size is None:
         size = (b.size // dt.itemsize - storage_offset,)
     size = tuple(size)
-    stride = _contiguous_strides(size) if stride is None else tuple(stride)
+    stride = _c_strides(size) if stride is None else tuple(stride)
     _strided_check(b, dt, storage_offset, size, stride, "setStorage")
     return _replace(self, _view_bytes(b, dt, storage_offset, size, stride))
 
@@ -459,7 +451,7 @@ def resize_(self, *sizes, memory_format=None):
         grown = np.zeros((off + n) * d.itemsize, np.uint8)
         grown[: b.size] = b
         b = grown
-    return _replace(self, _view_bytes(b, d.dtype, off, tuple(sizes), _contiguous_strides(sizes)))
+    return _replace(self, _view_bytes(b, d.dtype, off, tuple(sizes), _c_strides(sizes)))
 
 
 def resize_as_(self, the_template, *, memory_format=None):

@@ -60,24 +60,8 @@ def torch_layout(r, *operands):
                 _non_overlapping_dense(shape, strides[0]):
             target = strides[0]
     if target is None:
-        bst = []
-        for a in arrays:
-            pad = nd - a.ndim
-            st = [0] * pad
-            for i, (n, s) in enumerate(zip(a.shape, a.strides)):
-                st.append(0 if n == 1 and shape[pad + i] != 1 else s // a.itemsize)
-            bst.append(st)
-        perm = list(range(nd - 1, -1, -1))
-        for i in range(1, nd):
-            d1 = i
-            for d0 in range(i - 1, -1, -1):
-                c = _order(perm[d0], perm[d1], bst, shape)
-                if c > 0:
-                    perm[d0], perm[d1] = perm[d1], perm[d0]
-                    d1 = d0
-                elif c < 0:
-                    break
-        target = _dense_strides(shape, perm)
+        target = _dense_strides(shape, _iteration_order(
+            shape, arrays, lambda a: [s // a.itemsize for s in a.strides]))
     size = r.itemsize
     if tuple(s * size for s in target) == r.strides:
         return r
@@ -281,25 +265,8 @@ def _empty_layout(r, operands):
     arrays = [a for a in operands if type(a) is np.ndarray and a.ndim]
     if len(arrays) == len(operands) and all(a.shape == shape for a in arrays):
         return r
-    bst = []
-    for a in arrays:
-        pad = nd - a.ndim
-        st = [0] * pad
-        for i, (n, s) in enumerate(zip(a.shape, _torch_strides(a))):
-            st.append(0 if n == 1 and shape[pad + i] != 1 else s)
-        bst.append(st)
-    perm = list(range(nd - 1, -1, -1))
-    natural = perm[:]
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = _order(perm[d0], perm[d1], bst, shape)
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    if perm == natural:
+    perm = _iteration_order(shape, arrays, _torch_strides)
+    if perm == list(range(nd - 1, -1, -1)):
         return r
     return _empty_strided(shape, r.dtype, _dense_strides(shape, perm))
 
@@ -338,6 +305,31 @@ def layout2(r, input, other):
     not those of casted copies)."""
     return torch_layout(r, input._data if isinstance(input, Tensor) else input,
                         other._data if isinstance(other, Tensor) else other)
+
+
+def _iteration_order(shape, arrays, strides_of):
+    """The dims of an elementwise result of `shape`, fastest first, as TensorIterator orders
+    them (Note [Elementwise layout]): an insertion sort from the reversed dim order, asking
+    each operand (strides_of(array): its strides in elements; a broadcast dim abstains)."""
+    nd = len(shape)
+    bst = []
+    for a in arrays:
+        pad = nd - a.ndim
+        st = [0] * pad
+        for i, (n, s) in enumerate(zip(a.shape, strides_of(a))):
+            st.append(0 if n == 1 and shape[pad + i] != 1 else s)
+        bst.append(st)
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = _order(perm[d0], perm[d1], bst, shape)
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
 
 
 def _order(d0, d1, bst, shape):
