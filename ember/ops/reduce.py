@@ -888,7 +888,6 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         x = x.astype(dtype.np)
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
-    dims, axis = _red_dims(dim, x.ndim)
     try:
         p = float(ord)
     except (TypeError, ValueError):
@@ -898,11 +897,13 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         if dim is None:
             raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an "
                                "empty tensor because the operation does not have an identity")
-        for d in dims:
-            if x.shape[d] == 0:     # (torch's message lacks the space before "because")
-                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the "
-                                   f"dimension {d}because this dimension is empty and the "
-                                   "operation does not have an identity")
+        for d in dim:               # in order, each wrapped then checked; named as given
+            if x.shape[wrap_dim(d, x.ndim)] == 0:   # (torch's text lacks the space before
+                raise RuntimeError(                 # "because")
+                    f"linalg.vector_norm cannot compute the {shown} norm on the dimension "
+                    f"{d}because this dimension is empty and the operation does not have an "
+                    "identity")
+    dims, axis = _red_dims(dim, x.ndim)
     res = wrap(_norm_values(x, p, axis, keepdim and x.ndim > 0))
     if STATE.enabled and input._requires_grad or LEVELS and dual(input):
         node = LinalgVectorNormBackward0()
