@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import ember
+from oracle import as_numpy
 
 
 def observe(prog):
@@ -379,4 +380,16 @@ def test_conj_physical_of_a_real_tensor_is_a_write_as_torchs():
         except RuntimeError as e:
             out = str(e)
         res.append((y.grad_fn.name(), y._version, out))
+    assert res[0] == res[1]
+
+
+def test_sgn_zero_gradient_through_addcdiv_is_real_zeros_for_tensor2_as_torch():
+    """torch's addcdiv backward makes real zeros of sgn's zero gradient for tensor2 only
+    (its formula divides by tensor2 squared: NaN at 0), and keeps the zero tensor for self
+    and tensor1 (fuzz seed 7000)."""
+    res = []
+    for L in (torch, ember):
+        a, b, c = (L.tensor(v, requires_grad=True) for v in ([1., 0.], [3., 0.], [0., 2.]))
+        L.sgn(L.addcdiv(a * 1, b * 1, c * 1, value=0.5)).backward(L.ones(2))
+        res.append([str(as_numpy(t.grad).tolist()) for t in (a, b, c)])
     assert res[0] == res[1]

@@ -240,7 +240,7 @@ _ZERO_RUNS = dict.fromkeys((
     "LeakyReluBackward0", "HardtanhBackward0", "SoftplusBackward0", "MseLossBackward0"), True)
 _ZERO_RUNS.update(SubBackward0=(1,), DivBackward0=(1,), RemainderBackward1=(1,),
                   FmodBackward1=(1,), CopysignBackward0=(1,), XlogyBackward0=(0,),
-                  RsubBackward0=(0,), PowBackward1=(None, (0,)),
+                  RsubBackward0=(0,), PowBackward1=(None, (0,)), AddcdivBackward0=(2,),
                   NotImplementedBackward=True)      # (it raises, as torch's)
 
 
