@@ -483,3 +483,24 @@ def test_an_op_with_no_outputs_still_refuses_a_refused_view():
     for shape in ((0, 2, 2), (1, 2, 2)):
         for ng in (False, True):
             assert program(ember, shape, ng) == program(torch, shape, ng), (shape, ng)
+
+
+def test_no_grad_views_stop_requiring_grad_when_their_base_is_detached_in_place():
+    """(fuzz seed 8000) a view made in no_grad mode follows its base's requires_grad, through
+    detach_() too (requires_grad_(False) already did)."""
+    def run(L):
+        out = []
+        t0 = L.ones(2, 3, requires_grad=True)
+        with L.no_grad():
+            t1 = t0.T
+        t0.detach_()
+        out.append((t1.requires_grad, t1.is_leaf))
+        t0.requires_grad_()
+        out.append(t1.requires_grad)
+        a = L.ones(2, 3, requires_grad=True) * 1
+        with L.no_grad():
+            b = a.squeeze((-2, -1))
+        a.detach_()
+        out.append((b.requires_grad, a.requires_grad))
+        return out
+    assert run(ember) == run(torch)

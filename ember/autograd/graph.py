@@ -231,7 +231,7 @@ _ZERO_RUNS = dict.fromkeys((
     "NanmedianBackward0", "NanmedianBackward1", "ModeBackward0", "KthvalueBackward0",
     "SortBackward0", "TopkBackward0", "CumsumBackward0", "CumprodBackward0",
     "LogcumsumexpBackward0", "CummaxBackward0", "CumminBackward0", "SoftmaxBackward0",
-    "LogSoftmaxBackward0", "MmBackward0", "AddmmBackward0", "DotBackward0", "ExpandBackward0",
+    "LogSoftmaxBackward0", "MmBackward0", "AddmmBackward0", "ExpandBackward0",
     "SelectBackward0", "SliceBackward0", "IndexBackward0", "FlipBackward0", "RollBackward0",
     "RepeatBackward0", "UnbindBackward0", "SplitBackward0", "ToCopyBackward0",
     "DiagonalBackward0", "TrilBackward0", "TriuBackward0", "WhereBackward0", "ClampBackward0",

@@ -38,6 +38,7 @@ from ..autograd.graph import (_ACC_SEQ, Node, bump_version, check_versions, use,
                               mark_detached, peek, vroot, ZERO)
 from ..dtypes import result_type, type_name
 from ..tensor import Tensor, adopt_nograd_views, keep_view, prune_views, wrap
+from ..tensor import _views_follow
 from ..tensor import memory_owner as _memory
 from ._args import can_cast, plain_operand
 from ._args import not_tensor
@@ -164,6 +165,8 @@ def detach_(self):
     if self._grad_fn is not None:
         mark_detached(self)
     self._grad_fn = None
+    if x and self._requires_grad and ("views" in x or "ngv" in x or "vroot" in x):
+        _views_follow(self, False)      # (its no_grad views stop requiring grad with it)
     self._requires_grad = False
     return self
 
