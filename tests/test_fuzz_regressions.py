@@ -2761,3 +2761,13 @@ def test_prod_gradient_with_two_zeros_is_zero_whatever_the_upstream_gradient():
             out.append((repr(x.grad), repr(h)))
         return out
     same(run)
+
+
+@pytest.mark.parametrize("vals", [[-0.0, 0.0, 3.0], [0.0, -0.0, 3.0], [-0.0, 0.0, 0.0, -0.0],
+                                  [2.0, -0.0, 0.0, 2.0], [0.0, -0.0] * 20 + [1.0]])
+def test_mode_value_is_the_element_at_its_index_with_its_sign_of_zero(vals):
+    # (fuzz seed 8000: mode between 0.0 and -0.0, then atan2 of it)
+    def program(L):
+        r = L.tensor(vals).mode(0)
+        return str((r.values.item(), L.copysign(L.ones(()), r.values).item(), r.indices.item()))
+    same(program)

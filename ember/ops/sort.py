@@ -634,10 +634,10 @@ def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
             if not replay or n <= 16 and not (row != row).any():  # stable order suffices
                 u, c = np.unique(row, return_counts=True)
                 val = u[np.argmax(c)]
-                v[i] = val
                 ix[i] = n - 1 - np.argmax(row[::-1] == val)
             else:
-                v[i], ix[i] = _mode_row(row)
+                ix[i] = _mode_row(row)[1]
+            v[i] = row[ix[i]]       # torch's value is the element at its index (0.0 or -0.0)
         vals = np.moveaxis(v.reshape(xm.shape[:-1] + (1,)), -1, d)
         idx = np.moveaxis(ix.reshape(xm.shape[:-1] + (1,)), -1, d)
         if not keepdim:
