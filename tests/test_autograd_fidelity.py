@@ -393,3 +393,29 @@ def test_sgn_zero_gradient_through_addcdiv_is_real_zeros_for_tensor2_as_torch():
         L.sgn(L.addcdiv(a * 1, b * 1, c * 1, value=0.5)).backward(L.ones(2))
         res.append([str(as_numpy(t.grad).tolist()) for t in (a, b, c)])
     assert res[0] == res[1]
+
+
+def test_hooks_and_retain_grad_see_sgns_zero_gradient_as_torchs():
+    """(fuzz seed 8000) a tensor whose gradient is sgn's zero: retain_grad stores zeros and
+    tensor hooks run on zeros, as torch's do on its zero tensor; a hook's replacement flows
+    on as a real gradient."""
+    def run(L):
+        out, log = [], []
+        t0 = L.tensor([[2.64, 0.0, 0.25, -3.0]], requires_grad=True)
+        t1 = t0.unsqueeze(1)
+        t2 = t1.sgn()
+        t1.retain_grad()
+        (t2 * L.tensor([[[1.67, 4.0, 0.46, -3.05]]])).sum().backward()
+        out.append((as_numpy(t1.grad).tolist(), as_numpy(t0.grad).tolist()))
+        x = L.tensor([1.0, -2.0], requires_grad=True)
+        y = x * 1
+        y.register_hook(lambda g: log.append(as_numpy(g).tolist()))
+        L.sgn(y).sum().backward()
+        out.append((log, as_numpy(x.grad).tolist()))
+        x = L.tensor([1.0, -2.0], requires_grad=True)
+        y = x * 1
+        y.register_hook(lambda g: g + 1)
+        L.sgn(y).sum().backward()
+        out.append(as_numpy(x.grad).tolist())
+        return out
+    assert run(ember) == run(torch)

@@ -175,20 +175,28 @@ def _run(roots, retain_graph, arrays, capture, accumulate, only, needed=None):
             edges = zip(node.next_functions, _NONES)
         elif grad is ZERO or node._n_outputs != 1 and \
                 (grad := _drop_zeros(grad, node)) is ZERO:
-            # Note [Zero gradients]: ZERO passes on without running the node; torch runs it
-            # on its zero tensor, which reads (and then frees) the saved tensors all the same
-            if type(node) is NotImplementedBackward:
-                node.apply(None)    # (torch runs it on the zeros too, and it raises)
-            saves = node._saved_names
-            if saves:
-                if node._freed:
-                    raise RuntimeError(SECOND_BACKWARD)
-                if INPLACE[0]:
-                    check_versions(node)
-            edges = zip(node.next_functions, _ZEROS if node._zero_runs is None else
-                        _zero_run(node, arrays))
-            if saves and not retain_graph:
-                node.release()
+            if node._hooks is not None and \
+                    (rep := _hooks_replace_zero(node, pre_done)) is not None:
+                # torch's tensor hooks see its zero tensor; one returned a real gradient
+                outs = _hooked(node, node._hooks, rep._data if arrays else rep, arrays,
+                               retain_graph, True)
+                rep = None
+                edges = zip(node.next_functions, outs)
+            else:
+                # Note [Zero gradients]: ZERO passes on without running the node; torch runs it
+                # on its zero tensor, which reads (and then frees) the saved tensors all the same
+                if type(node) is NotImplementedBackward:
+                    node.apply(None)    # (torch runs it on the zeros too, and it raises)
+                saves = node._saved_names
+                if saves:
+                    if node._freed:
+                        raise RuntimeError(SECOND_BACKWARD)
+                    if INPLACE[0]:
+                        check_versions(node)
+                edges = zip(node.next_functions, _ZEROS if node._zero_runs is None else
+                            _zero_run(node, arrays))
+                if saves and not retain_graph:
+                    node.release()
         else:
             hooks = node._hooks
             if hooks is not None:       # (it checks and frees the saved tensors itself)
@@ -362,6 +370,21 @@ def _one_of(node, nr, grad):
 
 _NONES = itertools.repeat(None)
 _ZEROS = itertools.repeat(ZERO)
+
+
+def _hooks_replace_zero(node, pre_done):
+    """Note [Zero gradients]: torch's tensor hooks and retain_grad see its zero tensor (ember
+    gives them zeros) when a single-output node's gradient is ZERO; a hook's replacement is
+    a real gradient from there on: returned (None: ZERO stays)."""
+    hooks = node._hooks
+    if hooks is None or node._n_outputs != 1 or pre_done is node or \
+            "tensor_pre" not in hooks and "retain" not in hooks:
+        return None
+    zt = _materialize(node._meta, False)
+    got = _tensor_pre_hooks(hooks, [zt])[0]
+    if got is zt:
+        return None
+    return got
 
 
 def _drop_zeros(grads, node):
