@@ -56,10 +56,10 @@ import numpy as np
 
 from . import _libm, dtypes as D
 from .ops._args import no_memory, not_tensor, wrong_type, check_args, invalid_args, OMITTED
-from .ops._args import in_format
+from .ops._args import format_rank
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, NotImplementedBackward, link
-from .tensor import channels_last, contiguous_format, preserve_format
+from .tensor import contiguous_format, preserve_format
 from .tensor import Tensor, device as _device, wrap
 # Core helpers this module needs beyond Tensor/wrap/Node/link/STATE, in one place so that
 # they are easy to re-point: in-place bookkeeping and torch's type names, size parsing.
@@ -2038,9 +2038,7 @@ def _like_args(input, dtype, device, memory_format=None):
     elif memory_format is contiguous_format:
         order = tuple(range(x.ndim))
     else:                       # a channels-last format: draws in N, spatial..., C order
-        n = 4 if memory_format is channels_last else 5
-        if x.ndim != n:
-            in_format(x, memory_format)             # (its rank error)
+        n = format_rank(memory_format, x.ndim)
         order = (0,) + tuple(range(2, n)) + (1,)
     return x.shape, (D.as_dtype(dtype, "like").np if dtype is not None else x.dtype), order
 

@@ -272,6 +272,20 @@ def is_inference(t):
     return x is not None and "inference" in x
 
 
+
+def array_strides(d):
+    """Tensor.stride() of array d, in elements. NumPy gives a fresh empty array zero strides;
+    torch's are the contiguous ones (each dim's stride: the product of the later sizes, a 0
+    counted as 1)."""
+    st = tuple(s // d.itemsize for s in d.strides)
+    if d.size or any(st):
+        return st
+    acc, out = 1, []
+    for n in reversed(d.shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
 class Tensor:
     # _x: None or a dict of rarely used state (hooks, retain_grad, view base, name)
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_acc", "_x",
@@ -484,16 +498,7 @@ class Tensor:
         return self._data.itemsize
 
     def stride(self, dim=None):
-        d = self._data
-        st = tuple(s // d.itemsize for s in d.strides)
-        if not d.size and not any(st):
-            # NumPy gives a fresh empty array zero strides; torch's are the contiguous ones
-            # (each dim's stride: the product of the later sizes, a 0 counted as 1)
-            acc, out = 1, []
-            for n in reversed(d.shape):
-                out.append(acc)
-                acc *= max(n, 1)
-            st = tuple(reversed(out))
+        st = array_strides(self._data)
         return st if dim is None else st[self._wrap_dim(dim)]
 
     def is_contiguous(self, *, memory_format=None):

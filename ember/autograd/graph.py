@@ -696,14 +696,8 @@ def _first_grad(grad, var, steal=True):
 # copied into that layout. (An existing .grad keeps its layout when later gradients add in.)
 
 def _leaf_dense(leaf):
-    size = leaf.itemsize
-    acc = 1
-    for n, s in sorted(zip(leaf.shape, leaf.strides), key=lambda p: (p[1], p[0])):
-        if n != 1:
-            if s != acc * size:
-                return False
-            acc *= n
-    return True
+    from ..ops._views import _dense     # (ops import this module; the path is rare)
+    return _dense(leaf)
 
 
 def _obeys_layout(g, leaf):

@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes as D
 from ..autograd.forward import LEVELS, dual, set_tangent
 from ..autograd.grad_mode import STATE
-from ..tensor import Tensor, channels_last, channels_last_3d, wrap
+from ..tensor import Tensor, array_strides, channels_last, channels_last_3d, wrap
 
 _FLOAT_KINDS = "fc"
 _INT_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
@@ -85,8 +85,8 @@ def channels_last_format(x):
     """The channels-last memory_format array x suggests (torch's suggest_memory_format), or
     None."""
     nd = x.ndim
-    if nd != 4 and nd != 5:
-        return None
+    if nd != 4 and nd != 5 or x.flags.c_contiguous and 1 not in x.shape[1:]:
+        return None     # (C-contiguous without size-1 dims after N: never channels last)
     shape, size = x.shape, x.itemsize
     st = [s // size for s in x.strides]
     if st[1] == 0:
@@ -99,14 +99,21 @@ def channels_last_format(x):
     return channels_last if nd == 4 else channels_last_3d
 
 
+def format_rank(fmt, ndim):
+    """The rank a channels-last memory_format needs (4 or 5), with torch's error when ndim is
+    not it."""
+    n = 4 if fmt is channels_last else 5
+    if ndim != n:
+        name = "channels_last" if n == 4 else "channels_last_3d"
+        raise RuntimeError(f"required rank {n} tensor to use {name} format")
+    return n
+
+
 def in_format(r, fmt):
     """A copy of array r laid out in memory_format fmt (contiguous_format or a channels-last
     one), with torch's error for a channels-last format of the wrong rank."""
     if fmt is channels_last or fmt is channels_last_3d:
-        n = 4 if fmt is channels_last else 5
-        if r.ndim != n:
-            name = "channels_last" if n == 4 else "channels_last_3d"
-            raise RuntimeError(f"required rank {n} tensor to use {name} format")
+        n = format_rank(fmt, r.ndim)
         perm = (0,) + tuple(range(2, n)) + (1,)
         return r.transpose(perm).copy().transpose(np.argsort(perm))
     return np.array(r, order="C", copy=True)
@@ -127,10 +134,11 @@ def channels_last_result(fn=None, grads=True, when=None):
     def op(input, *args, **kwargs):
         res = fn(input, *args, **kwargs)
         x = getattr(input, "_data", None)
-        if x is None or x.ndim < 4 or x.ndim > 5 or x.flags.c_contiguous and \
-                1 not in x.shape[1:] or when is not None and not when(args, kwargs):
+        if x is None or x.ndim < 4 or x.ndim > 5 or when is not None and not when(args, kwargs):
             return res
         fmt = channels_last_format(x)
+        if fmt is None and x.flags.c_contiguous:
+            return res
         node = None
         for t in res if isinstance(res, tuple) else (res,):
             if isinstance(t, Tensor) and t._data.ndim == x.ndim and t is not input:
@@ -158,9 +166,7 @@ def like_format(r, *inputs):
     """r (a fresh C-contiguous result of a convolution/pooling/normalisation kernel) in
     channels-last layout when one of the input arrays suggests it (Note [Channels last])."""
     for x in inputs:
-        # (a C-contiguous array without size-1 dims after N never suggests channels last)
-        if x is not None and x.ndim == r.ndim and not (x.flags.c_contiguous and
-                                                       1 not in x.shape[1:]):
+        if x is not None and x.ndim == r.ndim:
             fmt = channels_last_format(x)
             if fmt is not None:
                 return in_format(r, fmt)
@@ -238,18 +244,6 @@ def torch_view(x, r):
 # keep NumPy's zeros, and so do views of an empty tensor with zero strides (zeros(3, 0).t()
 # reads (3, 1) where torch's is (1, 1)).
 
-def _torch_strides(a):
-    """The strides (in elements) Tensor.stride() reports for array a."""
-    size = a.itemsize
-    st = tuple(s // size for s in a.strides)
-    if a.size or any(st):
-        return st
-    acc, out = 1, []
-    for n in reversed(a.shape):
-        out.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(out))
-
 
 def _empty_strided(shape, dtype, strides):
     """An empty array of `shape` with the given strides (in elements)."""
@@ -265,7 +259,7 @@ def _empty_layout(r, operands):
     arrays = [a for a in operands if type(a) is np.ndarray and a.ndim]
     if len(arrays) == len(operands) and all(a.shape == shape for a in arrays):
         return r
-    perm = _iteration_order(shape, arrays, _torch_strides)
+    perm = _iteration_order(shape, arrays, array_strides)
     if perm == list(range(nd - 1, -1, -1)):
         return r
     return _empty_strided(shape, r.dtype, _dense_strides(shape, perm))
@@ -297,7 +291,7 @@ def keep_empty_strides(r, x):
     torch's preserve_format); r itself otherwise."""
     if r.size or r.ndim < 2 or not any(x.strides) or r.shape != x.shape:
         return r
-    return _empty_strided(r.shape, r.dtype, _torch_strides(x))
+    return _empty_strided(r.shape, r.dtype, array_strides(x))
 
 
 def layout2(r, input, other):
